@@ -1,0 +1,142 @@
+"""The one function that turns words into model inputs.
+
+Training (``training/``) and inference (``engine/``) both call ``build_sample``,
+so the window, the ``[PUNCT]`` and ``[PAUSE]`` placement and the truncation can
+never drift apart between the two (METHOD.md, "Masked punctuation prediction").
+
+A sample for word *i* at lookahead *l* reads::
+
+    [CLS] … w(i-1) [PAUSE]? w(i) [PAUSE]? [PUNCT] w(i+1) [PAUSE]? … w(i+l) [PAUSE]? [SEP]
+
+truncated from the LEFT to ``window`` tokens, specials included.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.words import Word
+
+DEFAULT_WINDOW = 32
+DEFAULT_PAUSE_THRESHOLD = 0.28
+
+
+@dataclass(frozen=True)
+class SpecialIds:
+    cls: int
+    sep: int
+    pad: int
+    unk: int
+    punct: int
+    pause: int
+    drop: int
+
+
+class WordTokenizer:
+    """WordPiece for single words, with a cache: a live stream repeats its words a lot."""
+
+    def __init__(self, tokenizer_file: str | Path, punct_token: str, pause_token: str, drop_token: str):
+        from tokenizers import Tokenizer
+
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        # Shipped BERT tokenizers pad and truncate to 128 by default; samples are built by hand.
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+
+        def token_id(token: str) -> int:
+            found = self._tokenizer.token_to_id(token)
+            if found is None:
+                raise ValueError(f"tokenizer {tokenizer_file} has no token {token!r}")
+            return found
+
+        self.special = SpecialIds(
+            cls=token_id("[CLS]"), sep=token_id("[SEP]"), pad=token_id("[PAD]"), unk=token_id("[UNK]"),
+            punct=token_id(punct_token), pause=token_id(pause_token), drop=token_id(drop_token),
+        )
+        self._cache: dict[str, tuple[int, ...]] = {}
+
+    def encode_word(self, text: str) -> tuple[int, ...]:
+        return self.encode_words([text])[0]
+
+    def encode_words(self, texts: Sequence[str]) -> list[tuple[int, ...]]:
+        keys = [t.lower() for t in texts]
+        missing = list({k for k in keys if k not in self._cache})
+        if missing:
+            if len(self._cache) > 200_000:  # bound memory over a very long session
+                self._cache.clear()
+            for key, enc in zip(missing, self._tokenizer.encode_batch(missing, add_special_tokens=False)):
+                self._cache[key] = tuple(enc.ids) or (self.special.unk,)
+        return [self._cache[k] for k in keys]
+
+
+def pauses_from_times(words: Sequence[Word], threshold: float | None) -> list[bool]:
+    """``[PAUSE]`` after word j when the gap to word j+1 is at least ``threshold`` seconds.
+
+    The gap after the last word is unknown (the next word may be on its way), so it
+    gets no pause; callers that know a silence has begun set that flag themselves.
+    """
+    flags = [False] * len(words)
+    if threshold is None:
+        return flags
+    for j in range(len(words) - 1):
+        here, after = words[j], words[j + 1]
+        if here.end is not None and after.start is not None and after.start - here.end >= threshold:
+            flags[j] = True
+    return flags
+
+
+def build_sample(
+    word_ids: Sequence[Sequence[int]],
+    position: int,
+    lookahead: int,
+    special: SpecialIds,
+    pauses: Sequence[bool] | None = None,
+    window: int = DEFAULT_WINDOW,
+) -> list[int]:
+    """Token ids asking "which mark follows word ``position``?" given ``lookahead`` words after it.
+
+    ``word_ids`` holds each word's WordPiece ids (training may put ``special.drop``
+    there for contextual dropout). Lookahead past the last word is simply absent.
+    """
+    if not 0 <= position < len(word_ids):
+        raise IndexError(f"position {position} outside 0..{len(word_ids) - 1}")
+    if window < 4:
+        raise ValueError("window must hold [CLS], a word, [PUNCT] and [SEP]")
+    budget = window - 2  # room left by [CLS] and [SEP]
+
+    def with_pause(j: int) -> list[int]:
+        ids = list(word_ids[j])
+        if pauses is not None and pauses[j]:
+            ids.append(special.pause)
+        return ids
+
+    right = [special.punct]
+    for j in range(position + 1, min(position + lookahead, len(word_ids) - 1) + 1):
+        right.extend(with_pause(j))
+    # Very long lookahead words must not push the word being punctuated out of the window.
+    right = right[: max(1, budget // 2)]
+
+    left: list[int] = []
+    room = budget - len(right)
+    j = position
+    while j >= 0 and len(left) < room:
+        left[:0] = with_pause(j)
+        j -= 1
+    left = left[-room:]
+    return [special.cls, *left, *right, special.sep]
+
+
+def pad_batch(samples: Sequence[Sequence[int]], pad_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """Right-pad samples into ``input_ids`` and ``attention_mask``, both int64 [B, T]."""
+    if not samples:
+        raise ValueError("empty batch")
+    width = max(len(s) for s in samples)
+    ids = np.full((len(samples), width), pad_id, dtype=np.int64)
+    mask = np.zeros((len(samples), width), dtype=np.int64)
+    for row, sample in enumerate(samples):
+        ids[row, : len(sample)] = sample
+        mask[row, : len(sample)] = 1
+    return ids, mask

@@ -1,0 +1,187 @@
+"""The transcript: recognized words with their punctuation and case decisions.
+
+Each word keeps its own decision (``mark``, ``case``) instead of the transcript
+keeping a rendered string, so that correcting one mark re-renders one word and
+the timings stay attached to the words they belong to. Sentences and
+paragraphs are derived on demand as index ranges; they are never stored, so
+they cannot go stale after an edit.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.words import CASE_LABELS, MARK_TEXT, PUNCT_LABELS, SENTENCE_END_MARKS, apply_case
+
+FORMAT_NAME = "livecap-transcript"
+FORMAT_VERSION = 1
+
+
+@dataclass
+class TranscriptWord:
+    """One word of the transcript. Times are seconds from the start of the stream, or None."""
+
+    text: str
+    start: float | None = None
+    end: float | None = None
+    confidence: float = 1.0
+    mark: str = "none"  # one of PUNCT_LABELS: the punctuation that follows the word
+    case: str = "lower"  # one of CASE_LABELS
+    # Explicit spelling that the three case classes cannot express ("iPhone",
+    # "McDonald"). When set it wins over ``case``.
+    form: str | None = None
+
+    def __post_init__(self) -> None:
+        # Fail where the bad label enters (a hand-edited file, a buggy caller),
+        # not later as a KeyError deep inside an export.
+        if self.mark not in PUNCT_LABELS:
+            raise ValueError(f"unknown mark {self.mark!r}; expected one of {PUNCT_LABELS}")
+        if self.case not in CASE_LABELS:
+            raise ValueError(f"unknown case {self.case!r}; expected one of {CASE_LABELS}")
+
+    @property
+    def word(self) -> str:
+        """The word as shown, without its punctuation."""
+        return self.form if self.form is not None else apply_case(self.text, self.case)
+
+    @property
+    def display(self) -> str:
+        """The word as shown, with the punctuation that follows it."""
+        return self.word + MARK_TEXT[self.mark]
+
+    @property
+    def has_times(self) -> bool:
+        return self.start is not None and self.end is not None
+
+    @property
+    def ends_sentence(self) -> bool:
+        return self.mark in SENTENCE_END_MARKS
+
+    def to_dict(self) -> dict[str, Any]:
+        # "display" is derived and written only for the convenience of readers
+        # of the file; from_dict ignores it.
+        return {
+            "word": self.text,
+            "display": self.display,
+            "start": self.start,
+            "end": self.end,
+            "confidence": self.confidence,
+            "mark": self.mark,
+            "case": self.case,
+            "form": self.form,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TranscriptWord:
+        start, end, form = data.get("start"), data.get("end"), data.get("form")
+        return cls(
+            text=str(data["word"]),
+            start=None if start is None else float(start),
+            end=None if end is None else float(end),
+            confidence=float(data.get("confidence", 1.0)),
+            mark=str(data.get("mark", "none")),
+            case=str(data.get("case", "lower")),
+            form=None if form is None else str(form),
+        )
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A run of words by index: ``start_index`` included, ``end_index`` excluded."""
+
+    start_index: int
+    end_index: int
+
+    def __len__(self) -> int:
+        return self.end_index - self.start_index
+
+    @property
+    def last_index(self) -> int:
+        return self.end_index - 1
+
+    def indices(self) -> range:
+        return range(self.start_index, self.end_index)
+
+
+@dataclass
+class Transcript:
+    words: list[TranscriptWord] = field(default_factory=list)
+
+    @property
+    def has_times(self) -> bool:
+        """True when every word has a start and an end (what subtitles need)."""
+        return all(w.has_times for w in self.words)
+
+    def segment_words(self, segment: Segment) -> list[TranscriptWord]:
+        return self.words[segment.start_index : segment.end_index]
+
+    def segment_text(self, segment: Segment) -> str:
+        return " ".join(w.display for w in self.segment_words(segment))
+
+    def sentences(self) -> list[Segment]:
+        """Sentences, each ending at a period or question mark; the last one may be open."""
+        segments: list[Segment] = []
+        begin = 0
+        for i, word in enumerate(self.words):
+            if word.ends_sentence:
+                segments.append(Segment(begin, i + 1))
+                begin = i + 1
+        if begin < len(self.words):
+            segments.append(Segment(begin, len(self.words)))
+        return segments
+
+    def paragraphs(self, pause_gap: float = 2.0, max_sentences: int = 6) -> list[Segment]:
+        """Group sentences into paragraphs.
+
+        A paragraph ends at a sentence end followed by a silence of at least
+        ``pause_gap`` seconds (a speaker pausing usually changes topic), or
+        after ``max_sentences`` sentences so that untimed or pause-free text
+        still gets readable blocks. Breaks only ever fall at sentence ends.
+        """
+        if max_sentences < 1:
+            raise ValueError("max_sentences must be at least 1")
+        sentences = self.sentences()
+        paragraphs: list[Segment] = []
+        first = 0  # index into ``sentences`` of the current paragraph's first sentence
+        for k, sentence in enumerate(sentences):
+            is_last = k == len(sentences) - 1
+            count = k - first + 1
+            if is_last or count >= max_sentences or self._pause_after(sentence) >= pause_gap:
+                paragraphs.append(Segment(sentences[first].start_index, sentence.end_index))
+                first = k + 1
+        return paragraphs
+
+    def text(self, pause_gap: float = 2.0, max_sentences: int = 6) -> str:
+        """Plain text: words joined by single spaces, paragraphs by a blank line."""
+        return "\n\n".join(self.segment_text(p) for p in self.paragraphs(pause_gap, max_sentences))
+
+    def _pause_after(self, segment: Segment) -> float:
+        """Silence between the segment's last word and the next word; 0 when unknown."""
+        nxt = segment.end_index
+        if nxt >= len(self.words):
+            return 0.0
+        end, start = self.words[segment.last_index].end, self.words[nxt].start
+        if end is None or start is None:
+            return 0.0
+        return start - end
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_NAME,
+            "version": FORMAT_VERSION,
+            "words": [w.to_dict() for w in self.words],
+            "text": self.text(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Transcript:
+        fmt = data.get("format", FORMAT_NAME)
+        if fmt != FORMAT_NAME:
+            raise ValueError(f"not a livecap transcript (format {fmt!r})")
+        version = data.get("version", FORMAT_VERSION)
+        if not isinstance(version, int) or version > FORMAT_VERSION:
+            # A newer file may carry fields whose meaning we do not know;
+            # silently dropping them would lose the user's edits on re-save.
+            raise ValueError(f"transcript version {version!r} is newer than this livecap understands")
+        return cls(words=[TranscriptWord.from_dict(w) for w in data.get("words", [])])

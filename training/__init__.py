@@ -1,0 +1,1 @@
+"""Data prep, fine-tuning, export, quantisation and evaluation of the punctuation model (needs torch)."""
