@@ -1,0 +1,80 @@
+"""Per-user folders: where downloaded recognizer models, caches and journals live.
+
+Each platform has its own convention, and following it matters: users (and
+backup tools) expect app data under ``~/.local/share`` on Linux, under
+``%LOCALAPPDATA%`` on Windows (local, not roaming: a 2 GB model must not be
+synced to every machine of a domain account) and under
+``~/Library/Application Support`` on macOS.
+
+``LIVECAP_DATA_DIR`` overrides everything, caches included, so a test or a
+portable install can keep all of livecap's files in one folder it owns.
+
+These functions only compute paths; they never create folders, so merely
+asking where something would go has no side effects. Callers ``mkdir`` when
+they are about to write.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+APP_NAME = "livecap"
+OVERRIDE_ENV = "LIVECAP_DATA_DIR"
+
+
+def data_dir() -> Path:
+    """The root of livecap's per-user data."""
+    override = os.environ.get(OVERRIDE_ENV)
+    if override:
+        return Path(override).expanduser()
+    if sys.platform == "win32":
+        return _windows_local_appdata() / APP_NAME
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / APP_NAME
+    return _xdg("XDG_DATA_HOME", Path.home() / ".local" / "share") / APP_NAME
+
+
+def cache_dir() -> Path:
+    """Disposable files (partial downloads): safe for the user or the OS to delete."""
+    override = os.environ.get(OVERRIDE_ENV)
+    if override:
+        return Path(override).expanduser() / "cache"
+    if sys.platform == "win32":
+        # Windows has no separate cache root; a "cache" subfolder is the usual habit.
+        return _windows_local_appdata() / APP_NAME / "cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / APP_NAME
+    return _xdg("XDG_CACHE_HOME", Path.home() / ".cache") / APP_NAME
+
+
+def vosk_models_dir() -> Path:
+    """Installed Vosk recognizer models, one folder per model, named as in the catalogue."""
+    return data_dir() / "vosk-models"
+
+
+def journal_dir() -> Path:
+    """Crash-safe session journals (so a transcript survives a crash mid-meeting)."""
+    return data_dir() / "journal"
+
+
+def downloads_dir() -> Path:
+    """``.part`` files of interrupted downloads, kept so the next attempt can resume."""
+    return cache_dir() / "downloads"
+
+
+def _xdg(variable: str, default: Path) -> Path:
+    value = os.environ.get(variable, "")
+    # The XDG spec says relative values are invalid and must be ignored: a
+    # relative path would silently depend on the current working directory.
+    if value and os.path.isabs(value):
+        return Path(value)
+    return default
+
+
+def _windows_local_appdata() -> Path:
+    value = os.environ.get("LOCALAPPDATA")
+    if value:
+        return Path(value)
+    # LOCALAPPDATA is missing only in stripped-down environments (services, some CI).
+    return Path.home() / "AppData" / "Local"

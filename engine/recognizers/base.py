@@ -1,0 +1,73 @@
+"""The one interface every speech recognizer backend honours.
+
+A recognizer is fed 16 kHz mono int16 audio in chunks of any size and answers
+each chunk with a ``RecognizerUpdate``: the current unstable hypothesis, plus
+the words it finalised if it reached an endpoint in that chunk. Word times are
+seconds from the start of the stream, counted from the samples the recognizer
+was fed (not the wall clock), so they stay right however late audio arrives.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from engine.words import Word
+
+SAMPLE_RATE = 16000
+
+
+class RecognizerError(RuntimeError):
+    """The recognizer cannot be created or used; the message says what to do about it."""
+
+
+@dataclass
+class RecognizerUpdate:
+    """What a recognizer knows after one call.
+
+    ``partial``: the unstable hypothesis since the last final (may be empty; may
+    rewrite earlier words from one update to the next). ``final``: the words
+    finalised at an endpoint during this call, or None when there was none.
+    When both are set, ``partial`` belongs to the utterance after the final.
+    """
+
+    partial: list[Word] = field(default_factory=list)
+    final: list[Word] | None = None
+
+
+@runtime_checkable
+class Recognizer(Protocol):
+    name: str
+    sample_rate: int
+
+    def accept(self, pcm: bytes | np.ndarray) -> RecognizerUpdate:
+        """Feed 16 kHz mono int16 audio (bytes or an int16 array)."""
+
+    def flush(self) -> RecognizerUpdate:
+        """End of input: finalise whatever is pending. Later audio continues the same clock."""
+
+    def reset(self) -> None:
+        """Forget everything and start a new stream at time 0."""
+
+
+def as_pcm_bytes(pcm: bytes | bytearray | memoryview | np.ndarray) -> bytes:
+    """Normalise ``accept``'s argument to little-endian int16 bytes, refusing what would be misread."""
+    if isinstance(pcm, np.ndarray):
+        if pcm.dtype != np.int16:
+            # Silently casting float audio in [-1, 1] to int16 would feed the recognizer silence.
+            raise TypeError(f"audio must be int16 samples, got a {pcm.dtype} array (scale floats by 32767 first)")
+        if pcm.ndim != 1:
+            raise ValueError(f"audio must be mono (one dimension), got shape {pcm.shape}")
+        return pcm.astype("<i2", copy=False).tobytes()
+    data = bytes(pcm)
+    if len(data) % 2:
+        raise ValueError("int16 audio must have an even number of bytes")
+    return data
+
+
+def clamp_confidence(value: float | None) -> float:
+    if value is None or math.isnan(value):  # the recognizer gave nothing usable
+        return 1.0
+    return min(1.0, max(0.0, float(value)))

@@ -1,0 +1,69 @@
+"""Choose the recognizer: Vosk when a model is installed, else the built-in PocketSphinx.
+
+The choice comes back with a notice for the user (empty when there is nothing
+to say), which the UI and the CLI show: falling back silently to the weaker
+recognizer would leave people wondering why captions are poor.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from engine.recognizers.base import Recognizer, RecognizerError
+from engine.recognizers.vosk_rec import check_vosk_model
+
+FALLBACK_NOTICE = ("No Vosk model installed: using the built-in PocketSphinx recognizer. "
+                   "Run `livecap models download NAME` for better accuracy.")
+
+Kind = Literal["vosk", "pocketsphinx"]
+
+
+def installed_vosk_models(models_dir: Path | None) -> list[Path]:
+    """Model folders under ``models_dir`` that look like complete Vosk models, by name."""
+    if models_dir is None or not Path(models_dir).is_dir():
+        return []
+    found = []
+    for folder in sorted(Path(models_dir).iterdir()):
+        try:
+            found.append(check_vosk_model(folder))
+        except RecognizerError:
+            continue  # a half-finished download or a stray file: not a model
+    return found
+
+
+def resolve_vosk_model(model: str | Path, models_dir: Path | None) -> Path:
+    """``model`` as a folder path, or as the name of a model installed in ``models_dir``."""
+    candidate = Path(model).expanduser()
+    if candidate.exists() or models_dir is None or len(candidate.parts) > 1:
+        return check_vosk_model(candidate)
+    named = Path(models_dir) / str(model)
+    if named.exists():
+        return check_vosk_model(named)
+    names = ", ".join(p.name for p in installed_vosk_models(models_dir)) or "none"
+    raise RecognizerError(f"No Vosk model named {model!r} in {models_dir} (installed: {names}); "
+                          f"run `livecap models download {model}` or pass a model folder")
+
+
+def create_recognizer(kind: Kind | None = None, model: str | Path | None = None,
+                      models_dir: Path | None = None) -> tuple[Recognizer, str]:
+    """A ready recognizer and the notice to show (may be "")."""
+    if kind not in (None, "vosk", "pocketsphinx"):
+        raise RecognizerError(f"Unknown recognizer {kind!r}: choose 'vosk' or 'pocketsphinx'")
+    if kind == "pocketsphinx":
+        from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
+        # Its model ships inside the wheel; ``model`` is for Vosk only.
+        notice = "" if model is None else f"PocketSphinx uses its built-in model; ignoring model {model}."
+        return PocketSphinxRecognizer(), notice
+    if model is not None:
+        path = resolve_vosk_model(model, models_dir)
+    else:
+        installed = installed_vosk_models(models_dir)
+        if not installed:
+            if kind == "vosk":
+                raise RecognizerError(f"No Vosk model installed in {models_dir}: "
+                                      f"run `livecap models download NAME` or pass a model folder")
+            from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
+            return PocketSphinxRecognizer(), FALLBACK_NOTICE
+        path = installed[0]
+    from engine.recognizers.vosk_rec import VoskRecognizer
+    return VoskRecognizer(path), ""

@@ -1,0 +1,124 @@
+"""The training path: data → train → export → evaluate, on a slice, plus its parts."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="training needs the [train] extra (torch)")
+
+from engine.model import PunctuationModel  # noqa: E402
+from engine.samples import build_sample  # noqa: E402
+from engine.synthetic_model import build_vocab, write_tokenizer  # noqa: E402
+from training.dataset import IGNORE, Noise, SampleMaker, balanced_positions, build_stream  # noqa: E402
+from training.model import EncoderConfig, PunctuationClassifier  # noqa: E402
+from training.prepare import prepare_folder  # noqa: E402
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+TEXT = ("Is this the plan? Yes, it is. We meet on Monday, then we talk to NASA. "
+        "I think so. Do you agree? Well, maybe. ") * 40
+
+
+@pytest.fixture
+def tiny_dir(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "talk.txt").write_text(TEXT)
+    vocab = list(dict.fromkeys(build_vocab() + ["plan", "meet", "monday", "nasa", "agree", "maybe"]))
+    write_tokenizer(tmp_path / "tokenizer.json", vocab)
+    return tmp_path
+
+
+def tokenizer(path):
+    from engine.samples import WordTokenizer
+
+    return WordTokenizer(path / "tokenizer.json", "[unused0]", "[unused1]", "[unused2]")
+
+
+def test_clean_samples_are_the_engine_samples(tiny_dir):
+    tok = tokenizer(tiny_dir)
+    docs = prepare_folder(tiny_dir / "data")
+    stream = build_stream(docs, tok)
+    maker = SampleMaker(stream, tok.special, window=32, l_min=0, l_max=4)  # no noise
+    rng = np.random.default_rng(0)
+    for i in (0, 5, 50, len(stream) - 1):
+        ids = stream.word_ids[: int(stream.doc_end[i])]
+        expected = build_sample(ids, i, 3, tok.special, None, 32)
+        assert maker.make(i, rng, lookahead=3) == expected
+
+
+def test_sentence_initial_case_is_masked_and_upper_kept(tiny_dir):
+    stream = build_stream(prepare_folder(tiny_dir / "data"), tokenizer(tiny_dir))
+    assert stream.cases[0] == IGNORE  # "Is" starts the document: the decoder derives that capital
+    words = [w for d in prepare_folder(tiny_dir / "data") for w in d.words]
+    assert stream.cases[words.index("nasa")] == 2  # UPPER is learned, not derived
+
+
+def test_none_is_downsampled_to_twice_the_commonest_mark(tiny_dir):
+    stream = build_stream(prepare_folder(tiny_dir / "data"), tokenizer(tiny_dir))
+    chosen = balanced_positions(stream, 2.0, np.random.default_rng(0))
+    counts = np.bincount(stream.marks[chosen], minlength=4)
+    assert counts[0] <= 2 * counts[1:].max() and (counts[1:] == np.bincount(stream.marks, minlength=4)[1:]).all()
+
+
+def test_noise_adds_pauses_and_drops_but_keeps_the_target(tiny_dir):
+    tok = tokenizer(tiny_dir)
+    stream = build_stream(prepare_folder(tiny_dir / "data"), tok)
+    noisy = SampleMaker(stream, tok.special, noise=Noise(pause_dropout=0.0, future_dropout=1.0))
+    rng = np.random.default_rng(1)
+    samples = [noisy.make(i, rng, lookahead=4) for i in range(20, 220)]
+    assert all(s.count(tok.special.punct) == 1 for s in samples)
+    assert sum(tok.special.pause in s for s in samples) > 20
+    assert sum(tok.special.drop in s for s in samples) > 5
+    for i, s in zip(range(20, 220), samples):  # the word being punctuated is never damaged
+        k = s.index(tok.special.punct)
+        j = k - 1 - (s[k - 1] == tok.special.pause)
+        assert s[j - len(stream.word_ids[i]) + 1 : j + 1] == list(stream.word_ids[i])
+
+
+def test_exported_onnx_matches_torch_and_honours_the_contract(tiny_dir):
+    from training.export import export_onnx
+
+    vocab_size = len(json.loads((tiny_dir / "tokenizer.json").read_text())["model"]["vocab"])
+    model = PunctuationClassifier(EncoderConfig(vocab_size=vocab_size, hidden=32, layers=2, heads=2,
+                                                intermediate=64, max_positions=64), punct_id=1).eval()
+    out = tiny_dir / "model"
+    out.mkdir()
+    export_onnx(model, out / "model.onnx")
+    (out / "tokenizer.json").write_bytes((tiny_dir / "tokenizer.json").read_bytes())
+    from engine.model import ModelConfig
+    (out / "config.json").write_text(json.dumps(ModelConfig().to_dict()))
+    runtime = PunctuationModel(out)
+    ids = runtime.tokenizer.encode_words("is this the plan yes it is".split())
+    samples = [build_sample(ids, i, 2, runtime.special) for i in range(7)]
+    onnx_punct, onnx_case = runtime.logits(samples)
+    from engine.samples import pad_batch
+    t_ids, t_mask = pad_batch(samples, runtime.special.pad)
+    with torch.no_grad():
+        t_punct, t_case = model(torch.from_numpy(t_ids), torch.from_numpy(t_mask))
+    assert np.allclose(onnx_punct, t_punct.numpy(), atol=1e-4) and np.allclose(onnx_case, t_case.numpy(), atol=1e-4)
+
+
+@pytest.mark.skipif(not (SHARED / "train" / "austen_emma.txt").exists(), reason="needs ../shared/corpus")
+def test_tiny_recipe_end_to_end(tmp_path):
+    """data → train → export (int8) → evaluate, on slices: the whole path works."""
+    from training import evaluate, export, train
+
+    data, dev = tmp_path / "data", tmp_path / "dev"
+    data.mkdir(), dev.mkdir()
+    (data / "emma.txt").write_text((SHARED / "train" / "austen_emma.txt").read_text()[:250_000])
+    (dev / "persuasion.txt").write_text((SHARED / "dev" / "austen_persuasion.txt").read_text()[:30_000])
+    run = tmp_path / "run"
+    assert train.main(["--tiny", "--data", str(data), "--out", str(run)]) == 0
+    assert (run / "last.pt").exists()
+    shipped = tmp_path / "shipped"
+    assert export.main(["--checkpoint", str(run / "last.pt"), "--out", str(shipped), "--dev", str(dev),
+                        "--parity-samples", "200"]) == 0
+    assert (shipped / "model.onnx").stat().st_size < 25 * 2**20
+    model = PunctuationModel(shipped)  # the engine loads what export wrote
+    assert model.predict([[model.special.cls, 2023, model.special.punct, model.special.sep]])[0].shape == (1, 4)
+    report = tmp_path / "report.json"
+    assert evaluate.main(["--model-dir", str(shipped), "--dev", str(dev), "--max-words-per-file", "600",
+                          "--out", str(report), "--figure", str(tmp_path / "etd.png")]) == 0
+    assert json.loads(report.read_text())
+    # resuming a finished run does no more work and keeps the checkpoint
+    assert train.main(["--tiny", "--data", str(data), "--out", str(run)]) == 0
