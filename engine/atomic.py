@@ -43,7 +43,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_directory(directory)
+    fsync_directory(directory)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
@@ -79,7 +79,7 @@ def _copy_mode(target: Path, tmp: Path) -> None:
         os.chmod(tmp, mode & 0o7777)
 
 
-def _fsync_directory(directory: Path) -> None:
+def fsync_directory(directory: Path) -> None:
     """Persist the rename. Best effort: Windows cannot open a directory, some filesystems refuse fsync."""
     try:
         fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))

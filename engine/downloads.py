@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Callable
 
 from engine import paths
+from engine.atomic import fsync_directory
 from engine.archives import archive_kind, extract_archive
 from engine.catalogue import CatalogueEntry, check_model_name, find, model_problems
 from engine.download_errors import (ChecksumError, CorruptArchiveError, DownloadCancelled,
@@ -127,7 +128,7 @@ def _unpack_into_place(part: Path, kind: str, models: Path, final: Path,
             old = _hidden(models, final.name, "old")  # an unloadable leftover: move it aside first
             os.replace(final, old)
         os.replace(root, final)
-        _fsync_dir(models)
+        fsync_directory(models)
     except OSError as exc:
         raise storage_error(exc, models) from exc
     finally:
@@ -177,17 +178,3 @@ def _remove_tree(path: Path) -> None:
         path.unlink(missing_ok=True)
     elif path.exists():
         shutil.rmtree(path, ignore_errors=True)
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Persist the rename (best effort: Windows cannot open folders)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
