@@ -7,16 +7,29 @@ import sys
 from pathlib import Path
 
 from engine import __version__
+from engine.cli_common import CliError  # noqa: F401  (re-exported: the subcommands raise it)
 
 
-class CliError(Exception):
-    """An error the user can act on; printed as one line, never a traceback."""
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (plus where to find help), like every other error."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _lazy(module: str, name: str):
+    """A command that imports its module only when run: `livecap devices` must not load ONNX Runtime."""
+    def run(args):
+        import importlib
+
+        return getattr(importlib.import_module(module), name)(args)
+    return run
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="livecap", description="Live captions with streaming punctuation.")
+    parser = _Parser(prog="livecap", description="Live captions with streaming punctuation.")
     parser.add_argument("--version", action="version", version=f"livecap {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser("punctuate", help="punctuate and capitalise text or timed words")
     p.add_argument("file", nargs="?", default="-", help="text or JSON words (Vosk format accepted); - for stdin")
@@ -31,7 +44,55 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)")
     p.add_argument("--threads", type=int, default=1)
     p.set_defaults(func=cmd_punctuate)
+    _add_live_commands(sub)
     return parser
+
+
+def _add_recognizer_options(p) -> None:
+    p.add_argument("--recognizer", choices=["vosk", "pocketsphinx"], default=None,
+                   help="speech recognizer (default: Vosk if a model is installed, else the built-in PocketSphinx)")
+    p.add_argument("--model", default=None, metavar="NAME|PATH", help="Vosk model: an installed name or a folder")
+    p.add_argument("--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)")
+    p.add_argument("--threads", type=int, default=1, help="threads for the punctuation model")
+
+
+def _add_live_commands(sub) -> None:
+    p = sub.add_parser("transcribe", help="transcribe audio files (WAV, FLAC, OGG) to punctuated text or subtitles")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--format", choices=["txt", "srt", "vtt", "json"], default=None,
+                   help="output format (default: from -o's extension, else txt)")
+    p.add_argument("-o", "--output", default=None, metavar="PATH",
+                   help="output file (a folder for several inputs; - for stdout); default: next to each FILE")
+    _add_recognizer_options(p)
+    p.set_defaults(func=_lazy("engine.cli_transcribe", "cmd_transcribe"))
+
+    p = sub.add_parser("listen", help="live captions in the terminal")
+    p.add_argument("--source", default="mic", metavar="mic|system|FILE",
+                   help="a microphone, what the speakers play, or an audio file (default: mic)")
+    p.add_argument("--device", default=None, metavar="NAME", help="microphone or monitor name (see livecap devices)")
+    p.add_argument("--realtime", action="store_true", help="play a FILE at its real speed, as if live")
+    _add_recognizer_options(p)
+    p.set_defaults(func=_lazy("engine.cli_live", "cmd_listen"))
+
+    p = sub.add_parser("devices", help="list microphones and system audio monitors")
+    p.set_defaults(func=_lazy("engine.cli_models", "cmd_devices"))
+
+    p = sub.add_parser("models", help="list, download or remove Vosk speech models")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
+    a = actions.add_parser("list", help="the catalogue, installed models marked (default)")
+    a.add_argument("--lang", default=None, help="only this language code, e.g. en or de")
+    a = actions.add_parser("download", help="download and install a model")
+    a.add_argument("name", metavar="NAME")
+    a = actions.add_parser("remove", help="delete an installed model")
+    a.add_argument("name", metavar="NAME")
+    actions.add_parser("path", help="print the folder models are installed in")
+    p.set_defaults(func=_lazy("engine.cli_models", "cmd_models"))
+
+    p = sub.add_parser("recover", help="save transcripts of sessions that ended in a crash")
+    p.add_argument("--list", action="store_true", help="only list unfinished sessions")
+    p.add_argument("-o", "--output-dir", default=".", metavar="DIR", help="where to save them (default: here)")
+    p.add_argument("--format", choices=["txt", "srt", "vtt", "json"], default="txt")
+    p.set_defaults(func=_lazy("engine.cli_recover", "cmd_recover"))
 
 
 def load_model(model_dir: Path | None, threads: int = 1):

@@ -1,0 +1,30 @@
+"""Test speech: espeak-ng sentences written as a WAV file, with silences around them."""
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+# espeak-ng's en-us voice at 130 wpm is the one PocketSphinx's US model hears best.
+SENTENCE = "the weather is nice today and we are going to the park"
+
+
+def espeak(text: str, path: Path) -> tuple[np.ndarray, int]:
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng): it synthesises the test speech")
+    subprocess.run(["espeak-ng", "-w", str(path), "-v", "en-us", "-s", "130", text], check=True)
+    data, rate = sf.read(path, dtype="int16")
+    return data, rate
+
+
+def write_speech_wav(path: Path, text: str = SENTENCE, repeats: int = 2, gap: float = 1.5) -> Path:
+    """``text`` spoken ``repeats`` times, 0.5 s of silence before, ``gap`` between and after."""
+    clip, rate = espeak(text, path.with_suffix(".clip.wav"))
+    lead, pause = np.zeros(int(0.5 * rate), np.int16), np.zeros(int(gap * rate), np.int16)
+    parts = [lead]
+    for _ in range(repeats):
+        parts += [clip, pause]
+    sf.write(path, np.concatenate(parts), rate, subtype="PCM_16")
+    return path
