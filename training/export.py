@@ -52,7 +52,8 @@ def export_onnx(model: PunctuationClassifier, path: Path) -> None:
 def quantize(fp32: Path, int8: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul", "Gather"])
+    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul", "Gather"],
+                     per_channel=True)  # per output channel: closer to fp32 at no size cost
 
 
 def write_tokenizer(base: Path, out: Path) -> None:
