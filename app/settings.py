@@ -1,0 +1,100 @@
+"""The app's persistent settings: one typed view over QSettings.
+
+Every window reads and writes settings through ``AppSettings`` so that a key
+is spelled once, has one default, and one type. QSettings stores strings on
+some platforms; the typed getters convert back and fall back to the default
+when a stored value is unusable (a hand-edited or older config must never
+stop the app from starting).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QSettings
+
+ORGANISATION = "livecap"
+APPLICATION = "livecap"
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str
+    default: Any
+
+
+# Recognition
+RECOGNIZER = Key("recognition/recognizer", "auto")  # "auto" | "vosk" | "pocketsphinx"
+VOSK_MODEL = Key("recognition/vosk_model", "")  # catalogue name or folder path; "" = first installed
+SOURCE_KIND = Key("audio/source_kind", "mic")  # "mic" | "system" | "file"
+INPUT_DEVICE = Key("audio/input_device", "")  # device name; "" = the system default
+MONITOR_DEVICE = Key("audio/monitor_device", "")  # PulseAudio monitor source name; "" = default sink's
+
+# Punctuation
+LATENCY = Key("punctuation/latency", 50)  # slider 0 (fastest) .. 100 (most accurate)
+PAUSE_THRESHOLD = Key("punctuation/pause_threshold", 0.28)  # seconds; 0 disables [PAUSE]
+CASING = Key("punctuation/casing", True)
+PROFANITY_MASK = Key("display/profanity_mask", False)
+
+# Journal
+JOURNAL_DIR = Key("journal/folder", "")  # "" = the per-user data directory
+
+# Overlay
+OVERLAY_VISIBLE = Key("overlay/visible", False)
+OVERLAY_LINES = Key("overlay/lines", 2)  # 1..4
+OVERLAY_FONT_SIZE = Key("overlay/font_size", 28)  # points
+OVERLAY_OPACITY = Key("overlay/background_opacity", 0.65)  # 0..1
+OVERLAY_CLICK_THROUGH = Key("overlay/click_through", False)
+
+# Dictation window
+WINDOW_FONT_SIZE = Key("window/font_size", 20)
+
+ALL_KEYS = [v for v in list(globals().values()) if isinstance(v, Key)]
+
+
+class AppSettings:
+    """Typed access to the app's QSettings. Pass a QSettings (e.g. an INI file in a
+    temporary folder) in tests; the default is the per-user native store."""
+
+    def __init__(self, store: QSettings | None = None):
+        self.store = store if store is not None else QSettings(ORGANISATION, APPLICATION)
+
+    def get(self, key: Key) -> Any:
+        raw = self.store.value(key.name, key.default)
+        return _coerce(raw, key.default)
+
+    def set(self, key: Key, value: Any) -> None:
+        self.store.setValue(key.name, _coerce(value, key.default))
+
+    def reset(self, key: Key) -> None:
+        self.store.remove(key.name)
+
+    def sync(self) -> None:
+        self.store.sync()
+
+    # Values keyed by something more than a constant (e.g. the overlay's geometry per screen).
+    def get_raw(self, name: str, default: Any = None) -> Any:
+        return self.store.value(name, default)
+
+    def set_raw(self, name: str, value: Any) -> None:
+        self.store.setValue(name, value)
+
+
+def _coerce(value: Any, default: Any) -> Any:
+    """Convert a stored value to the default's type; the default when that fails."""
+    if value is None:
+        return default
+    try:
+        if isinstance(default, bool):
+            if isinstance(value, str):
+                return value.strip().lower() in ("1", "true", "yes", "on")
+            return bool(value)
+        if isinstance(default, int):
+            return int(float(value))
+        if isinstance(default, float):
+            return float(value)
+        if isinstance(default, str):
+            return str(value)
+    except (TypeError, ValueError):
+        return default
+    return value
