@@ -13,6 +13,8 @@ from typing import Any
 
 from PySide6.QtCore import QSettings
 
+import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
+
 ORGANISATION = "livecap"
 APPLICATION = "livecap"
 

@@ -1,0 +1,80 @@
+"""Start the GUI: the QApplication, the theme, the dictation window and what runs beside it.
+
+Start-up order is chosen for time-to-window: the window is built and shown first (no model
+is loaded in its constructor), then, from the event loop, the models load on the bridge's
+worker while devices are scanned on another. "Ready" is when Start would begin captioning
+at once; both times are logged (``--debug`` prints them).
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import time
+
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+
+import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
+from app.settings import OVERLAY_VISIBLE, AppSettings
+
+log = logging.getLogger("livecap.app")
+
+
+def run(args, started: float) -> int:
+    logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
+                        format="livecap: %(message)s" if args.debug else "livecap: %(levelname)s: %(message)s",
+                        stream=sys.stderr)
+    app = QApplication.instance() or QApplication(["livecap"])
+    app.setApplicationName("livecap")
+    app.setOrganizationName("livecap")
+    app.setDesktopFileName("io.github.livecap")  # the .desktop id (packaging/linux): Wayland matches windows to it
+    try:
+        from app.theme import app_icon, apply_system_palette
+
+        apply_system_palette(app)
+        app.setWindowIcon(app_icon())
+    except Exception:  # a missing theme must not stop captions
+        log.exception("the theme could not be applied")
+    from app.dictation_window import DictationWindow
+
+    store = QSettings(str(args.settings), QSettings.IniFormat) if args.settings else None
+    settings = AppSettings(store)
+    window = DictationWindow(settings, model_dir=args.model_dir)
+    timings = {}
+
+    def mark(name: str) -> None:
+        if name not in timings:
+            timings[name] = time.perf_counter() - started
+            log.debug("start-up: %s after %.2f s", name, timings[name])
+
+    driver = None
+    if args.play is not None:
+        from app.play_mode import PlayDriver
+
+        window.confirm_on_close = False
+        window.picker.add_file(str(args.play))
+        driver = PlayDriver(window, args.play, overlay=args.overlay, exit_when_done=args.exit_when_done,
+                            screenshot=args.screenshot)
+    window.models_ready.connect(lambda: mark("ready to caption"))
+    window.show()
+
+    def after_show() -> None:
+        mark("window shown")
+        window.preload()
+        window.scan_devices()
+        window.install_tray()
+        if driver is not None:
+            driver.start()
+            return
+        if args.overlay or settings.get(OVERLAY_VISIBLE):
+            window.set_overlay_visible(True)
+        window.offer_recovery()
+
+    QTimer.singleShot(0, after_show)
+    code = app.exec()
+    if driver is not None and driver.exit_code is not None:
+        code = driver.exit_code
+    if args.debug and timings:
+        print("livecap: start-up timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in timings.items()),
+              file=sys.stderr, flush=True)
+    return code
