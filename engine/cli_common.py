@@ -18,14 +18,15 @@ def warn(message: str) -> None:
     print(f"livecap: {message}", file=sys.stderr)
 
 
-def make_recognizer(kind: str | None, model: str | None):
-    """The recognizer the user asked for (or the best one installed); its notice goes to stderr."""
+def make_recognizer(kind: str | None, model: str | None, live: bool = True):
+    """The recognizer the user asked for (or the best one installed); its notice goes to stderr.
+    ``live=False``: for a whole file at once (see ``create_recognizer``)."""
     from engine import paths
     from engine.recognizers import RecognizerError
     from engine.recognizers.select import create_recognizer
 
     try:
-        recognizer, notice = create_recognizer(kind, model, paths.vosk_models_dir())
+        recognizer, notice = create_recognizer(kind, model, paths.vosk_models_dir(), live)
     except RecognizerError as exc:
         raise CliError(str(exc)) from None
     if notice:

@@ -68,7 +68,7 @@ def cmd_transcribe(args) -> int:
         except AudioError as exc:
             raise CliError(str(exc)) from None
     targets = output_paths(files, fmt, args.output)
-    recognizer = make_recognizer(args.recognizer, args.model)
+    recognizer = make_recognizer(args.recognizer, args.model, live=False)
     model = load_model(args.model_dir, args.threads)
     decoder = OfflineDecoder.from_model(model)
     for path, target, seconds in zip(files, targets, durations):

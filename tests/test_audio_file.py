@@ -125,7 +125,10 @@ def test_realtime_pacing_takes_about_the_clip_length(tmp_path):
         if c is not None:
             chunks.append(c)
             first = first or time.monotonic() - t0
+            # a chunk is handed out no earlier than its last sample is due: started_at + stream time
+            assert time.monotonic() >= src.started_at + sum(map(len, chunks)) / SR
     elapsed = time.monotonic() - t0
+    assert t0 <= src.started_at <= t0 + 0.5
     assert 0.55 <= elapsed <= 2.0  # slack for a loaded machine; the floor is the point
     assert first is not None and first >= 0.04  # chunks come due, not all at once
     assert sum(map(len, chunks)) == pytest.approx(0.6 * SR, abs=2)

@@ -107,8 +107,32 @@ def test_pocketsphinx_recognizes_enough_of_the_sentence(sphinx_run):
     _, _, updates = sphinx_run
     finals = [u.final for _, u in updates if u.final]
     assert len(finals) == 2, [[w.text for w in f] for f in finals]
-    for final in finals:  # espeak's voice is far from the model's speakers: half is a fair bar
+    # espeak's voice is far from the model's speakers. Live decoding is one pass (so that finals do
+    # not rewrite words already shown), a little less accurate than with the final passes (WER 0.80
+    # against 0.77 on the dev excerpts of `python -m engine.e2e`): here it gets 11 of the 24 words,
+    # mostly in the second utterance, so the bar is 40 % over both. The final passes must reach half
+    # of each (test_pocketsphinx_final_pass_recognizes_each_sentence).
+    heard = [w.text for final in finals for w in final]
+    assert word_overlap(SENTENCE.split() * 2, heard) >= 0.4, heard
+
+
+def test_pocketsphinx_final_pass_recognizes_each_sentence(speech):
+    batch = PocketSphinxRecognizer(final_pass=True)
+    audio = np.concatenate([silence(0.5), speech, silence(1.5), speech, silence(0.5)])
+    finals = [u.final for _, u in stream(batch, audio) if u.final]
+    assert len(finals) == 2, [[w.text for w in f] for f in finals]
+    for final in finals:
         assert word_overlap(SENTENCE.split(), [w.text for w in final]) >= 0.5, [w.text for w in final]
+    # bestpath gives word posteriors; one pass gives none (1.0, "unknown")
+    assert any(w.confidence < 1.0 for final in finals for w in final)
+
+
+def test_live_pocketsphinx_is_one_pass_and_batch_keeps_the_final_passes():
+    live, _ = create_recognizer("pocketsphinx")
+    batch, _ = create_recognizer("pocketsphinx", live=False)
+    assert not live.final_pass and batch.final_pass
+    assert live._decoder.config["fwdflat"] is False and live._decoder.config["lw"] == pytest.approx(8.5)
+    assert batch._decoder.config["fwdflat"] is True and batch._decoder.config["lw"] == pytest.approx(6.5)
 
 
 def test_pocketsphinx_endpoint_gives_a_final_during_the_stream(sphinx_run):

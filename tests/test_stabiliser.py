@@ -165,7 +165,7 @@ def test_shrinking_partial_keeps_committed_words_until_the_final_decides():
 
 
 def test_a_settled_rewrite_of_a_committed_word_is_retracted_before_the_final():
-    stab, sink = WordStabiliser(agreement=2, max_age=10.0), Sink()
+    stab, sink = WordStabiliser(agreement=2, max_age=10.0, rewrite_agreement=2), Sink()
     feed(stab, sink, "the whether is", now=0.1)
     feed(stab, sink, "the whether is", now=0.2)
     assert texts(sink.words) == ["the", "whether"]
@@ -173,6 +173,42 @@ def test_a_settled_rewrite_of_a_committed_word_is_retracted_before_the_final():
     out = feed(stab, sink, "the weather is nice", now=0.4)
     assert out.retract == 1 and texts(out.commit) == ["weather", "is"]
     assert texts(sink.words) == ["the", "weather", "is"]
+
+
+def test_a_rewrite_must_hold_for_rewrite_agreement_partials_before_retracting():
+    stab, sink = WordStabiliser(agreement=2, max_age=10.0, rewrite_agreement=4), Sink()
+    feed(stab, sink, "the whether is", now=0.1)
+    feed(stab, sink, "the whether is", now=0.2)
+    assert texts(sink.words) == ["the", "whether"]
+    for i, now in enumerate((0.3, 0.4, 0.5)):  # seen 1, 2, 3 times: not yet
+        out = feed(stab, sink, "the weather is nice", now=now)
+        assert out.retract == 0 and out.commit == []  # nothing new either: it would sit on a doubtful word
+        assert texts(out.unstable) == ["is", "nice"]
+    out = feed(stab, sink, "the weather is nice", now=0.6)
+    assert out.retract == 1 and texts(out.commit) == ["weather", "is"]
+    assert texts(sink.words) == ["the", "weather", "is"]
+
+
+def test_a_word_that_flips_back_costs_no_retraction():
+    stab, sink = WordStabiliser(agreement=2, max_age=10.0, rewrite_agreement=3), Sink()
+    feed(stab, sink, "when old it", now=0.1)
+    feed(stab, sink, "when old it", now=0.2)
+    assert texts(sink.words) == ["when", "old"]
+    feed(stab, sink, "well old it is", now=0.3)
+    feed(stab, sink, "well old it is", now=0.4)  # twice: enough for a new word, not for a rewrite
+    assert feed(stab, sink, "when old it is a", now=0.5).retract == 0  # back: "when" agrees once
+    out = feed(stab, sink, "when old it is a", now=0.6)
+    assert out.retract == 0 and texts(out.commit) == ["it", "is"]
+    assert stab.retracted == 0 and texts(sink.words) == ["when", "old", "it", "is"]
+
+
+def test_a_rewrite_that_lasts_max_age_is_confirmed_however_few_the_partials():
+    stab, sink = WordStabiliser(agreement=1, max_age=1.0, rewrite_agreement=10), Sink()
+    feed(stab, sink, "a b c", now=0.5)
+    assert texts(sink.words) == ["a", "b"]
+    assert feed(stab, sink, "a x c", now=1.0).retract == 0
+    out = feed(stab, sink, "a x c", now=2.0)  # big chunks: two partials, one second apart
+    assert out.retract == 1 and texts(sink.words) == ["a", "x", "c"]
 
 
 def test_pocketsphinx_hypothesis_strings_that_jump_around():
@@ -222,7 +258,9 @@ def _noisy_partials(rng: random.Random, target: list[str], vocab: list[str]) -> 
 def test_committed_minus_retracted_equals_the_finals_exactly(seed):
     rng = random.Random(seed)
     vocab = ["the", "a", "of", "to", "and", "in", "is", "it", "that", "we", "you", "this", "was", "for", "on", "are", "with", "as", "be", "at"]
-    stab, sink = WordStabiliser(agreement=rng.choice([1, 2, 3]), max_age=rng.choice([0.3, 1.0])), Sink()
+    stab = WordStabiliser(agreement=rng.choice([1, 2, 3]), max_age=rng.choice([0.3, 1.0]),
+                          rewrite_agreement=rng.choice([1, 2, 4]))
+    sink = Sink()
     finals: list[str] = []
     now = 0.0
     for _ in range(12):  # utterances
@@ -244,3 +282,4 @@ def test_invalid_settings_are_refused():
         WordStabiliser(agreement=0)
     with pytest.raises(ValueError):
         WordStabiliser(max_age=0)
+    assert WordStabiliser(agreement=3, rewrite_agreement=1).rewrite_agreement == 3  # never below agreement

@@ -197,6 +197,12 @@ class FileSource(AudioSource):
         """Length of the file in seconds."""
         return self._frames / self.file_rate
 
+    @property
+    def started_at(self) -> float:
+        """``time.monotonic()`` at the last ``start()``: when paced, stream time ``t`` is due at
+        ``started_at + t`` (what latency measurements count from)."""
+        return self._t0
+
     def start(self) -> "FileSource":
         """(Re)start from the beginning of the file."""
         self.stop()

@@ -7,6 +7,21 @@ ends, giving a final, after ``silence`` seconds classified as non-speech.
 
 Why not pocketsphinx's own ``Endpointer``: it hands speech back one window
 (0.3 s and more) late, and that delay would land on every caption.
+
+Live captions decode in one pass (``final_pass=False``, the default). With
+pocketsphinx's usual second passes (fwdflat, then bestpath on the lattice) the
+final result rewrote an early word of nearly every utterance, and the
+stabiliser, which can only withdraw the tail of what it committed, then
+withdrew everything from there on: on espeak-ng speech of dev-corpus excerpts
+(``python -m engine.e2e --fast [--final-pass]``, README) 54 % of committed
+words were retracted and settled marks came 15 s late at p90, against 9 % and
+1.9 s in one pass (with the stabiliser's ``rewrite_agreement``). The single
+pass runs with the language weight the fwdflat pass would have used (``lw``
+8.5, not 6.5), which keeps most of the accuracy: WER 0.80 against 0.77 there;
+on the tests' short plain sentence it hears 11 of 24 words against half of
+each sentence. It costs about a third less CPU, but gives no word posteriors:
+confidences are then 1.0 ("unknown"). Batch transcription, where retractions
+cost nothing, keeps both passes (``final_pass=True``).
 """
 from __future__ import annotations
 
@@ -23,6 +38,8 @@ from engine.recognizers.base import (
 )
 from engine.words import Word
 
+# Live decoding: the first (fwdtree) pass only, with the fwdflat pass's language weight.
+ONE_PASS = {"fwdflat": False, "bestpath": False, "lw": 8.5}
 # Fillers in the default dictionary and the decoder's own markers: <s>, </s>, <sil>, [NOISE], ++NOISE++.
 _FILLER = re.compile(r"^(<.*>|\[.*\]|\+\+.*\+\+)$")
 # Alternate pronunciations are separate dictionary entries: "the(2)" is still "the".
@@ -40,8 +57,9 @@ def words_from_segments(segments: Iterable, offset: float, frame_rate: int, fina
     """Words from ``Decoder.seg()`` items (``word``, ``start_frame``, ``end_frame``, ``prob``).
 
     Frames count from the start of the utterance, which began ``offset`` seconds into
-    the stream. Posteriors exist only after ``end_utt`` (with bestpath); during an
-    utterance pocketsphinx reports 1.0, which we pass on as "no confidence known".
+    the stream. Posteriors exist only after ``end_utt`` with bestpath; during an
+    utterance, or without bestpath, pocketsphinx reports 1.0, which we pass on as
+    "no confidence known".
     """
     words = []
     for seg in segments or ():
@@ -74,10 +92,13 @@ def align_to_hypothesis(hypothesis: str, timed: list[Word]) -> list[Word]:
 class PocketSphinxRecognizer:
     name = "pocketsphinx"
     sample_rate = SAMPLE_RATE
+    final_pass = False
 
     def __init__(self, silence: float = 0.5, vad_mode: int = 0, start_frames: int = 3, preroll: float = 0.3,
-                 max_utterance: float = 20.0, **decoder_config):
-        """``silence``: non-speech that ends an utterance; ``vad_mode``: 0 (loose) to 3 (strict);
+                 max_utterance: float = 20.0, final_pass: bool = False, **decoder_config):
+        """``final_pass``: run pocketsphinx's fwdflat and bestpath passes at the end of each
+        utterance (more accurate finals with confidences, but they rewrite committed words:
+        for batch work); ``silence``: non-speech that ends an utterance; ``vad_mode``: 0 (loose) to 3 (strict);
         ``start_frames``: consecutive 30 ms speech frames that start one (a click is not speech);
         ``preroll``: audio kept before the start, so soft onsets are not clipped;
         ``max_utterance``: force a final after this long, so a noisy room still gets finals.
@@ -86,7 +107,10 @@ class PocketSphinxRecognizer:
             import pocketsphinx
         except ImportError as exc:
             raise RecognizerError("PocketSphinx is not installed: run `pip install pocketsphinx`") from exc
-        settings = {"loglevel": "FATAL", **decoder_config}  # its INFO log would flood the terminal
+        settings = {"loglevel": "FATAL"}  # its INFO log would flood the terminal
+        if not final_pass:
+            settings.update(ONE_PASS)
+        settings.update(decoder_config)
         try:
             self._decoder = pocketsphinx.Decoder(**settings)
             self._new_vad = lambda: pocketsphinx.Vad(vad_mode, SAMPLE_RATE)
@@ -99,6 +123,7 @@ class PocketSphinxRecognizer:
         self._frame_seconds = self._vad.frame_length
         self._frame_rate = int(self._decoder.config["frate"])
         self.silence, self.start_frames, self.max_utterance = silence, start_frames, max_utterance
+        self.final_pass = final_pass
         self._preroll_frames = max(start_frames, round(preroll / self._frame_seconds))
         self._in_utterance = False
         self._initial_cmn = self._decoder.get_cmn()

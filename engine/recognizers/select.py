@@ -45,15 +45,16 @@ def resolve_vosk_model(model: str | Path, models_dir: Path | None) -> Path:
 
 
 def create_recognizer(kind: Kind | None = None, model: str | Path | None = None,
-                      models_dir: Path | None = None) -> tuple[Recognizer, str]:
-    """A ready recognizer and the notice to show (may be "")."""
+                      models_dir: Path | None = None, live: bool = True) -> tuple[Recognizer, str]:
+    """A ready recognizer and the notice to show (may be ""). ``live=False`` is for batch work:
+    PocketSphinx then runs its final passes, which rewrite words a live caption already showed."""
     if kind not in (None, "vosk", "pocketsphinx"):
         raise RecognizerError(f"Unknown recognizer {kind!r}: choose 'vosk' or 'pocketsphinx'")
     if kind == "pocketsphinx":
         from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
         # Its model ships inside the wheel; ``model`` is for Vosk only.
         notice = "" if model is None else f"PocketSphinx uses its built-in model; ignoring model {model}."
-        return PocketSphinxRecognizer(), notice
+        return PocketSphinxRecognizer(final_pass=not live), notice
     if model is not None:
         path = resolve_vosk_model(model, models_dir)
     else:
@@ -63,7 +64,7 @@ def create_recognizer(kind: Kind | None = None, model: str | Path | None = None,
                 raise RecognizerError(f"No Vosk model installed in {models_dir}: "
                                       f"run `livecap models download NAME` or pass a model folder")
             from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
-            return PocketSphinxRecognizer(), FALLBACK_NOTICE
+            return PocketSphinxRecognizer(final_pass=not live), FALLBACK_NOTICE
         path = installed[0]
     from engine.recognizers.vosk_rec import VoskRecognizer
     return VoskRecognizer(path), ""
