@@ -127,6 +127,38 @@ def test_ctrl_c_stops_cleanly_and_says_where_the_journal_is(wav, env, tiny_model
     assert read_journal(journal).closed
 
 
+def test_kill_9_mid_session_then_recover_keeps_what_had_settled(wav, env, tiny_model_dir):
+    """The whole live path in a real process, killed with SIGKILL: the journal it leaves holds every
+    word settled well before the kill (here the whole first sentence), exactly as a clean run has them."""
+    from engine.journal import recover
+
+    clean = livecap(env, "listen", "--source", wav, "--model-dir", tiny_model_dir, "--recognizer", "pocketsphinx")
+    assert clean.returncode == 0, clean.stderr
+    full = read_journal(Path(clean.stderr.strip().splitlines()[-1].rsplit(" ", 1)[1])).transcript.words
+    first = [w for w in full if w.end < 5.0]  # the first sentence: spoken by 4.6 s, its final at ~5.1 s
+    assert len(first) >= 4, [w.text for w in full]
+
+    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "listen", "--source", str(wav), "--realtime",
+                             "--model-dir", str(tiny_model_dir), "--recognizer", "pocketsphinx"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    try:
+        assert "listening to" in proc.stderr.readline()
+        time.sleep(7.5)  # the first sentence's marks settle by ~6 s; the second sentence is under way
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == -signal.SIGKILL
+    [left] = recover(Path(env["LIVECAP_DATA_DIR"]) / "journal")  # the clean run's journal is closed
+    assert not left.closed
+    got = left.transcript.words
+    assert len(got) >= len(first), (len(got), len(first))
+    assert [(w.text, w.mark, w.case) for w in got[:len(first)]] == [(w.text, w.mark, w.case) for w in first]
+    r = livecap(env, "recover", "--list", timeout=60)
+    assert r.returncode == 0 and f"{left.path.name}: {len(got)} words" in r.stdout
+
+
 # ---- devices and models ---------------------------------------------------------------------------
 def test_devices_without_hardware_or_sound_server(env):
     r = livecap(env, "devices", timeout=60)
