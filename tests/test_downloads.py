@@ -209,6 +209,48 @@ def test_read_only_models_dir_is_a_storage_error(server):
         folder.chmod(0o755)
 
 
+READ_ONLY_CHILD = """
+import dataclasses, json, sys
+from pathlib import Path
+from engine.catalogue import CatalogueEntry
+from engine.downloads import StorageError, install_model
+try:
+    install_model(CatalogueEntry(**json.loads(sys.argv[1])), models_dir=Path(sys.argv[2]))
+except StorageError as exc:
+    print(json.dumps({"error": str(exc), "folder": str(exc.folder)}))
+"""
+
+
+def _can_unshare_mounts() -> bool:
+    import shutil
+    import subprocess
+
+    return (sys.platform.startswith("linux") and os.geteuid() == 0 and shutil.which("unshare") is not None
+            and subprocess.run(["unshare", "--mount", "true"], capture_output=True).returncode == 0)
+
+
+@pytest.mark.skipif(not _can_unshare_mounts(), reason="needs root and mount namespaces (the chmod test covers users)")
+def test_read_only_filesystem_is_a_storage_error(server, tmp_path):
+    """As root a mode bit stops nothing, but a read-only file system stops everyone: the install runs
+    in a private mount namespace where the models folder is a read-only tmpfs (the host never sees it)."""
+    import dataclasses
+    import subprocess
+
+    folder = tmp_path / "ro-models"
+    folder.mkdir()
+    entry = publish(server, make_zip(model_files()))
+    script = (f'mount -t tmpfs -o ro tmpfs "$1" && exec "{sys.executable}" -c "$2" "$3" "$1"')
+    result = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
+                             str(folder), READ_ONLY_CHILD, json.dumps(dataclasses.asdict(entry))],
+                            capture_output=True, text=True, timeout=60, cwd=os.path.dirname(os.path.dirname(__file__)),
+                            env={**os.environ, paths.OVERRIDE_ENV: str(tmp_path / "data")})
+    assert result.returncode == 0, result.stderr
+    err = json.loads(result.stdout)
+    assert "read-only" in err["error"] and err["folder"] == str(folder), err
+    assert server.requests == []  # refused before downloading anything
+    assert list(folder.iterdir()) == []  # and nothing left behind
+
+
 def test_disk_full_while_unpacking_keeps_verified_download(server, monkeypatch):
     files = model_files()
     entry = publish(server, make_zip(files))
