@@ -91,7 +91,8 @@ class LevelMeter(QProgressBar):
         super().__init__(parent, minimum=0, maximum=100, textVisible=False)
         self.setAccessibleName("Input level")
         self.setToolTip("Input level: if it stays empty while someone speaks, check the source")
-        self.setFixedWidth(120)
+        # Thin, so that an idle (empty) meter reads as a bar and not as an empty text field.
+        self.setFixedSize(120, 12)
         self.setFocusPolicy(Qt.NoFocus)
 
     def set_rms(self, rms: float) -> None:

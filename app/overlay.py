@@ -15,14 +15,15 @@ Design notes, because each choice answers a complaint people have with overlays:
   the width by dragging the left or right edge. Moving and resizing go
   through the compositor (``startSystemMove``/``startSystemResize``) where it
   offers that, which is the only way that works on Wayland.
-* Geometry and style are remembered per screen (``overlay_geometry``).
+* Geometry and style are remembered per screen (``overlay_placement``,
+  ``overlay_geometry``).
 
 Wayland: compositors decide stacking and placement. Stay-on-top and
 restoring the position may be ignored there; see the README ("Caption overlay").
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import (QAction, QColor, QFont, QFontMetricsF, QGuiApplication,
                            QKeySequence, QPainter, QPainterPath, QPen)
 from PySide6.QtWidgets import QMenu, QWidget
@@ -30,6 +31,7 @@ from shiboken6 import isValid
 
 from app import overlay_geometry as og
 from app.caption_layout import CaptionLayout, Line
+from app.overlay_placement import OverlayPlacement
 from app.settings import (OVERLAY_CLICK_THROUGH, OVERLAY_FONT_SIZE, OVERLAY_LINES, OVERLAY_OPACITY,
                           AppSettings)
 from app.theme import caption_colors
@@ -49,7 +51,7 @@ def wayland_notice() -> str:
             "opens. If it hides behind the meeting, start livecap with QT_QPA_PLATFORM=xcb.")
 
 
-class CaptionOverlay(QWidget):
+class CaptionOverlay(OverlayPlacement, QWidget):
     """See the module docstring. Slots: ``set_captions``, ``set_click_through``,
     ``toggle_click_through``, ``reload_settings``."""
 
@@ -78,16 +80,9 @@ class CaptionOverlay(QWidget):
         self._lines: list[Line] = []
         self._paths: tuple[QPainterPath, QPainterPath] = (QPainterPath(), QPainterPath())
         self._drag = WindowDrag(self, og.MIN_WIDTH)
-        self._restoring = False
         self._changing_flags = False
         self._actions: list[QAction] = []
-        self._save_timer = QTimer(self, singleShot=True, interval=400)
-        self._save_timer.timeout.connect(self.save_geometry)
-        self._screens_timer = QTimer(self, singleShot=True, interval=0)
-        self._screens_timer.timeout.connect(self._on_screens_changed)
-        app = QGuiApplication.instance()
-        app.screenAdded.connect(self._queue_screen_check)
-        app.screenRemoved.connect(self._queue_screen_check)
+        self._init_placement()
         self._style = og.Style(*self._global_style())
         self._apply_style(self._style, persist=False)
         self.restore_geometry()
@@ -258,58 +253,6 @@ class CaptionOverlay(QWidget):
         if self._click_through:
             flags |= Qt.WindowType.WindowTransparentForInput
         return flags
-
-    # -- geometry per screen ----------------------------------------------------------------
-
-    def restore_geometry(self, screen=None) -> None:
-        """Place the overlay as remembered for ``screen`` (default: where it was last), clamped."""
-        screen = screen or og.last_screen(self._settings) or QGuiApplication.primaryScreen()
-        key, area = og.screen_key(screen), screen.availableGeometry()
-        self._restoring = True
-        try:
-            style = og.load_style(self._settings, key)
-            if style is not None and style != self._style:
-                self._apply_style(style, persist=True)  # the settings dialog shows what is on screen
-            rect = og.load_rect(self._settings, key)
-            height = self._content_height()
-            if rect is None:
-                rect = og.default_rect(area, height)
-            rect = og.clamp_rect(QRect(rect.x(), rect.y(), max(og.MIN_WIDTH, rect.width()), height), area)
-            self.setGeometry(rect)
-        finally:
-            self._restoring = False
-
-    def save_geometry(self) -> None:
-        """Remember geometry and style for the screen the overlay is on (also done on move/resize)."""
-        if self._restoring:
-            return
-        self._save_timer.stop()
-        key = og.screen_key(self._current_screen())
-        rect = QRect(self.geometry())
-        if QGuiApplication.platformName() == "wayland":
-            # Wayland hides a window's position from it: keep the last known one, store the width.
-            old = og.load_rect(self._settings, key)
-            rect.moveTopLeft(old.topLeft() if old is not None else rect.topLeft())
-        og.save_rect(self._settings, key, rect)
-        og.save_style(self._settings, key, self._style)
-
-    def _current_screen(self):
-        handle = self.windowHandle()
-        if self.isVisible() and handle is not None and handle.screen() is not None:
-            return handle.screen()  # the platform knows best (on Wayland, the only one who knows)
-        return (QGuiApplication.screenAt(self.geometry().center()) or self.screen()
-                or QGuiApplication.primaryScreen())
-
-    def _queue_screen_check(self, _screen=None) -> None:
-        self._screens_timer.start()  # after Qt has moved windows off a removed screen
-
-    def _on_screens_changed(self) -> None:
-        """A screen came or went: make sure the overlay is still somewhere visible."""
-        screen = QGuiApplication.screenAt(self.geometry().center())
-        if screen is None:  # its screen was unplugged: use that of the primary screen's record
-            self.restore_geometry(QGuiApplication.primaryScreen())
-        else:
-            self.setGeometry(og.clamp_rect(self.geometry(), screen.availableGeometry()))
 
     # -- events -----------------------------------------------------------------------------
 

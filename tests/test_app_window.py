@@ -11,7 +11,7 @@ import time
 import pytest
 from PySide6.QtCore import QSettings, QThreadPool
 from PySide6.QtWidgets import QAbstractButton, QComboBox, QProgressBar, QPushButton, QSlider, QTextEdit
-from speech import write_speech_wav
+from speech import SENTENCE, write_speech_wav
 
 from app import settings as keys
 from app.session_bridge import IDLE, PAUSED, RUNNING, SessionBridge
@@ -89,7 +89,9 @@ def test_a_file_plays_through_the_window_and_exports_valid_files(window, qtbot, 
 
     final = play(window, qtbot, speech_wav)
     words = [w.text for w in final.words]
-    assert len(words) >= 6 and "park" in words, words
+    # Real speech came through: the recognizer's quality is tested in test_recognizers (live
+    # PocketSphinx is one pass and hears few of these words), so ask only for some of them here.
+    assert len(words) >= 6 and len(set(words) & set(SENTENCE.split())) >= 2, words
     assert window.bridge.flushes >= 1 and window.bridge.state == IDLE
     # The finished text is shown, editable, and it is the offline decoder's (every word has times).
     assert not window.view.isReadOnly() and window.view.toPlainText().split() == final.text().split()
@@ -274,6 +276,24 @@ def test_without_a_microphone_the_window_says_so_and_offers_alternatives(window,
     assert message and ("No Such Microphone 9000" in message or "PortAudio" in message), message
     assert window.bridge.state == IDLE and window.commands.start_stop.isEnabled()
     assert "Play a file…" in window.banners.banners["error"].buttons
+
+
+def test_the_real_no_microphone_path_on_a_machine_without_one(window, qtbot):
+    """Nothing mocked: the real device scan (PortAudio, pactl) and the real microphone source.
+    CI and the build machine have no microphone; where one exists this cannot be tested."""
+    from app.sources import scan_devices
+
+    if scan_devices().microphones:
+        pytest.skip("this machine has a microphone")
+    window.scan_devices()
+    qtbot.waitUntil(lambda: window.last_scan is not None, timeout=20000)
+    assert window.picker.choice.kind == "mic" and "No microphone was found" in window.banners.text("audio")
+    with qtbot.waitSignal(window.bridge.error, timeout=30000):
+        window.start()  # the default microphone, which is not there
+    message = window.banners.text("error")
+    assert message and "microphone" in message.lower(), message
+    assert {"Play a file…", "Try again"} <= set(window.banners.banners["error"].buttons)
+    assert window.isVisible() and window.bridge.state == IDLE and window.commands.start_stop.isEnabled()
 
 
 def test_a_crashed_session_is_offered_for_recovery(make_window, qtbot, tmp_path):
