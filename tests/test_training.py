@@ -122,3 +122,29 @@ def test_tiny_recipe_end_to_end(tmp_path):
     assert json.loads(report.read_text())
     # resuming a finished run does no more work and keeps the checkpoint
     assert train.main(["--tiny", "--data", str(data), "--out", str(run)]) == 0
+
+
+def test_batches_depend_only_on_the_step_whatever_the_workers(tiny_dir):
+    """Resuming at step k, or building batches in worker processes, trains on the same data."""
+    from training.batches import BatchPlan
+    from training.train import StepBatches
+
+    tok = tokenizer(tiny_dir)
+    stream = build_stream(prepare_folder(tiny_dir / "data"), tok)
+    plan = BatchPlan(stream, tok.special, Noise(), batch=16, steps=12, pause_from=6)
+    first = [plan(step) for step in range(16)]
+    assert not np.array_equal(first[0][0], first[1][0])  # steps differ ...
+    again = BatchPlan(stream, tok.special, Noise(), batch=16, steps=12, pause_from=6)
+    for step in (11, 3, 7):  # ... but any step rebuilds the same, in any order
+        assert all(np.array_equal(a, b) for a, b in zip(again(step), first[step]))
+    assert not any(tok.special.pause in row for ids, *_ in first[:6] for row in ids.tolist())  # text-only phase
+    assert any(tok.special.pause in row for ids, *_ in first[6:12] for row in ids.tolist())
+    loader = torch.utils.data.DataLoader(StepBatches(plan, 5, 16), batch_size=None, num_workers=2)
+    seen = list(loader)
+    assert [int(b[0]) for b in seen] == list(range(5, 16))  # in order, resumed at step 5
+    for step, ids, mask, marks, cases in seen:
+        assert np.array_equal(ids.numpy(), first[int(step)][0]) and np.array_equal(marks.numpy(), first[int(step)][2])
+    # the balanced phase keeps every mark and at most twice as many "none" as the commonest mark
+    balanced = np.bincount(np.concatenate([first[s][2] for s in range(12)]), minlength=4)
+    natural = np.bincount(stream.marks, minlength=4)
+    assert balanced[0] / balanced[1:].sum() < 0.8 * natural[0] / natural[1:].sum()  # "none" was cut

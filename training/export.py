@@ -49,11 +49,17 @@ def export_onnx(model: PunctuationClassifier, path: Path) -> None:
     )
 
 
+KEEP_FP32 = ["/layers.0/ff_out/MatMul"]  # node names as torch.onnx.export writes them for training.model
+
+
 def quantize(fp32: Path, int8: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    # Per output channel: closer to fp32 at no size cost. The first layer's feed-forward output
+    # stays fp32: it is the one matrix whose int8 error flips argmaxes (dev samples at l = 4 agreeing
+    # with torch: 98.95 % -> 99.2 %), for +1.7 MB; all of layer 0 would reach 99.35 % but 27 MB.
     quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul", "Gather"],
-                     per_channel=True)  # per output channel: closer to fp32 at no size cost
+                     per_channel=True, nodes_to_exclude=KEEP_FP32)
 
 
 def write_tokenizer(base: Path, out: Path) -> None:
