@@ -31,7 +31,7 @@ class CaseRenderer:
             if sentence_start:
                 form = form[:1].upper() + form[1:]
             return ("capitalized" if form[:1].isupper() else "lower"), form
-        if text in _FIRST_PERSON:
+        if text.replace("\u2019", "'") in _FIRST_PERSON:  # typed or pasted text may carry a typographic apostrophe
             case = "capitalized"
         elif sentence_start and case == "lower":
             case = "capitalized"

@@ -89,9 +89,14 @@ class ModelScorer:
         return self.model.predict(samples)
 
 
-def entropy_bits(probs: np.ndarray) -> float:
+def entropies_bits(probs: np.ndarray) -> np.ndarray:
+    """Entropy in bits of each row of a [B, C] probability array."""
     p = np.clip(probs, 1e-12, 1.0)
-    return float(-(p * np.log2(p)).sum())
+    return -(p * np.log2(p)).sum(axis=-1)
+
+
+def entropy_bits(probs: np.ndarray) -> float:
+    return float(entropies_bits(probs))
 
 
 # ---- the decoder --------------------------------------------------------------
@@ -111,6 +116,9 @@ class _Slot:
 class StreamingDecoder:
     # Enough left context for any window, plus room for recognizer retractions.
     KEEP_SETTLED = 128
+    # Words of left context handed to the scorer: a window of w tokens holds at most w words,
+    # so this covers any window up to 128 tokens (a scorer with a wider one raises it, below).
+    CONTEXT_WORDS = 128
 
     def __init__(self, scorer: Scorer, l_min: int = 1, l_max: int = 4, threshold: float = 0.5,
                  silence_gap: float | None = 1.2, pause_threshold: float | None = 0.28,
@@ -118,6 +126,7 @@ class StreamingDecoder:
         if not 0 <= l_min <= l_max:
             raise ValueError(f"need 0 <= l_min <= l_max, got l_min={l_min}, l_max={l_max}")
         self.scorer = scorer
+        self._context_words = max(self.CONTEXT_WORDS, int(getattr(scorer, "window", 0) or 0))
         self.l_min, self.l_max, self.threshold = l_min, l_max, threshold
         self.silence_gap = silence_gap
         self.pause_threshold = pause_threshold
@@ -209,14 +218,18 @@ class StreamingDecoder:
             if not self._slot(p).decided:
                 requests.append((p, min(last - p, self.l_max)))
         if requests:
-            words = [s.word.text for s in self._slots]
-            pauses = [s.pause_after for s in self._slots]
-            punct, case = self.scorer.score(words, pauses, [(p - self._base, l) for p, l in requests])
-            for (p, lookahead), pp, cp in zip(requests, punct, case):
+            # Hand the scorer only the words a window can reach (each word is at least one
+            # token): the slot list holds up to ~3 x KEEP_SETTLED words, rebuilt on every word.
+            lo = max(self._base, requests[0][0] - self._context_words)
+            slots = self._slots[lo - self._base:]
+            words = [s.word.text for s in slots]
+            pauses = [s.pause_after for s in slots]
+            punct, case = self.scorer.score(words, pauses, [(p - lo, l) for p, l in requests])
+            sure = entropies_bits(punct) <= self.threshold  # one numpy call for the whole batch
+            for k, (p, lookahead) in enumerate(requests):
                 slot = self._slot(p)
-                slot.punct, slot.case, slot.lookahead = pp, cp, lookahead
-                sure = entropy_bits(pp) <= self.threshold
-                if force or (lookahead >= self.l_min and (sure or lookahead >= self.l_max)):
+                slot.punct, slot.case, slot.lookahead = punct[k], case[k], lookahead
+                if force or (lookahead >= self.l_min and (sure[k] or lookahead >= self.l_max)):
                     slot.decided = True
         return self._publish()
 

@@ -106,26 +106,31 @@ def build_sample(
     if window < 4:
         raise ValueError("window must hold [CLS], a word, [PUNCT] and [SEP]")
     budget = window - 2  # room left by [CLS] and [SEP]
-
-    def with_pause(j: int) -> list[int]:
-        ids = list(word_ids[j])
-        if pauses is not None and pauses[j]:
-            ids.append(special.pause)
-        return ids
-
+    pause = special.pause
+    # The streaming decoder calls this for every pending position on every word, so it
+    # touches only the words that can reach the window and concatenates once.
+    right_cap = max(1, budget // 2)  # very long lookahead words must not push word i out of the window
     right = [special.punct]
     for j in range(position + 1, min(position + lookahead, len(word_ids) - 1) + 1):
-        right.extend(with_pause(j))
-    # Very long lookahead words must not push the word being punctuated out of the window.
-    right = right[: max(1, budget // 2)]
+        if len(right) >= right_cap:
+            break
+        right.extend(word_ids[j])
+        if pauses is not None and pauses[j]:
+            right.append(pause)
+    del right[right_cap:]
 
-    left: list[int] = []
     room = budget - len(right)
+    chunks: list[Sequence[int]] = []
+    size = 0
     j = position
-    while j >= 0 and len(left) < room:
-        left[:0] = with_pause(j)
+    while j >= 0 and size < room:
+        chunk = word_ids[j]
+        if pauses is not None and pauses[j]:
+            chunk = (*chunk, pause)
+        chunks.append(chunk)
+        size += len(chunk)
         j -= 1
-    left = left[-room:]
+    left = [token for chunk in reversed(chunks) for token in chunk][-room:]  # room >= 1: budget >= 2
     return [special.cls, *left, *right, special.sep]
 
 

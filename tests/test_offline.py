@@ -35,3 +35,26 @@ def test_offline_uses_full_context_on_a_real_model(tiny_model):
     dec = StreamingDecoder.from_model(tiny_model)
     settled = [e for w in words for e in dec.push(w)] + dec.flush()
     assert sorted(e.position for e in settled if type(e).__name__ == "Settled") == list(range(6))
+
+
+def test_streaming_settles_exactly_what_the_model_says_far_into_a_stream(tiny_model):
+    # 400 words: the decoder trims its slots and hands the scorer only the reachable context;
+    # every settled mark must still be the model's argmax for that position and lookahead
+    # computed on the whole stream.
+    import numpy as np
+
+    from engine.decoder import Settled
+    from engine.samples import build_sample
+
+    texts = ("so we met on monday and i think the plan works but what about the budget "
+             "nobody knows yet maybe next week").split()
+    words = [Word(texts[i % len(texts)]) for i in range(400)]
+    dec = StreamingDecoder.from_model(tiny_model)
+    settled = [e for w in words for e in dec.push(w) if isinstance(e, Settled)]
+    settled += [e for e in dec.flush() if isinstance(e, Settled)]
+    assert [e.position for e in settled] == list(range(400))
+    ids = tiny_model.tokenizer.encode_words([w.text for w in words])
+    samples = [build_sample(ids, e.position, e.lookahead_used, tiny_model.special) for e in settled]
+    punct, _ = tiny_model.predict(samples)
+    assert [e.mark for e in settled] == [("none", "comma", "period", "question")[k] for k in punct.argmax(1)]
+    assert np.allclose([e.confidence for e in settled], punct.max(1), atol=1e-5)

@@ -68,3 +68,33 @@ def test_real_tokenizer_lowercases_and_caches(tiny_model):
     assert tok.encode_word("Hello") == tok.encode_word("hello")
     assert len(tok.encode_word("xylophone")) > 1  # WordPiece splits unknown words
     assert tok.special.punct == 1 and tok.special.pause == 2
+
+
+def _reference_build_sample(word_ids, position, lookahead, special, pauses=None, window=32):
+    """The builder as first written, word by word: the fast one must give exactly the same samples."""
+    budget = window - 2
+
+    def with_pause(j):
+        return list(word_ids[j]) + ([special.pause] if pauses is not None and pauses[j] else [])
+
+    right = [special.punct]
+    for j in range(position + 1, min(position + lookahead, len(word_ids) - 1) + 1):
+        right.extend(with_pause(j))
+    right = right[: max(1, budget // 2)]
+    left, room, j = [], budget - len(right), position
+    while j >= 0 and len(left) < room:
+        left[:0] = with_pause(j)
+        j -= 1
+    return [special.cls, *left[-room:], *right, special.sep]
+
+
+def test_builder_matches_the_reference_on_random_streams():
+    rng = np.random.default_rng(7)
+    for _ in range(2000):
+        n = int(rng.integers(1, 30))
+        ids = [tuple(int(t) for t in rng.integers(1000, 2000, int(rng.integers(1, 6)))) for _ in range(n)]
+        pauses = [bool(x) for x in rng.random(n) < 0.2] if rng.random() < 0.7 else None
+        position, lookahead = int(rng.integers(0, n)), int(rng.integers(0, 6))
+        window = int(rng.choice([4, 5, 8, 16, 32, 64]))
+        assert build_sample(ids, position, lookahead, SP, pauses, window) == \
+            _reference_build_sample(ids, position, lookahead, SP, pauses, window)
