@@ -74,3 +74,14 @@ def test_no_subcommand_prints_help_and_version():
     assert r.returncode == 0 and "punctuate" in r.stdout
     r = livecap("--version")
     assert r.returncode == 0 and r.stdout.startswith("livecap ")
+
+
+def test_punctuate_loads_neither_torch_nor_qt(tiny_model_dir):
+    # The runtime must never need torch (training only) and the engine must never pull in Qt.
+    code = ("import sys, engine.cli\n"
+            "code = engine.cli.main(['punctuate', '--model-dir', sys.argv[1], '--mode', 'offline'])\n"
+            "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'PySide6'}), file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code, str(tiny_model_dir)], input="so it works i think",
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and len(r.stdout.split()) == 5
+    assert r.stderr.strip().splitlines()[-1] == "0 []"
