@@ -100,7 +100,6 @@ def first_display(word, shown: Sequence[Shown], tolerance: float = DISPLAY_TOLER
     return best
 
 
-
 def percentile(values: Sequence[float], q: float) -> float | None:
     return round(float(np.percentile(values, q)), 3) if len(values) else None
 
