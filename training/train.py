@@ -3,6 +3,8 @@
     python -m training.train                      # the default recipe, ~2 h on a 2-core CPU
     python -m training.train --tiny               # a few hundred steps on a slice: checks the path
     python -m training.train --data my_texts/     # any folder of your own .txt files
+    python -m training.train --device cuda --workers 14 --batch 512 --lr 1e-4 --steps 14000 --prior-steps 280
+                                                  # on a GPU: ~7 M samples in ~7 min (an H100)
 
 Resumable: rerunning with the same --out continues from its last checkpoint.
 The recipe stops at its time budget with a checkpoint; run again to go on.
