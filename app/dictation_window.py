@@ -377,4 +377,5 @@ class DictationWindow(WindowSources, WindowExtras, QMainWindow):
         self.settings.set_raw("window/geometry", self.saveGeometry())
         self.settings.sync()
         self.close_extras()
+        self.bridge.close_recognizers()  # idle now: nothing is feeding them
         event.accept()

@@ -37,6 +37,7 @@ def run(args, started: float) -> int:
         log.exception("the theme could not be applied")
     from app.dictation_window import DictationWindow
 
+
     store = QSettings(str(args.settings), QSettings.IniFormat) if args.settings else None
     settings = AppSettings(store)
     window = DictationWindow(settings, model_dir=args.model_dir)
@@ -56,10 +57,24 @@ def run(args, started: float) -> int:
         driver = PlayDriver(window, args.play, overlay=args.overlay, exit_when_done=args.exit_when_done,
                             screenshot=args.screenshot)
     window.models_ready.connect(lambda: mark("ready to caption"))
+    try:
+        # Loading ONNX Runtime and creating its session hold the GIL for ~100 ms: on the worker,
+        # after the window showed, that froze the window. Here it delays the window by as much.
+        window.bridge.punctuation_model(window.model_dir)
+    except Exception:  # the preload reports a broken model in the window, with what to do
+        log.debug("the punctuation model did not load before the window", exc_info=True)
     window.show()
+
+    monitor = None
+    if args.ui_report is not None:
+        from app.responsiveness import EventLoopMonitor
+
+        monitor = EventLoopMonitor(window)
 
     def after_show() -> None:
         mark("window shown")
+        if monitor is not None:
+            monitor.start()
         window.preload()
         window.scan_devices()
         window.install_tray()
@@ -74,7 +89,26 @@ def run(args, started: float) -> int:
     code = app.exec()
     if driver is not None and driver.exit_code is not None:
         code = driver.exit_code
+    if monitor is not None:
+        monitor.stop()
+        write_ui_report(args.ui_report, timings, monitor.report(), window)
     if args.debug and timings:
         print("livecap: start-up timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in timings.items()),
               file=sys.stderr, flush=True)
     return code
+
+
+def write_ui_report(path, timings: dict, stalls: dict, window) -> None:
+    import json
+
+    from engine.atomic import atomic_write_text
+
+    info = window.bridge.recognizer_info
+    report = {"start_up_s": {k: round(v, 3) for k, v in timings.items()},
+              "ui_thread": stalls,
+              "recognizer": None if info is None else info.name,
+              "words": len(window.current_transcript().words)}
+    try:
+        atomic_write_text(path, json.dumps(report, indent=2) + "\n")
+    except OSError as exc:
+        print(f"livecap: cannot write the UI report {path}: {exc}", file=sys.stderr)

@@ -27,6 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)")
     p.add_argument("--settings", type=Path, default=None, metavar="INI",
                    help="keep settings in this INI file instead of the per-user store")
+    p.add_argument("--ui-report", type=Path, default=None, metavar="JSON",
+                   help="write start-up timings and how late the UI thread ran (event-loop stalls) to JSON on exit")
     p.add_argument("--debug", action="store_true", help="log to stderr, with start-up timings")
     return p
 

@@ -71,7 +71,9 @@ def default_recognizer_factory(kind: str, model: str):
     from engine import paths
     from engine.recognizers.select import create_recognizer
 
-    return create_recognizer(None if kind == "auto" else kind, model or None, paths.vosk_models_dir())
+    # isolated: PocketSphinx decodes in a child process, since in this one it would hold the GIL
+    # and freeze the window for up to half a second at the end of each utterance.
+    return create_recognizer(None if kind == "auto" else kind, model or None, paths.vosk_models_dir(), isolated=True)
 
 
 class SessionBridge(QObject):
@@ -170,7 +172,15 @@ class SessionBridge(QObject):
 
     def forget_recognizers(self) -> None:
         """After a model download: the next start picks the new recognizer."""
-        self._pool.start(self._recognizers.clear)
+        self._pool.start(self.close_recognizers)
+
+    def close_recognizers(self) -> None:
+        """Close the cached recognizers (a PocketSphinx child process each); the next start makes new ones."""
+        cached, self._recognizers = list(self._recognizers.values()), {}
+        for recognizer, _ in cached:
+            close = getattr(recognizer, "close", None)
+            if close is not None:
+                _quietly(close)
 
     def wait(self, msecs: int = -1) -> bool:
         """Block until queued starts/stops have run (tests, quitting)."""
@@ -197,8 +207,15 @@ class SessionBridge(QObject):
     # -- worker thread -------------------------------------------------------------------------
     def _recognizer(self, spec: SessionSpec):
         key = (spec.recognizer, spec.vosk_model)
+        cached = self._recognizers.get(key)
+        if cached is not None and getattr(cached[0], "closed", False):
+            del self._recognizers[key]  # its process died: the next session gets a new one
         if key not in self._recognizers:
-            self._recognizers[key] = self.recognizer_factory(spec.recognizer, spec.vosk_model)
+            recognizer, notice = self.recognizer_factory(spec.recognizer, spec.vosk_model)
+            wait_ready = getattr(recognizer, "wait_ready", None)
+            if wait_ready is not None:
+                wait_ready()  # a recognizer in its own process: its model errors show now, not mid-session
+            self._recognizers[key] = (recognizer, notice)
         recognizer, notice = self._recognizers[key]
         model = getattr(recognizer, "model_path", None)
         return recognizer, RecognizerInfo(recognizer.name, notice, None if model is None else str(model))

@@ -148,15 +148,23 @@ class Lockstep:
         return self.source.read(timeout)
 
 
-def run_live(wav: Path, recognizer, model, realtime: bool = True, progress=None, stabiliser=None) -> dict:
-    """``wav`` through FileSource → LiveSession with the model's default streaming decoder."""
+def run_live(wav: Path, recognizer, model, realtime: bool = True, progress=None, stabiliser=None,
+             threshold: float | None = None, l_max: int | None = None) -> dict:
+    """``wav`` through FileSource → LiveSession with the model's streaming decoder.
+
+    ``threshold`` and ``l_max`` override the decoder's entropy threshold h and its longest
+    lookahead (default: the model's config).
+    """
     from engine.audio.file_source import FileSource
     from engine.decoder import StreamingDecoder
     from engine.session import LiveSession
 
     file = FileSource(wav, realtime=realtime)
     source = file if realtime else Lockstep(file)
-    session = LiveSession(source, recognizer, StreamingDecoder.from_model(model), stabiliser=stabiliser)
+    decoder = StreamingDecoder.from_model(model)
+    if threshold is not None or l_max is not None:
+        decoder.set_threshold(decoder.threshold if threshold is None else threshold, l_max)
+    session = LiveSession(source, recognizer, decoder, stabiliser=stabiliser)
     if not realtime:
         source.session = session
     probe = Probe(session)
@@ -179,8 +187,8 @@ def run_live(wav: Path, recognizer, model, realtime: bool = True, progress=None,
 
 
 def evaluate(excerpts: Sequence[Excerpt], speech: Speech, wav: Path, recognizer, model, realtime: bool = True,
-             progress=None, stabiliser=None) -> dict:
-    run = run_live(wav, recognizer, model, realtime, progress, stabiliser)
+             progress=None, stabiliser=None, threshold: float | None = None, l_max: int | None = None) -> dict:
+    run = run_live(wav, recognizer, model, realtime, progress, stabiliser, threshold, l_max)
     words = run["transcript"].words
     result = score(excerpts, speech.spans, [w.text for w in words], [w.mark for w in words],
                    [case_class(w.word) for w in words],
@@ -273,6 +281,14 @@ def main(argv=None) -> int:
                         help="PocketSphinx decoder setting, e.g. lw=6.5 (repeatable)")
     parser.add_argument("--rewrite-agreement", type=int, default=None,
                         help="stabiliser: partials a rewrite of a committed word must stand for (default: its own)")
+    parser.add_argument("--agreement", type=int, default=None,
+                        help="stabiliser: partials a new word must stand for before it is committed (default: its own)")
+    parser.add_argument("--max-age", type=float, default=None,
+                        help="stabiliser: seconds after which an unchanged word is committed anyway (default: its own)")
+    parser.add_argument("--threshold", type=float, default=None,
+                        help="punctuation decoder: entropy threshold h in bits (default: the model's config)")
+    parser.add_argument("--l-max", type=int, default=None,
+                        help="punctuation decoder: most words of lookahead it waits for (default: the model's config)")
     parser.add_argument("--model-dir", type=Path, default=None, help="punctuation model (default: the shipped one)")
     parser.add_argument("--threads", type=int, default=1, help="threads for the punctuation model")
     parser.add_argument("--fast", action="store_true", help="no real-time pacing: latency in stream time only")
@@ -303,7 +319,11 @@ def main(argv=None) -> int:
             log(notice)
     from engine.stabiliser import WordStabiliser
 
-    stabiliser = WordStabiliser(**({} if args.rewrite_agreement is None else {"rewrite_agreement": args.rewrite_agreement}))
+    stabiliser_settings = {key: value for key, value in (("agreement", args.agreement),
+                                                         ("max_age", args.max_age),
+                                                         ("rewrite_agreement", args.rewrite_agreement))
+                           if value is not None}
+    stabiliser = WordStabiliser(**stabiliser_settings)
     model_dir = args.model_dir or default_model_dir()
     model = PunctuationModel(model_dir, threads=args.threads)
     with tempfile.TemporaryDirectory(prefix="livecap-e2e-") as scratch:
@@ -321,7 +341,7 @@ def main(argv=None) -> int:
                 log(f"{done:.0f} / {total:.0f} s")
 
         result = evaluate(excerpts, speech, wav, recognizer, model, realtime=not args.fast, progress=progress,
-                          stabiliser=stabiliser)
+                          stabiliser=stabiliser, threshold=args.threshold, l_max=args.l_max)
     result = {
         "command": "python -m engine.e2e " + " ".join(argv if argv is not None else sys.argv[1:]),
         "recognizer": recognizer.name,
@@ -331,6 +351,9 @@ def main(argv=None) -> int:
         "stabiliser": {"agreement": stabiliser.agreement, "max_age": stabiliser.max_age,
                        "rewrite_agreement": stabiliser.rewrite_agreement},
         "punctuation_model": str(model_dir),
+        "punctuation_decoder": {
+            "threshold": args.threshold if args.threshold is not None else model.config.decoder.threshold,
+            "l_max": args.l_max if args.l_max is not None else model.config.decoder.l_max},
         # which model file was measured: it is retrained, and figures are compared across versions
         "punctuation_model_sha256": file_digest(model_dir / "model.onnx"),
         "espeak_ng": espeak_version(),

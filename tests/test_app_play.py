@@ -1,6 +1,7 @@
 """``livecap`` as a user runs it: the launcher's dispatch (CLI without Qt, GUI otherwise), and
 ``livecap app --play WAV --overlay --exit-when-done --screenshot X.png`` under Xvfb with the real
 pipeline paced in real time, checked by looking at the screenshots."""
+import json
 import os
 import re
 import shutil
@@ -78,6 +79,7 @@ def test_play_a_file_into_the_real_windows_and_screenshot_them(xvfb, env, tmp_pa
     shot = tmp_path / "shots" / "window.png"
     r = launcher({**env, "QT_QPA_PLATFORM": "xcb"}, "app", "--play", wav, "--overlay", "--exit-when-done",
                  "--screenshot", shot, "--settings", tmp_path / "settings.ini", "--debug",
+                 "--ui-report", tmp_path / "ui.json",
                  prefix=XVFB, timeout=240)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "Traceback" not in r.stderr, r.stderr[-3000:]
@@ -93,6 +95,13 @@ def test_play_a_file_into_the_real_windows_and_screenshot_them(xvfb, env, tmp_pa
     print(f"start-up: window shown after {shown:.2f} s, ready after {ready:.2f} s")
     assert shown < 3.0 and ready < 6.0, r.stderr  # < 3 s on an idle machine; CI machines are shared
     assert "played talk.wav:" in r.stderr
+    # The UI report: the event loop was watched for the whole run (a 10 ms timer: about 100
+    # ticks a second of the ~6 s file), and PocketSphinx ran (in its own process).
+    report = json.loads((tmp_path / "ui.json").read_text())
+    assert report["recognizer"] == "pocketsphinx" and report["words"] > 0
+    assert report["ui_thread"]["ticks"] > 200, report
+    assert set(report["start_up_s"]) == {"window shown", "ready to caption"}
+    print("UI thread lateness (ms):", report["ui_thread"]["lateness_ms"])
     # The session was journaled and closed cleanly, in the data folder we gave it.
     journals = list((tmp_path / "data" / "journal").glob("session-*.jsonl"))
     assert len(journals) == 1 and '"t": "closed"' in journals[0].read_text()

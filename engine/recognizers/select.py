@@ -45,16 +45,18 @@ def resolve_vosk_model(model: str | Path, models_dir: Path | None) -> Path:
 
 
 def create_recognizer(kind: Kind | None = None, model: str | Path | None = None,
-                      models_dir: Path | None = None, live: bool = True) -> tuple[Recognizer, str]:
+                      models_dir: Path | None = None, live: bool = True,
+                      isolated: bool = False) -> tuple[Recognizer, str]:
     """A ready recognizer and the notice to show (may be ""). ``live=False`` is for batch work:
-    PocketSphinx then runs its final passes, which rewrite words a live caption already showed."""
+    PocketSphinx then runs its final passes, which rewrite words a live caption already showed.
+    ``isolated``: PocketSphinx runs in a child process (``IsolatedRecognizer``), for a caller
+    whose other threads must never wait on it, like a GUI."""
     if kind not in (None, "vosk", "pocketsphinx"):
         raise RecognizerError(f"Unknown recognizer {kind!r}: choose 'vosk' or 'pocketsphinx'")
     if kind == "pocketsphinx":
-        from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
         # Its model ships inside the wheel; ``model`` is for Vosk only.
         notice = "" if model is None else f"PocketSphinx uses its built-in model; ignoring model {model}."
-        return PocketSphinxRecognizer(final_pass=not live), notice
+        return _pocketsphinx(live, isolated), notice
     if model is not None:
         path = resolve_vosk_model(model, models_dir)
     else:
@@ -63,8 +65,17 @@ def create_recognizer(kind: Kind | None = None, model: str | Path | None = None,
             if kind == "vosk":
                 raise RecognizerError(f"No Vosk model installed in {models_dir}: "
                                       f"run `livecap models download NAME` or pass a model folder")
-            from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
-            return PocketSphinxRecognizer(final_pass=not live), FALLBACK_NOTICE
+            return _pocketsphinx(live, isolated), FALLBACK_NOTICE
         path = installed[0]
     from engine.recognizers.vosk_rec import VoskRecognizer
     return VoskRecognizer(path), ""
+
+
+def _pocketsphinx(live: bool, isolated: bool) -> Recognizer:
+    from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
+
+    if isolated:
+        from engine.recognizers.isolated import IsolatedRecognizer
+
+        return IsolatedRecognizer(PocketSphinxRecognizer, "pocketsphinx", final_pass=not live)
+    return PocketSphinxRecognizer(final_pass=not live)
