@@ -35,9 +35,13 @@ def test_moving_towards_accuracy_never_shortens_the_wait():
 def test_the_shipped_model_ships_its_sweep_and_the_default_matches_its_config():
     folder = shipped_model_dir()
     assert (folder / REPORT_FILE).is_file(), "eval_report.json must be installed with the model (package data)"
-    threshold = json.loads((folder / "config.json").read_text())["decoder"]["threshold"]
-    m = LatencyMap.for_model(folder, threshold, 4)
-    assert m.setting(50).threshold == threshold
+    decoder = json.loads((folder / "config.json").read_text())["decoder"]
+    threshold, l_max = decoder["threshold"], decoder["l_max"]
+    m = LatencyMap.for_model(folder, threshold, l_max)
+    # The slider's default is exactly the config's decoder: the sweep was run at the config's l_max.
+    assert m.setting(50).threshold == threshold and m.setting(50).l_max == l_max
+    report = json.loads((folder / REPORT_FILE).read_text())
+    assert report["text"]["recommended"]["threshold"] == threshold and report["text"]["recommended"]["l_max"] == l_max
     assert m.setting(50).avg_lookahead is not None and 1.0 <= m.setting(50).avg_lookahead <= 2.3
     assert m.setting(0).avg_lookahead < m.setting(50).avg_lookahead < m.setting(100).avg_lookahead
     assert "words" in m.setting(50).describe()

@@ -148,3 +148,43 @@ def test_batches_depend_only_on_the_step_whatever_the_workers(tiny_dir):
     balanced = np.bincount(np.concatenate([first[s][2] for s in range(12)]), minlength=4)
     natural = np.bincount(stream.marks, minlength=4)
     assert balanced[0] / balanced[1:].sum() < 0.8 * natural[0] / natural[1:].sum()  # "none" was cut
+
+
+def test_pruning_the_last_layer_to_the_punct_row_changes_no_logit(tiny_dir):
+    """training.prune: same logits as the full graph (fp32: exact math), fewer nodes' worth of work,
+    and both quantized and re-pruned graphs are handled."""
+    import onnx
+
+    from engine.model import ModelConfig
+    from engine.samples import pad_batch
+    from training.export import export_onnx, quantize
+    from training.prune import PruneError, prune_last_layer
+
+    vocab_size = len(json.loads((tiny_dir / "tokenizer.json").read_text())["model"]["vocab"])
+    model = PunctuationClassifier(EncoderConfig(vocab_size=vocab_size, hidden=32, layers=3, heads=2,
+                                                intermediate=64, max_positions=64), punct_id=1).eval()
+    full, pruned = tiny_dir / "full", tiny_dir / "pruned"
+    for folder in (full, pruned):
+        folder.mkdir()
+        (folder / "tokenizer.json").write_bytes((tiny_dir / "tokenizer.json").read_bytes())
+        (folder / "config.json").write_text(json.dumps(ModelConfig().to_dict()))
+    export_onnx(model, full / "model.onnx")
+    graph = prune_last_layer(onnx.load(str(full / "model.onnx")))
+    onnx.save(graph, str(pruned / "model.onnx"))
+    a, b = PunctuationModel(full), PunctuationModel(pruned)
+    ids = a.tokenizer.encode_words("is this the plan yes it is and then we go home".split())
+    samples = [build_sample(ids, i, 3, a.special) for i in range(11)]  # ragged: padding included
+    for x, y in zip(a.logits(samples), b.logits(samples)):
+        assert np.allclose(x, y, atol=1e-5), np.abs(x - y).max()
+    with torch.no_grad():
+        t_ids, t_mask = pad_batch(samples, a.special.pad)
+        assert np.allclose(b.logits(samples)[0], model(torch.from_numpy(t_ids), torch.from_numpy(t_mask))[0].numpy(),
+                           atol=1e-4)
+    with pytest.raises(PruneError, match="already pruned"):
+        prune_last_layer(graph)
+    # The int8 graph (what ships) prunes too, and stays close to the unpruned int8 model.
+    quantize(full / "model.onnx", tiny_dir / "int8.onnx")
+    onnx.save(prune_last_layer(onnx.load(str(tiny_dir / "int8.onnx"))), str(pruned / "model.onnx"))
+    (full / "model.onnx").write_bytes((tiny_dir / "int8.onnx").read_bytes())
+    q_full, q_pruned = PunctuationModel(full).logits(samples)[0], PunctuationModel(pruned).logits(samples)[0]
+    assert np.abs(q_full - q_pruned).max() < 0.1 * np.abs(q_full).max() + 1e-3

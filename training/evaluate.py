@@ -52,7 +52,9 @@ DEFAULT_DEV = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" /
 DEFAULT_MAX_WORDS = 10_000
 THRESHOLDS = tuple(round(0.1 * k, 1) for k in range(1, 16))  # 0.1 .. 1.5 bits
 FIXED_LOOKAHEADS = tuple(range(5))  # 0 .. 4
-SWEEP_L_MIN, SWEEP_L_MAX = 1, 4
+# The sweep varies h only; l_min and l_max are the model's own (config.json), so that every row is
+# a setting the app's latency slider can choose (engine/latency.py reads these rows).
+SWEEP_L_MIN = 1
 PERIOD = PUNCT_LABELS.index("period")
 # Targets the project set itself (see the report's "targets" block).
 TARGET_F1_L4, TARGET_F1_L0 = 75.0, 55.0
@@ -142,7 +144,7 @@ def evaluate(model: PunctuationModel, files: dict[str, list[Document]], threshol
     scorer = ModelScorer(model)
     casing = CaseRenderer(cfg.lexicon)
     offline_views = [tuple(v) for v in dec.offline_views]
-    top = max(max(FIXED_LOOKAHEADS), dec.l_max, SWEEP_L_MAX)
+    top = max(max(FIXED_LOOKAHEADS), dec.l_max)
     text_views = {(l, window) for l in range(top + 1)} | set(offline_views)
     pause_views = {(l, window) for l in FIXED_LOOKAHEADS} | set(offline_views)
     live_views = {(l, window) for l in range(max(max(FIXED_LOOKAHEADS), dec.l_max) + 1)}
@@ -151,7 +153,7 @@ def evaluate(model: PunctuationModel, files: dict[str, list[Document]], threshol
 
     recommended = dict(l_min=dec.l_min, l_max=dec.l_max, threshold=dec.threshold, silence_gap=None,
                        pause_threshold=None)
-    sweep_settings = {h: dict(l_min=SWEEP_L_MIN, l_max=SWEEP_L_MAX, threshold=h, silence_gap=None,
+    sweep_settings = {h: dict(l_min=SWEEP_L_MIN, l_max=dec.l_max, threshold=h, silence_gap=None,
                               pause_threshold=None) for h in thresholds}
     lmin0 = dict(recommended, l_min=0)
 
@@ -264,7 +266,7 @@ def assemble(rows: Rows, case_rows: Rows, files, cfg, thresholds, offline_views,
     text = {
         "note": "no [PAUSE] tokens: every pause flag False, words without times",
         "fixed": fixed,
-        "etd_sweep": {"l_min": SWEEP_L_MIN, "l_max": SWEEP_L_MAX, "silence_gap": None, "pause_threshold": None,
+        "etd_sweep": {"l_min": SWEEP_L_MIN, "l_max": dec.l_max, "silence_gap": None, "pause_threshold": None,
                       "rows": sweep},
         "recommended": {"threshold": dec.threshold, "l_min": dec.l_min, "l_max": dec.l_max, "silence_gap": None,
                         "f1": rec_f1, "avg_lookahead": rec_look, "gap_to_fixed_l4": round(rec_f1 - f1_l4, 2),
@@ -386,7 +388,8 @@ def plot(report: dict, path: Path, title: str = "") -> None:
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
     sweep = text["etd_sweep"]["rows"]
     xs, ys = [r["avg_lookahead"] for r in sweep], [r["f1"] for r in sweep]
-    ax.plot(xs, ys, "o-", color="tab:blue", label=f"ETD, l_min={SWEEP_L_MIN}, l_max={SWEEP_L_MAX} (h in bits)")
+    ax.plot(xs, ys, "o-", color="tab:blue",
+            label=f"ETD, l_min={text['etd_sweep']['l_min']}, l_max={text['etd_sweep']['l_max']} (h in bits)")
     for r in sweep:
         ax.annotate(f"{r['threshold']:g}", (r["avg_lookahead"], r["f1"]), textcoords="offset points",
                     xytext=(3, 5), fontsize=7, color="tab:blue")

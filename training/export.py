@@ -4,7 +4,8 @@
 
 1. torch → ONNX (fp32) with the engine's contract (``engine/model.py``);
 2. dynamic int8 quantization with onnxruntime (weights of every MatMul and the
-   embedding table: that is what brings the file under 25 MB);
+   embedding table: that is what brings the file under 25 MB), then the last
+   layer pruned to the [PUNCT] row (``training.prune``);
 3. ``tokenizer.json`` (padding and truncation off) and ``config.json`` beside it;
 4. parity on dev samples: int8 vs fp32 F1, and ONNX vs torch argmax agreement.
 """
@@ -18,6 +19,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import onnx
 import torch
 
 from engine.model import DecoderDefaults, ModelConfig, PunctuationModel
@@ -26,6 +28,7 @@ from training.dataset import SampleMaker, build_stream
 from training.metrics import punctuation_scores
 from training.model import EncoderConfig, PunctuationClassifier
 from training.prepare import build_lexicon, load_corpus, prepare_folder
+from training.prune import prune_last_layer
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "dev"
 
@@ -104,6 +107,9 @@ def main(argv=None) -> int:
     parser.add_argument("--corpus", type=Path, default=None, help="corpus cache for the casing lexicon "
                         "(default: corpus.npz beside the checkpoint)")
     parser.add_argument("--threshold", type=float, default=DecoderDefaults.threshold)
+    # 3, not 4: with PocketSphinx each word of lookahead is ~0.45 s before a mark settles, and
+    # l_max 4 put live captions' settled-mark p90 over its 2 s target (engine.e2e).
+    parser.add_argument("--l-max", type=int, default=3, help="the streaming decoder's longest lookahead")
     parser.add_argument("--parity-samples", type=int, default=4000)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--dev", type=Path, default=DEV, help="folder of .txt files for the parity check")
@@ -116,11 +122,13 @@ def main(argv=None) -> int:
     corpus = args.corpus or args.checkpoint.parent / "corpus.npz"
     lexicon = build_lexicon(load_corpus(corpus)) if corpus.exists() else {}
     args.out.mkdir(parents=True, exist_ok=True)
-    config = ModelConfig(decoder=DecoderDefaults(threshold=args.threshold), lexicon=lexicon)
+    config = ModelConfig(decoder=DecoderDefaults(threshold=args.threshold, l_max=args.l_max), lexicon=lexicon)
     with tempfile.TemporaryDirectory() as tmp:
         fp32_dir = Path(tmp)
         export_onnx(model, fp32_dir / "model.onnx")
         quantize(fp32_dir / "model.onnx", args.out / "model.onnx")
+        # The last layer on the [PUNCT] row only (training/prune.py): ~10 % faster, same answers.
+        onnx.save(prune_last_layer(onnx.load(str(args.out / "model.onnx"))), str(args.out / "model.onnx"))
         for folder in (fp32_dir, args.out):
             write_tokenizer(base, folder)
             (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n", encoding="utf-8")
