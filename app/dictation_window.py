@@ -4,10 +4,8 @@ The window only asks and shows. Sessions run in ``SessionBridge`` (engine thread
 worker pool), slow jobs (device scans, re-punctuation, exports, downloads) in ``Job``s,
 so the UI thread never waits. Sources and their problems are handled in ``WindowSources``;
 overlay, settings, tray, model download and crash recovery are wired in ``WindowExtras``; the
-commands and their shortcuts are in ``window_actions``.
-
-After a session stops, the transcript is re-punctuated by the offline decoder (it sees the
-whole recording) and shown as editable text; edits are carried into exports (``app.edits``).
+finished text (re-punctuation, editing, copy, export) in ``WindowText``; the commands and their
+shortcuts are in ``window_actions``.
 """
 from __future__ import annotations
 
@@ -15,29 +13,26 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import QElapsedTimer, QTimer, Signal
-from PySide6.QtWidgets import (QApplication, QFileDialog, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QMessageBox, QVBoxLayout, QWidget
 
 from app import settings as keys
 from app.caption_view import CaptionView
 from app.controls import BannerArea, LatencyControl, LevelMeter, SourcePicker
-from app.edits import apply_edits
-from app.exporting import FILTERS, refine, resolve_format, snapshot, write
+from app.job_progress import JobProgress
 from app.jobs import Job
-from app.profanity import mask
 from app.session_bridge import IDLE, PAUSED, RUNNING, STARTING, STOPPING, SessionBridge, SessionSpec
 from app.sources import SourceChoice
 from app.window_actions import ActionButton, build_actions
 from app.window_extras import WindowExtras
 from app.window_sources import WindowSources
+from app.window_text import WindowText
 from engine.latency import LatencyMap
 from engine.transcript import Transcript
-from engine.transcript_builder import TranscriptBuilder
 
 log = logging.getLogger(__name__)
 
 
-class DictationWindow(WindowSources, WindowExtras, QMainWindow):
+class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
     models_ready = Signal()  # recognizer and punctuation model loaded: Start is instant
     session_done = Signal()  # a finished session's transcript is shown (re-punctuated, editable)
 
@@ -94,6 +89,8 @@ class DictationWindow(WindowSources, WindowExtras, QMainWindow):
         self.words_label = QLabel("")
         self.words_label.setAccessibleName("Word count")
         bottom.addWidget(self.words_label)
+        self.job_progress = JobProgress()
+        self.statusBar().addPermanentWidget(self.job_progress)
         layout = QVBoxLayout()
         layout.addLayout(top)
         layout.addWidget(self.banners)
@@ -225,109 +222,7 @@ class DictationWindow(WindowSources, WindowExtras, QMainWindow):
     def _on_finished(self, transcript: Transcript) -> None:
         if self._close_when_idle:
             return
-        self.statusBar().showMessage("Improving punctuation with the whole transcript…")
         self.show_final(transcript)
-
-    def show_final(self, transcript: Transcript, note: str = "") -> Job:
-        """Re-punctuate ``transcript`` with the offline decoder, then show it as editable text."""
-        s = self.settings
-        casing, pauses = s.get(keys.CASING), s.get(keys.PAUSE_THRESHOLD) > 0
-        words = snapshot(transcript)
-
-        def work(report, cancelled):
-            return refine(words, self.bridge.punctuation_model(self.model_dir), casing, pauses)
-
-        def done(refined):
-            self._load_final(refined, note or "Done. The text is yours to edit now; Export keeps your edits.")
-
-        def failed(message):
-            self.banners.show_banner("error", "warning", f"Could not improve the punctuation ({message}); "
-                                                         "showing the live captions instead.")
-            self._load_final(words, note)
-
-        return self.run_job(work, done, failed)
-
-    def _load_final(self, transcript: Transcript, note: str) -> None:
-        if self.bridge.state != IDLE:
-            return  # a new session started meanwhile; it owns the view now
-        self.final_transcript = transcript
-        self._saved_text = None
-        self.view.load_transcript(transcript, editable=True)
-        self._update_text_actions()
-        if note:
-            self.statusBar().showMessage(note)
-        self.session_done.emit()
-
-    @property
-    def unsaved(self) -> bool:
-        """A finished transcript whose current text was neither exported nor copied."""
-        if self.final_transcript is None or self.view.live:
-            return False
-        text = self.view.toPlainText()
-        return bool(text.strip()) and text != self._saved_text
-
-    def mark_saved(self) -> None:
-        self._saved_text = self.view.toPlainText()
-
-    # -- the text --------------------------------------------------------------------------------------
-    def current_transcript(self) -> Transcript:
-        """What copy and export take: the edited final text, or the live transcript so far."""
-        if self.final_transcript is not None and not self.view.live:
-            if self.view.edited:
-                display = mask if self.view.mask_profanity else None
-                return apply_edits(self.final_transcript, self.view.toPlainText(), display)
-            return self.final_transcript
-        return snapshot(self.bridge.transcript)
-
-    def copy_all(self) -> None:
-        text = self.current_transcript().text()
-        QApplication.clipboard().setText(text)
-        if not self.view.live:
-            self._saved_text = self.view.toPlainText()
-        self.statusBar().showMessage(f"Copied {len(text.split())} words to the clipboard", 5000)
-
-    def clear(self) -> None:
-        if self.bridge.state != IDLE or (self.unsaved and not self.confirm_discard()):
-            return
-        self.bridge.builder = TranscriptBuilder()
-        self.view.set_builder(self.bridge.builder)
-        self.final_transcript = None
-        self.feed_overlay()
-        self._update_text_actions()
-
-    def export_dialog(self) -> None:
-        path, chosen = QFileDialog.getSaveFileName(self, "Export the transcript", str(Path.home() / "captions.txt"),
-                                                   ";;".join(FILTERS.values()))
-        if path:
-            self.export_to(path, chosen)
-
-    def export_to(self, path, chosen_filter: str = "") -> Job | None:
-        """Write the transcript: TXT, SRT, WebVTT or JSON by extension (or the dialog's filter)."""
-        path, fmt = resolve_format(path, chosen_filter)
-        final = self.final_transcript is not None and not self.view.live
-        transcript = self.current_transcript()
-        if not transcript.words:
-            self.statusBar().showMessage("Nothing to export yet.", 5000)
-            return None
-        s = self.settings
-        casing, pauses = s.get(keys.CASING), s.get(keys.PAUSE_THRESHOLD) > 0
-
-        def work(report, cancelled):
-            # Still live: the words so far go through the offline decoder first (a final text already has).
-            text = transcript if final else refine(transcript, self.bridge.punctuation_model(self.model_dir),
-                                                   casing, pauses)
-            return write(text, fmt, path)
-
-        shown = self.view.toPlainText()
-
-        def done(written):
-            self._saved_text = shown
-            self.statusBar().showMessage(f"Exported to {written}", 8000)
-
-        def failed(message):
-            self.banners.show_banner("error", "error", f"Export failed: {message}")
-
-        return self.run_job(work, done, failed)
 
     def _update_text_actions(self) -> None:
         count = len(self.final_transcript.words) if self.final_transcript is not None and not self.view.live \
@@ -376,6 +271,8 @@ class DictationWindow(WindowSources, WindowExtras, QMainWindow):
             return
         self.settings.set_raw("window/geometry", self.saveGeometry())
         self.settings.sync()
+        for job in self.jobs:
+            job.cancel()  # the thread pool waits for its jobs at exit: a long re-punctuation must stop
         self.close_extras()
         self.bridge.close_recognizers()  # idle now: nothing is feeding them
         event.accept()

@@ -21,14 +21,14 @@ FILTERS = {"txt": "Plain text (*.txt)", "srt": "SubRip subtitles (*.srt)",
 
 
 def refine(transcript: Transcript, model, casing: bool = True, use_pauses: bool = True,
-           progress=None) -> Transcript:
+           progress=None, workers: int = 1) -> Transcript:
     """``transcript``'s words, with marks and case from the offline decoder; times kept."""
     from engine.offline import OfflineDecoder
 
     words = [Word(w.text, w.start, w.end, w.confidence) for w in transcript.words]
     if not words:
         return Transcript([])
-    decoder = OfflineDecoder.from_model(model, casing=casing, use_pauses=use_pauses)
+    decoder = OfflineDecoder.from_model(model, casing=casing, use_pauses=use_pauses, workers=workers)
     settled = decoder.decode(words, progress)
     return Transcript([TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form)
                        for w, s in zip(words, settled)])

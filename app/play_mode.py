@@ -25,6 +25,10 @@ class PlayDriver(QObject):
         self.overlay, self.exit_when_done, self.screenshot = overlay, exit_when_done, screenshot
         self.exit_code: int | None = None
         self.shots: list[Path] = []
+        self._watchdog = QTimer(self, singleShot=True)
+        self._watchdog.timeout.connect(lambda: self._failed(f"not done after {self._watchdog_limit:.0f} s"))
+        self._watchdog_limit = 0.0
+        self._watchdog_from_length = False
         window.session_done.connect(self._done)
         window.bridge.error.connect(self._failed)
 
@@ -35,13 +39,29 @@ class PlayDriver(QObject):
             self._failed("the session could not start")
             return
         if self.exit_when_done:
-            try:
-                from engine.audio.file_source import audio_duration
+            # A first watchdog for a start that hangs; once captioning runs, the file has been
+            # opened on the bridge's worker and its length is cheap to read, so the watchdog
+            # is re-armed from it. (Reading it here imported soundfile on the UI thread: a
+            # 50 ms hitch just after the window showed.)
+            self._arm_watchdog(WATCHDOG_SLACK_S)
+            self.window.bridge.state_changed.connect(self._on_state)
 
-                limit = audio_duration(self.path) + WATCHDOG_SLACK_S
-            except Exception:
-                limit = WATCHDOG_SLACK_S
-            QTimer.singleShot(int(limit * 1000), lambda: self._failed(f"not done after {limit:.0f} s"))
+    def _on_state(self, state: str) -> None:
+        from app.session_bridge import RUNNING
+
+        if state != RUNNING or self._watchdog_from_length:
+            return
+        self._watchdog_from_length = True
+        try:
+            from engine.audio.file_source import audio_duration
+
+            self._arm_watchdog(audio_duration(self.path) + WATCHDOG_SLACK_S)
+        except Exception:  # the session reports an unreadable file itself; keep the first watchdog
+            log.debug("cannot read the length of %s", self.path, exc_info=True)
+
+    def _arm_watchdog(self, limit: float) -> None:
+        self._watchdog.start(int(limit * 1000))
+        self._watchdog_limit = limit
 
     def _done(self) -> None:
         # One more turn of the event loop: the final text must be laid out and painted before the grab.

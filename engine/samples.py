@@ -62,14 +62,21 @@ class WordTokenizer:
         return self.encode_words([text])[0]
 
     def encode_words(self, texts: Sequence[str]) -> list[tuple[int, ...]]:
+        # Safe to call from several threads at once (the live engine and an export; the offline
+        # decoder's workers): the answer is built from a local dict, never read back from the
+        # shared cache another thread may clear.
         keys = [t.lower() for t in texts]
-        missing = list({k for k in keys if k not in self._cache})
+        cache = self._cache
+        found = {k: cache.get(k) for k in set(keys)}
+        missing = [k for k, ids in found.items() if ids is None]
         if missing:
-            if len(self._cache) > 200_000:  # bound memory over a very long session
-                self._cache.clear()
-            for key, enc in zip(missing, self._tokenizer.encode_batch(missing, add_special_tokens=False)):
-                self._cache[key] = tuple(enc.ids) or (self.special.unk,)
-        return [self._cache[k] for k in keys]
+            encoded = {key: tuple(enc.ids) or (self.special.unk,)
+                       for key, enc in zip(missing, self._tokenizer.encode_batch(missing, add_special_tokens=False))}
+            found.update(encoded)
+            if len(cache) > 200_000:  # bound memory over a very long session
+                cache.clear()
+            cache.update(encoded)
+        return [found[k] for k in keys]
 
 
 def pauses_from_times(words: Sequence[Word], threshold: float | None) -> list[bool]:

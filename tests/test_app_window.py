@@ -150,6 +150,37 @@ def test_edits_after_stop_are_kept_in_the_export(window, qtbot, speech_wav, tmp_
     assert not window.commands.export.isEnabled() and not window.commands.clear.isEnabled()
 
 
+def test_improving_the_punctuation_shows_progress_and_can_be_skipped(window, qtbot):
+    from engine.transcript import TranscriptWord
+
+    live = Transcript([TranscriptWord(f"word{i % 50}", i * 0.3, i * 0.3 + 0.2, 1.0,
+                                      "period" if i % 9 == 8 else "none", "lower", None)
+                       for i in range(600)])
+    # Hold the model lock: the job waits at its start, so the skip lands before any work is done.
+    with window.bridge._model_lock:
+        job = window.show_final(live)
+        bar = window.job_progress
+        assert bar.isVisible() and bar.button.text() == "Skip" and bar.bar.maximum() == 0  # busy
+        bar.button.click()
+        assert not bar.button.isEnabled()
+    with qtbot.waitSignal(window.session_done, timeout=30000):
+        pass
+    assert not job.running and job.error is None and not bar.isVisible()
+    # Skipped: the live punctuation is kept as the final, editable text; nothing was lost.
+    assert [(w.text, w.mark) for w in window.final_transcript.words] == [(w.text, w.mark) for w in live.words]
+    assert "skipped" in window.statusBar().currentMessage() and not window.view.isReadOnly()
+
+    # Not skipped: the bar counts up to the end, then goes away, and the offline decoder's marks show.
+    reports = []
+    job = window.show_final(live)
+    job.progress.connect(lambda done, total: reports.append((done, total)))
+    with qtbot.waitSignal(window.session_done, timeout=60000):
+        pass
+    assert reports and reports[-1][0] == reports[-1][1] == 600 * 2 and not bar.isVisible()
+    assert "Done." in window.statusBar().currentMessage()
+    assert [w.text for w in window.final_transcript.words] == [w.text for w in live.words]
+
+
 def test_export_while_captioning_uses_the_words_so_far(make_window, qtbot, speech_wav, tmp_path):
     window = make_window()
     window.realtime = True

@@ -58,3 +58,51 @@ def test_streaming_settles_exactly_what_the_model_says_far_into_a_stream(tiny_mo
     punct, _ = tiny_model.predict(samples)
     assert [e.mark for e in settled] == [("none", "comma", "period", "question")[k] for k in punct.argmax(1)]
     assert np.allclose([e.confidence for e in settled], punct.max(1), atol=1e-5)
+
+
+def test_parallel_workers_give_exactly_the_single_worker_answer_on_a_real_model(tiny_model):
+    import random
+
+    rng = random.Random(7)
+    vocab = "the a we go see plan call today will it is so and but what why how".split()
+    words = [Word(rng.choice(vocab), i * 0.4, i * 0.4 + 0.3) for i in range(3 * OfflineDecoder.CHUNK + 17)]
+    one = OfflineDecoder.from_model(tiny_model, workers=1)
+    seen = []
+    many = OfflineDecoder.from_model(tiny_model, workers=3)
+    p1, c1 = one.probabilities(words)
+    p3, c3 = many.probabilities(words, progress=lambda d, t: seen.append((d, t)))
+    # Chunks are summed in order, so the answer does not depend on which thread ran what.
+    assert np.array_equal(p1, p3) and np.array_equal(c1, c3)
+    total = len(words) * len(many.views)
+    assert seen[-1] == (total, total) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_a_progress_callback_that_raises_cancels_the_remaining_chunks():
+    import threading
+    import time
+
+    class Stop(Exception):
+        pass
+
+    calls, lock = [], threading.Lock()
+
+    def script(w, l, pause):
+        time.sleep(0.0003)  # a chunk takes ~40 ms, like a real model's
+        with lock:
+            calls.append(w)
+        return SURE["none"]
+
+    words = [Word(f"w{i}") for i in range(20 * OfflineDecoder.CHUNK)]
+    dec = OfflineDecoder(ScriptedScorer(script), views=[(4, 32)], pause_threshold=None, workers=2)
+
+    def progress(done, total):
+        raise Stop()
+
+    try:
+        dec.decode(words, progress=progress)
+    except Stop:
+        pass
+    else:
+        raise AssertionError("the exception from the progress callback was swallowed")
+    # Stopped after the first chunk: only the chunks already running finished, not all twenty.
+    assert len(calls) <= 4 * OfflineDecoder.CHUNK, len(calls)
