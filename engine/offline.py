@@ -21,7 +21,7 @@ ProgressCallback = Callable[[int, int], None]
 
 
 class OfflineDecoder:
-    CHUNK = 128  # positions per model call; also the progress granularity and the unit of parallel work
+    CHUNK = 64  # positions per model call (one batch); the progress step, the unit of parallel work, and how soon a cancel lands
 
     def __init__(self, scorer: Scorer, views: Sequence[tuple[int, int]] = ((4, 32), (3, 32)),
                  pause_threshold: float | None = 0.28, casing: CaseRenderer | None = None, workers: int = 1):
