@@ -157,10 +157,17 @@ def test_improving_the_punctuation_shows_progress_and_can_be_skipped(window, qtb
                                       "period" if i % 9 == 8 else "none", "lower", None)
                        for i in range(600)])
     # Hold the model lock: the job waits at its start, so the skip lands before any work is done.
+    window.bridge.builder.transcript = live  # as after a real session: the live words are the bridge's
     with window.bridge._model_lock:
         job = window.show_final(live)
         bar = window.job_progress
         assert bar.isVisible() and bar.button.text() == "Skip" and bar.bar.maximum() == 0  # busy
+        # Closing now would drop a transcript that is not final yet: the window asks first.
+        asked = []
+        window.confirm_on_close = True
+        window.confirm_discard = lambda: asked.append(True) or False
+        assert window.unsaved and not window.close() and asked and window.isVisible()
+        window.confirm_on_close = False
         bar.button.click()
         assert not bar.button.isEnabled()
     with qtbot.waitSignal(window.session_done, timeout=30000):
