@@ -35,7 +35,7 @@ def run(args, started: float) -> int:
         app.setWindowIcon(app_icon())
     except Exception:  # a missing theme must not stop captions
         log.exception("the theme could not be applied")
-    from app.dictation_window import DictationWindow
+    from app.main_window.window import DictationWindow
 
 
     store = QSettings(str(args.settings), QSettings.IniFormat) if args.settings else None
@@ -109,7 +109,7 @@ def run(args, started: float) -> int:
 def write_ui_report(path, timings: dict, stalls: dict, window) -> None:
     import json
 
-    from engine.atomic import atomic_write_text
+    from engine.files.atomic import atomic_write_text
 
     info = window.bridge.recognizer_info
     report = {"start_up_s": {k: round(v, 3) for k, v in timings.items()},

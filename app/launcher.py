@@ -14,7 +14,7 @@ from pathlib import Path
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from engine.cli import _Parser
+    from engine.cli.main import _Parser
 
     p = _Parser(prog="livecap app", description="The live-captioning window (the default when livecap "
                                                 "runs without a command).")
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] == "app":
         return run_app(argv[1:], started)
-    from engine.cli import main as cli_main
+    from engine.cli.main import main as cli_main
 
     return cli_main(argv)
 

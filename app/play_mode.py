@@ -47,7 +47,7 @@ class PlayDriver(QObject):
             self.window.bridge.state_changed.connect(self._on_state)
 
     def _on_state(self, state: str) -> None:
-        from app.session_bridge import RUNNING
+        from app.workers.session_bridge import RUNNING
 
         if state != RUNNING or self._watchdog_from_length:
             return

@@ -99,10 +99,10 @@ print("\n".join(names))
 EOF
 )
 [ -n "$modules" ] || fail "could not list the modules in $APP/livecap"
-bad=$(grep -E '^(torch|training|torchvision|torchaudio|safetensors|onnx|matplotlib|sympy|pytest)(\.|$)' <<< "$modules" || true)
+bad=$(grep -E '^(engine\.evaluation|torch|training|torchvision|torchaudio|safetensors|onnx|matplotlib|sympy|pytest)(\.|$)' <<< "$modules" || true)
 [ -z "$bad" ] || fail "excluded modules in the bundle: $(echo "$bad" | head -5 | tr '\n' ' ')"
-for m in app.launcher app.gui engine.cli engine.cli_transcribe engine.cli_live engine.recognizers.pocketsphinx_rec \
-         engine.recognizers.vosk_rec engine.model; do
+for m in app.launcher app.gui engine.cli.main engine.cli.transcribe engine.cli.listen engine.recognizers.pocketsphinx_rec \
+         engine.recognizers.vosk_rec engine.punctuation.model; do
   grep -qx "$m" <<< "$modules" || fail "module $m is not in the bundle"
 done
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.samples import SpecialIds, pad_batch
+from engine.punctuation.model_inputs import SpecialIds, pad_batch
 from training.dataset import Noise, SampleMaker, WordStream, balanced_positions
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.samples import SpecialIds, WordTokenizer, build_sample
+from engine.punctuation.model_inputs import SpecialIds, WordTokenizer, build_sample
 
 IGNORE = -100  # label value that the loss skips
 

@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from engine.casing import CaseRenderer
-from engine.decoder import ModelScorer, Settled, StreamingDecoder
-from engine.offline import OfflineDecoder
+from engine.punctuation.casing import CaseRenderer
+from engine.punctuation.streaming import ModelScorer, Settled, StreamingDecoder
+from engine.punctuation.offline import OfflineDecoder
 from engine.words import CASE_LABELS, PUNCT_LABELS, Word
 from training.dataset import Noise
 

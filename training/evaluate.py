@@ -39,9 +39,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.casing import CaseRenderer
-from engine.decoder import ModelScorer
-from engine.model import ModelError, PunctuationModel, default_model_dir
+from engine.punctuation.casing import CaseRenderer
+from engine.punctuation.streaming import ModelScorer
+from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir
 from engine.words import CASE_LABELS, PUNCT_LABELS
 from training.dataset import Noise
 from training.eval_tables import build_table, run_offline, run_streaming, synthesize_pauses, timed_words
@@ -53,7 +53,7 @@ DEFAULT_MAX_WORDS = 10_000
 THRESHOLDS = tuple(round(0.1 * k, 1) for k in range(1, 16))  # 0.1 .. 1.5 bits
 FIXED_LOOKAHEADS = tuple(range(5))  # 0 .. 4
 # The sweep varies h only; l_min and l_max are the model's own (config.json), so that every row is
-# a setting the app's latency slider can choose (engine/latency.py reads these rows).
+# a setting the app's latency slider can choose (engine/punctuation/latency.py reads these rows).
 SWEEP_L_MIN = 1
 PERIOD = PUNCT_LABELS.index("period")
 # Targets the project set itself (see the report's "targets" block).

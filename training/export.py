@@ -2,7 +2,7 @@
 
     python -m training.export [--checkpoint runs/punct/last.pt] [--out models/punct]
 
-1. torch → ONNX (fp32) with the engine's contract (``engine/model.py``);
+1. torch → ONNX (fp32) with the engine's contract (``engine/punctuation/model.py``);
 2. dynamic int8 quantization with onnxruntime (weights of every MatMul and the
    embedding table: that is what brings the file under 25 MB), then the last
    layer pruned to the [PUNCT] row (``training.prune``);
@@ -22,7 +22,7 @@ import numpy as np
 import onnx
 import torch
 
-from engine.model import DecoderDefaults, ModelConfig, PunctuationModel
+from engine.punctuation.model import DecoderDefaults, ModelConfig, PunctuationModel
 from training.base_model import fetch_base_model
 from training.dataset import SampleMaker, build_stream
 from training.metrics import punctuation_scores
@@ -87,7 +87,7 @@ def parity(torch_model, fp32_dir: Path, int8_dir: Path, dev_words: int, threads:
     with torch.no_grad():
         pt = []
         for k in range(0, len(samples), 256):
-            from engine.samples import pad_batch
+            from engine.punctuation.model_inputs import pad_batch
 
             ids, mask = pad_batch(samples[k : k + 256], int8.special.pad)
             pt.append(torch_model(torch.from_numpy(ids), torch.from_numpy(mask))[0].argmax(-1).numpy())
@@ -108,7 +108,7 @@ def main(argv=None) -> int:
                         "(default: corpus.npz beside the checkpoint)")
     parser.add_argument("--threshold", type=float, default=DecoderDefaults.threshold)
     # 3, not 4: with PocketSphinx each word of lookahead is ~0.45 s before a mark settles, and
-    # l_max 4 put live captions' settled-mark p90 over its 2 s target (engine.e2e).
+    # l_max 4 put live captions' settled-mark p90 over its 2 s target (engine.evaluation.e2e).
     parser.add_argument("--l-max", type=int, default=3, help="the streaming decoder's longest lookahead")
     parser.add_argument("--parity-samples", type=int, default=4000)
     parser.add_argument("--threads", type=int, default=2)

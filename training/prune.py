@@ -105,7 +105,7 @@ def _topological(nodes, graph) -> list:
 
 def agreement(original: Path, pruned: Path, samples: int, threads: int = 2) -> dict:
     """Argmax agreement and largest logit change, pruned vs original, on dev samples at l = 4."""
-    from engine.model import PunctuationModel
+    from engine.punctuation.model import PunctuationModel
     from training.dataset import SampleMaker, build_stream
     from training.export import DEV
     from training.prepare import prepare_folder

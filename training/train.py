@@ -23,7 +23,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from engine.samples import WordTokenizer
+from engine.punctuation.model_inputs import WordTokenizer
 from training.base_model import fetch_base_model
 from training.batches import BatchPlan
 from training.dataset import IGNORE, Noise, SampleMaker, build_stream
@@ -130,7 +130,7 @@ def evaluate(model, maker, positions, lookahead, device, batch=256, amp=None) ->
 
 
 def pad(samples, pad_id, device):
-    from engine.samples import pad_batch
+    from engine.punctuation.model_inputs import pad_batch
 
     ids, mask = pad_batch(samples, pad_id)
     return torch.from_numpy(ids).to(device), torch.from_numpy(mask).to(device)

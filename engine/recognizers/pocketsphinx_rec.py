@@ -13,7 +13,7 @@ pocketsphinx's usual second passes (fwdflat, then bestpath on the lattice) the
 final result rewrote an early word of nearly every utterance, and the
 stabiliser, which can only withdraw the tail of what it committed, then
 withdrew everything from there on: on espeak-ng speech of dev-corpus excerpts
-(``python -m engine.e2e --fast [--final-pass]``, README) 54 % of committed
+(``python -m engine.evaluation.e2e --fast [--final-pass]``, README) 54 % of committed
 words were retracted and settled marks came 15 s late at p90, against 9 % and
 1.9 s in one pass (with the stabiliser's ``rewrite_agreement``). The single
 pass runs with the language weight the fwdflat pass would have used (``lw``

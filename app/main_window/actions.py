@@ -1,0 +1,134 @@
+"""The dictation window's commands: one QAction each, in the menus, on the buttons, with a shortcut.
+
+One action per command means the menu item, the button and the shortcut can never
+disagree about whether it is enabled or what it is called. Buttons are QPushButtons that
+mirror an action (``ActionButton``): unlike toolbar buttons they are in the Tab order, so
+the window works from the keyboard alone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QPushButton
+
+import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
+
+SHORTCUTS = {  # also listed in the README's App section and in Help → Keyboard shortcuts
+    "start_stop": "Ctrl+R",
+    "pause": "Ctrl+P",
+    "export": "Ctrl+E",
+    "copy_all": "Ctrl+Shift+C",
+    "clear": "Ctrl+Shift+L",
+    "play_file": "Ctrl+O",
+    "overlay": "Ctrl+Shift+O",
+    "click_through": "Ctrl+Shift+T",  # bound by the overlay's own action (app.overlay.caption_overlay), not here
+    "settings": "Ctrl+,",
+    "larger": "Ctrl++",
+    "smaller": "Ctrl+-",
+    "quit": "Ctrl+Q",
+}
+
+
+@dataclass
+class Actions:
+    start_stop: QAction
+    pause: QAction
+    export: QAction
+    copy_all: QAction
+    clear: QAction
+    play_file: QAction
+    overlay: QAction
+    settings: QAction
+    download_model: QAction
+    larger: QAction
+    smaller: QAction
+    shortcuts_help: QAction
+    quit: QAction
+    view_menu: object = None  # the overlay adds its click-through action here,
+    view_separator: object = None  # before this separator
+
+
+
+class ActionButton(QPushButton):
+    """A push button that shows and triggers an action (text, enabled state, tooltip)."""
+
+    def __init__(self, action: QAction, parent=None):
+        super().__init__(parent)
+        self.action = action
+        self.clicked.connect(action.trigger)
+        action.changed.connect(self._sync)
+        self._sync()
+
+    def _sync(self) -> None:
+        text = self.action.text()
+        # No mnemonic on the button: its Ctrl shortcut is the way, and an Alt letter here would
+        # clash with the menu bar's (Alt+S: Settings menu vs Start button).
+        self.setText(text.replace("&", ""))
+        self.setEnabled(self.action.isEnabled())
+        plain = text.replace("&", "").replace("…", "")
+        shortcut = self.action.shortcut().toString(QKeySequence.NativeText)
+        self.setAccessibleName(plain)
+        self.setToolTip(f"{plain} ({shortcut})" if shortcut else plain)
+
+
+def build_actions(window) -> Actions:
+    """Create the actions, connect them to ``window``'s slots and fill its menu bar."""
+    def make(name, text, slot, checkable=False):
+        action = QAction(text, window, checkable=checkable)
+        if name in SHORTCUTS and name != "click_through":
+            action.setShortcut(QKeySequence(SHORTCUTS[name]))
+        if name == "larger":
+            action.setShortcuts([QKeySequence("Ctrl++"), QKeySequence("Ctrl+=")])
+        action.triggered.connect(slot)
+        window.addAction(action)  # shortcuts work even while the menu bar is hidden
+        return action
+
+    a = Actions(
+        start_stop=make("start_stop", "&Start", window.toggle_start),
+        pause=make("pause", "&Pause", window.toggle_pause),
+        export=make("export", "&Export…", window.export_dialog),
+        copy_all=make("copy_all", "&Copy all", window.copy_all),
+        clear=make("clear", "C&lear", window.clear),
+        play_file=make("play_file", "Play a &file…", window.choose_file),
+        overlay=make("overlay", "Show caption &overlay", window.set_overlay_visible, checkable=True),
+        settings=make("settings", "&Settings…", window.open_settings),
+        download_model=make("download_model", "&Download the English speech model…", window.download_model),
+        larger=make("larger", "&Larger text", lambda: window.change_font_size(+2)),
+        smaller=make("smaller", "&Smaller text", lambda: window.change_font_size(-2)),
+        shortcuts_help=make("shortcuts_help", "&Keyboard shortcuts", window.show_shortcuts),
+        quit=make("quit", "&Quit", window.close),
+    )
+    bar = window.menuBar()
+    file_menu = bar.addMenu("&File")
+    for action in (a.play_file, a.export, a.copy_all):
+        file_menu.addAction(action)
+    file_menu.addSeparator()
+    file_menu.addAction(a.quit)
+    session = bar.addMenu("&Captions")
+    for action in (a.start_stop, a.pause, a.clear):
+        session.addAction(action)
+    view = bar.addMenu("&View")
+    view.addAction(a.overlay)
+    a.view_menu, a.view_separator = view, view.addSeparator()
+    view.addAction(a.larger)
+    view.addAction(a.smaller)
+    tools = bar.addMenu("&Settings")
+    tools.addAction(a.settings)
+    tools.addAction(a.download_model)
+    help_menu = bar.addMenu("&Help")
+    help_menu.addAction(a.shortcuts_help)
+    return a
+
+
+def shortcuts_text() -> str:
+    rows = [("Start or stop captions", "start_stop"), ("Pause or resume", "pause"), ("Export", "export"),
+            ("Copy all text", "copy_all"), ("Clear", "clear"), ("Play a file", "play_file"),
+            ("Show or hide the overlay", "overlay"), ("Overlay click-through", "click_through"),
+            ("Settings", "settings"), ("Larger / smaller text", "larger"), ("Quit", "quit")]
+    lines = []
+    for label, key in rows:
+        keys = SHORTCUTS[key] + (" / " + SHORTCUTS["smaller"] if key == "larger" else "")
+        lines.append(f"{label}: {QKeySequence(keys).toString(QKeySequence.NativeText) if ' / ' not in keys else keys}")
+    lines.append("Follow the live captions again after scrolling up: Ctrl+End")
+    return "\n".join(lines)

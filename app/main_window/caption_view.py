@@ -1,0 +1,321 @@
+"""The dictation text: live captions that never reflow what was already read.
+
+What a reader sees, and why:
+
+* settled words and marks in the normal text colour: they will not change again;
+* words whose mark or case is still provisional in a lighter colour, updated in place
+  (the colour darkens as they settle, the comma appears, the capital changes);
+* the recognizer's unstable words in grey italics at the end: they may still be rewritten.
+
+Only the tail changes. Each update finds the first word whose rendering differs from what
+the document holds and replaces the document from there to the end with ``QTextCursor``
+edits; everything before it is never touched, so earlier lines do not jump or re-wrap.
+Paragraphs (a new QTextBlock after a sentence end followed by a pause, or every ~60 words)
+keep each edit's re-layout to one short block however long the session gets.
+
+Long sessions: the full transcript lives in the UI-side ``TranscriptBuilder`` (copy and
+export read it), while the document keeps only the last ``MAX_WORDS`` words; older
+paragraphs are cut from the top, and only while the reader follows the live end, so a
+reader scrolled up never has text pulled from under them. Scrolling up holds the view;
+returning to the bottom (or the "Latest" button, or Ctrl+End) follows again.
+
+After a session stops the window loads the final transcript with ``load_transcript`` and the
+text becomes editable (see ``app.main_window.edits`` for how edits reach the export).
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QColor, QFont, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QTextEdit, QToolButton
+
+import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
+from app.profanity import mask as mask_word
+from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled, Withdrawn
+from engine.transcript.transcript import Transcript
+
+SETTLED, PROVISIONAL, PARTIAL = "settled", "provisional", "partial"
+PARAGRAPH_GAP = 2.0  # seconds of silence after a sentence that start a new paragraph
+PARAGRAPH_WORDS = 60  # a paragraph this long ends at the next sentence end anyway
+LINE_HEIGHT = 135  # percent: captions are read at a glance, and tight lines blur together
+PARAGRAPH_SPACING = 0.6  # of the font size, between paragraphs
+
+
+def blend(a: QColor, b: QColor, t: float) -> QColor:
+    """``a`` moved ``t`` of the way towards ``b`` (0 = a, 1 = b)."""
+    return QColor(round(a.red() + (b.red() - a.red()) * t), round(a.green() + (b.green() - a.green()) * t),
+                  round(a.blue() + (b.blue() - a.blue()) * t))
+
+
+class CaptionView(QTextEdit):
+    MAX_WORDS = 4000  # words kept in the document during a session
+    TRIM_SLACK = 500  # trim in batches, not on every word
+    # How far towards the background the lighter styles go: enough to tell them apart at a
+    # glance, little enough to keep contrast (≥ 4.5:1 on the default light and dark palettes).
+    PROVISIONAL_FADE = 0.28
+    PARTIAL_FADE = 0.36
+
+    def __init__(self, parent=None, font_size: int = 20):
+        super().__init__(parent)
+        self.setAccessibleName("Captions")
+        self.setAccessibleDescription("The live transcript. Grey italic words may still change; "
+                                      "lighter words are waiting for their punctuation.")
+        self.setPlaceholderText("Captions appear here. Press Start (Ctrl+R) to begin.")
+        self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)
+        self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.TextSelectableByKeyboard)
+        self.document().setDocumentMargin(16)
+        self.set_font_size(font_size)
+        self.mask_profanity = False
+        self.live = True
+        self.loaded_text = ""  # the finished text as loaded, to tell whether the user edited it
+        self.builder = None
+        self._partial: tuple = ()
+        self._reset_state()
+        self._formats = self._make_formats()
+        self._follow = True
+        self.follow_button = QToolButton(self, text="↓ Latest", visible=False, clicked=self.follow)
+        self.follow_button.setAccessibleName("Jump to the latest captions")
+        self.follow_button.setToolTip("Follow the live captions again (Ctrl+End)")
+        bar = self.verticalScrollBar()
+        bar.valueChanged.connect(self._on_scrolled)
+        bar.rangeChanged.connect(self._on_range)
+
+    # -- public ------------------------------------------------------------------------------------
+    def set_builder(self, builder) -> None:
+        """Render ``builder`` (a TranscriptBuilder kept in step on the UI thread) from scratch."""
+        self.builder = builder
+        self.reset()
+
+    def reset(self) -> None:
+        self.clear()
+        self._set_block_format()
+        self._reset_state()
+        self._partial = ()
+        self.live = True
+        self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)
+        self.follow()
+
+    def apply(self, events: list, partial=None) -> None:
+        """One batch of engine events (already applied to the builder) and, unless None, new partial words."""
+        if partial is not None:
+            self._partial = tuple(partial)
+        dirty = None
+        for event in events:
+            if isinstance(event, (Appended, Provisional, Settled, Withdrawn)):
+                p = event.position
+            elif isinstance(event, Retracted):
+                p = event.from_position
+            else:
+                continue
+            dirty = p if dirty is None else min(dirty, p)
+        n = len(self.builder.words) if self.builder is not None else 0
+        self._render_from(n if dirty is None else max(self._base, dirty))
+
+    def rerender(self) -> None:
+        """Redraw everything kept (a new palette, the profanity mask switched)."""
+        if not self.live:
+            return
+        self._formats = self._make_formats()
+        self._rendered, self._offsets = [], []
+        self._partial_text, self._partial_start = "", 0
+        self.clear()
+        self._set_block_format()
+        self._render_from(self._base, force=True)
+
+    def load_transcript(self, transcript: Transcript, editable: bool = True) -> None:
+        """Show a finished transcript as plain, editable paragraphs (after a session, or recovered)."""
+        paragraphs = []
+        for seg in transcript.paragraphs():
+            words = transcript.segment_words(seg)
+            paragraphs.append(" ".join(mask_word(w.display) if self.mask_profanity else w.display for w in words))
+        self.live = False
+        self.setUndoRedoEnabled(False)
+        self.loaded_text = "\n".join(paragraphs)
+        self.setPlainText(self.loaded_text)
+        self._set_block_format(whole=True)
+        self.setUndoRedoEnabled(True)
+        self.setReadOnly(not editable)
+        if editable:
+            self.setTextInteractionFlags(Qt.TextEditorInteraction)
+        self.document().setModified(False)
+        self._reset_state()
+
+    def tail_texts(self, settled_words: int = 40) -> tuple[str, str]:
+        """(settled, provisional) text of the live end, for the caption overlay."""
+        if self.builder is None:
+            return "", ""
+        words, settled = self.builder.words, self.builder.settled
+        first_open = len(words)
+        while first_open > 0 and not settled[first_open - 1]:
+            first_open -= 1
+        show = self._show
+        done = " ".join(show(w.display) for w in words[max(0, first_open - settled_words):first_open])
+        pending = [show(w.display) for w in words[first_open:]] + [show(w.text) for w in self._partial]
+        return done, " ".join(pending)
+
+    def set_font_size(self, points: int) -> None:
+        font = QFont(self.font())
+        font.setPointSize(max(8, int(points)))
+        self.setFont(font)
+        self.document().setDefaultFont(font)
+        self._set_block_format(whole=True)  # the paragraph spacing follows the font
+
+    @property
+    def edited(self) -> bool:
+        """The finished text differs from what was loaded (typed, pasted, or replaced)."""
+        return not self.live and self.toPlainText() != self.loaded_text
+
+    @property
+    def following(self) -> bool:
+        return self._follow
+
+    def follow(self) -> None:
+        self._follow = True
+        self.follow_button.hide()
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+        self._maybe_trim()
+
+    @property
+    def kept_words(self) -> int:
+        return len(self._rendered)
+
+    # -- rendering -------------------------------------------------------------------------------------
+    def _reset_state(self) -> None:
+        self._base = 0  # position of the first word the document holds
+        self._rendered: list[tuple[str, str, str, int]] = []  # (separator, text, style, paragraph length)
+        self._offsets: list[int] = []  # document position where each word's separator starts
+        self._partial_text = ""
+        self._partial_start = 0
+
+    def _show(self, text: str) -> str:
+        return mask_word(text) if self.mask_profanity else text
+
+    def _token(self, p: int, previous) -> tuple[str, str, str, int]:
+        word = self.builder.words[p]
+        style = SETTLED if self.builder.settled[p] else PROVISIONAL
+        if previous is None:
+            sep, length = "", 1
+        else:
+            before = self.builder.words[p - 1]
+            gap = (word.start - before.end) if (word.start is not None and before.end is not None) else 0.0
+            new_paragraph = before.ends_sentence and (gap >= PARAGRAPH_GAP or previous[3] >= PARAGRAPH_WORDS)
+            sep, length = ("\n", 1) if new_paragraph else (" ", previous[3] + 1)
+        return sep, self._show(word.display), style, length
+
+    def _render_from(self, start: int, force: bool = False) -> None:
+        if not self.live or self.builder is None:
+            return
+        n = len(self.builder.words)
+        start = max(self._base, min(start, n))
+        # New tokens from ``start``; keep the old ones up to the first that differs.
+        k = start - self._base
+        previous = self._rendered[k - 1] if k > 0 else None
+        fresh = []
+        for p in range(start, n):
+            previous = self._token(p, previous)
+            fresh.append(previous)
+        old = self._rendered[k:]
+        same = 0
+        while not force and same < min(len(old), len(fresh)) and old[same] == fresh[same]:
+            same += 1
+        k += same
+        fresh = fresh[same:]
+        partial = " ".join(self._show(w.text) for w in self._partial)
+        if partial and n:
+            partial = " " + partial
+        if not force and not fresh and k == len(self._rendered) and partial == self._partial_text:
+            return  # nothing visible changed
+        cut = self._offsets[k] if k < len(self._offsets) else self._partial_start
+        bar = self.verticalScrollBar()
+        held = None if self._follow else bar.value()
+        cursor = QTextCursor(self.document())
+        cursor.beginEditBlock()
+        cursor.setPosition(cut)
+        cursor.movePosition(QTextCursor.End, QTextCursor.KeepAnchor)
+        cursor.removeSelectedText()
+        del self._rendered[k:], self._offsets[k:]
+        for token in fresh:
+            sep, text, style, _ = token
+            self._offsets.append(cursor.position())
+            cursor.insertText(sep, self._formats[SETTLED])
+            cursor.insertText(text, self._formats[style])
+            self._rendered.append(token)
+        self._partial_start = cursor.position()
+        if partial:
+            cursor.insertText(partial, self._formats[PARTIAL])
+        self._partial_text = partial
+        cursor.endEditBlock()
+        if held is not None:
+            bar.setValue(held)  # the reader scrolled up: hold the view where it is
+        else:
+            bar.setValue(bar.maximum())
+            self._maybe_trim()
+
+    def _maybe_trim(self) -> None:
+        """Cut old paragraphs from the top once the document holds too many words."""
+        if not self.live or len(self._rendered) <= self.MAX_WORDS + self.TRIM_SLACK:
+            return
+        target = len(self._rendered) - self.MAX_WORDS
+        j = next((i for i in range(target, len(self._rendered)) if self._rendered[i][0] == "\n"), target)
+        sep, text, style, length = self._rendered[j]
+        removed = self._offsets[j] + len(sep)
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(0)
+        cursor.setPosition(removed, QTextCursor.KeepAnchor)
+        cursor.removeSelectedText()
+        self._rendered = [("", text, style, length)] + self._rendered[j + 1:]
+        self._offsets = [max(0, o - removed) for o in self._offsets[j:]]
+        self._offsets[0] = 0
+        self._partial_start -= removed
+        self._base += j
+
+    def _set_block_format(self, whole: bool = False) -> None:
+        """Line height and paragraph spacing; blocks created later by typing or by the live
+        captions' paragraph breaks inherit it from the block they split."""
+        fmt = QTextBlockFormat()
+        fmt.setLineHeight(LINE_HEIGHT, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
+        fmt.setBottomMargin(self.font().pointSizeF() * PARAGRAPH_SPACING)
+        cursor = QTextCursor(self.document())
+        if whole:
+            cursor.select(QTextCursor.Document)
+        cursor.mergeBlockFormat(fmt)
+
+    def _make_formats(self) -> dict[str, QTextCharFormat]:
+        palette = self.palette()
+        text, base = palette.color(QPalette.Text), palette.color(QPalette.Base)
+        formats = {}
+        for style, fade, italic in ((SETTLED, 0.0, False), (PROVISIONAL, self.PROVISIONAL_FADE, False),
+                                    (PARTIAL, self.PARTIAL_FADE, True)):
+            fmt = QTextCharFormat()
+            fmt.setForeground(blend(text, base, fade))
+            fmt.setFontItalic(italic)
+            formats[style] = fmt
+        return formats
+
+    # -- scrolling -----------------------------------------------------------------------------------
+    def _on_scrolled(self, value: int) -> None:
+        bar = self.verticalScrollBar()
+        follow = value >= bar.maximum() - 2
+        if follow != self._follow:
+            self._follow = follow
+            self.follow_button.setVisible(not follow and self.live)
+            if follow:
+                self._maybe_trim()
+
+    def _on_range(self, _minimum: int, maximum: int) -> None:
+        if self._follow:
+            self.verticalScrollBar().setValue(maximum)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        hint = self.follow_button.sizeHint()
+        margin = 12 + (self.verticalScrollBar().width() if self.verticalScrollBar().isVisible() else 0)
+        self.follow_button.setGeometry(self.width() - hint.width() - margin, self.height() - hint.height() - 12,
+                                       hint.width(), hint.height())
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.PaletteChange:
+            self.rerender()

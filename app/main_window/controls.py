@@ -1,0 +1,207 @@
+"""The dictation window's small widgets: notice banners, the input level meter, the source
+picker and the latency slider. Each has an accessible name and works from the keyboard."""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSlider,
+                               QToolButton, QVBoxLayout, QWidget)
+
+import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
+from app.workers.sources import DeviceScan, SourceChoice
+from engine.punctuation.latency import LatencyMap, LatencySetting
+
+# Fixed colours rather than the palette's: a warning must look like one in any theme, and
+# these pairs keep a contrast above 7:1.
+_BANNER_COLOURS = {"info": ("#e8f0fe", "#0b2a5b"), "warning": ("#fff4ce", "#3d2e00"),
+                   "error": ("#fde7e9", "#5c0011")}
+
+
+class Banner(QFrame):
+    """One notice across the top of the window: what is wrong, and buttons to do something about it."""
+
+    def __init__(self, kind: str, text: str, actions: list[tuple[str, Callable[[], None]]], on_close,
+                 parent=None):
+        super().__init__(parent)
+        background, foreground = _BANNER_COLOURS.get(kind, _BANNER_COLOURS["info"])
+        self.setObjectName("banner")
+        self.setStyleSheet(f"#banner {{ background: {background}; border-radius: 6px; }}"
+                           f"#banner QLabel {{ color: {foreground}; }}")
+        self.kind = kind
+        self.label = QLabel(text, wordWrap=True, textInteractionFlags=Qt.TextSelectableByMouse)
+        self.label.setAccessibleName(text)
+        self.setAccessibleName(f"{kind.capitalize()}: {text}")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(12, 8, 8, 8)
+        row.addWidget(self.label, 1)
+        self.buttons: dict[str, QPushButton] = {}
+        for label, callback in actions:
+            button = QPushButton(label, clicked=callback)
+            button.setAccessibleName(label.replace("…", ""))
+            self.buttons[label] = button
+            row.addWidget(button)
+        close = QToolButton(text="✕", clicked=on_close, autoRaise=True)
+        close.setAccessibleName("Dismiss this notice")
+        close.setToolTip("Dismiss")
+        row.addWidget(close)
+
+    @property
+    def text(self) -> str:
+        return self.label.text()
+
+
+class BannerArea(QWidget):
+    """Banners by topic ("audio", "model", "error"...): showing a topic again replaces its banner."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self.banners: dict[str, Banner] = {}
+        self.setVisible(False)
+
+    def show_banner(self, topic: str, kind: str, text: str,
+                    actions: list[tuple[str, Callable[[], None]]] = ()) -> Banner:
+        self.hide_banner(topic)
+        banner = Banner(kind, text, list(actions), lambda: self.hide_banner(topic), self)
+        self.banners[topic] = banner
+        self._layout.addWidget(banner)
+        self.setVisible(True)
+        return banner
+
+    def hide_banner(self, topic: str) -> None:
+        banner = self.banners.pop(topic, None)
+        if banner is not None:
+            banner.hide()
+            banner.deleteLater()
+        self.setVisible(bool(self.banners))
+
+    def text(self, topic: str) -> str | None:
+        banner = self.banners.get(topic)
+        return banner.text if banner is not None else None
+
+
+class LevelMeter(QProgressBar):
+    """Input level in dB, -60 dBFS (empty) to 0 (full); falls back slowly so speech reads as a bar, not a flicker."""
+    FLOOR_DB = -60.0
+
+    def __init__(self, parent=None):
+        super().__init__(parent, minimum=0, maximum=100, textVisible=False)
+        self.setAccessibleName("Input level")
+        self.setToolTip("Input level: if it stays empty while someone speaks, check the source")
+        # Thin, so that an idle (empty) meter reads as a bar and not as an empty text field.
+        self.setFixedSize(120, 12)
+        self.setFocusPolicy(Qt.NoFocus)
+
+    def set_rms(self, rms: float) -> None:
+        db = 20 * math.log10(rms) if rms > 1e-6 else self.FLOOR_DB
+        level = round(100 * (max(self.FLOOR_DB, min(0.0, db)) - self.FLOOR_DB) / -self.FLOOR_DB)
+        self.setValue(max(level, self.value() - 6))
+
+
+class SourcePicker(QComboBox):
+    """Microphones by name, system-audio monitors, files played so far, and "Play a file…"."""
+    choice_changed = Signal(object)  # SourceChoice
+    file_requested = Signal()
+    PLAY_FILE = "Play a file…"
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setAccessibleName("Audio source")
+        self.setToolTip("What to caption: a microphone, what the computer plays (system audio), or a file")
+        self.setMinimumContentsLength(22)
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self._current = SourceChoice("mic")
+        self.activated.connect(self._on_activated)
+        self.populate(DeviceScan([], None, []), self._current)
+
+    @property
+    def choice(self) -> SourceChoice:
+        return self._current
+
+    def populate(self, scan: DeviceScan, current: SourceChoice) -> None:
+        files = [self.itemData(i) for i in range(self.count())
+                 if isinstance(self.itemData(i), SourceChoice) and self.itemData(i).kind == "file"]
+        self.blockSignals(True)
+        self.clear()
+        self.addItem("Default microphone" + (f" ({scan.default_microphone})" if scan.default_microphone else ""),
+                     SourceChoice("mic"))
+        for name in scan.microphones:
+            self.addItem(name, SourceChoice("mic", name))
+        self.addItem("System audio (what this computer plays)", SourceChoice("system"))
+        for name, description in scan.monitors:
+            self.addItem(f"System audio: {description}", SourceChoice("system", name))
+        for choice in files:
+            self.addItem(f"File: {choice.label}", choice)
+        self.addItem(self.PLAY_FILE, None)
+        self.blockSignals(False)
+        self.set_choice(current)
+
+    def set_choice(self, choice: SourceChoice) -> None:
+        index = self._index_of(choice)
+        if index < 0:
+            label = f"File: {choice.label}" if choice.kind == "file" else f"{choice.label} (not found)"
+            self.insertItem(self.count() - 1, label, choice)
+            index = self._index_of(choice)
+        self.setCurrentIndex(index)
+        self._current = choice
+
+    def add_file(self, path: str) -> None:
+        self.set_choice(SourceChoice("file", path))
+        self.choice_changed.emit(self._current)
+
+    def _index_of(self, choice: SourceChoice) -> int:
+        return next((i for i in range(self.count()) if self.itemData(i) == choice), -1)
+
+    def _on_activated(self, index: int) -> None:
+        data = self.itemData(index)
+        if data is None:  # "Play a file…": keep showing the current source until a file is chosen
+            self.setCurrentIndex(self._index_of(self._current))
+            self.file_requested.emit()
+            return
+        if data != self._current:
+            self._current = data
+            self.choice_changed.emit(data)
+
+
+class LatencyControl(QWidget):
+    """Faster ↔ more accurate punctuation, with what the setting means in words of delay."""
+    changed = Signal(object)  # LatencySetting
+
+    def __init__(self, latency_map: LatencyMap, value: int, parent=None):
+        super().__init__(parent)
+        self.map = latency_map
+        self.slider = QSlider(Qt.Horizontal, minimum=0, maximum=100, singleStep=5, pageStep=25)
+        self.slider.setAccessibleName("Punctuation: faster or more accurate")
+        self.slider.setToolTip("Left: marks appear sooner. Right: marks wait for more words and are more accurate.")
+        self.slider.setFixedWidth(140)
+        self.description = QLabel()
+        self.description.setAccessibleName("Punctuation delay")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        faster = QLabel("Faster")
+        faster.setBuddy(self.slider)
+        row.addWidget(faster)
+        row.addWidget(self.slider)
+        row.addWidget(QLabel("More accurate"))
+        row.addWidget(self.description)
+        self.slider.setValue(value)
+        self.slider.valueChanged.connect(self._on_value)
+        self._on_value(value, emit=False)
+
+    @property
+    def setting(self) -> LatencySetting:
+        return self.map.setting(self.slider.value())
+
+    def set_value(self, value: int) -> None:
+        self.slider.setValue(value)
+
+    def _on_value(self, value: int, emit: bool = True) -> None:
+        setting = self.map.setting(value)
+        self.description.setText(setting.describe())
+        self.description.setToolTip(setting.detail())
+        self.slider.setAccessibleDescription(f"{setting.describe()}. {setting.detail()}")
+        if emit:
+            self.changed.emit(setting)

@@ -1,0 +1,56 @@
+"""What the window exports, and how: the offline decoder's punctuation, the user's edits,
+atomic files.
+
+Live captions decide each mark with a few words of lookahead; an export can see the
+whole recording, so it goes through the engine's offline decoder (``refine``), which
+averages several views of every word and is the more accurate. After a session the
+window shows that refined text and lets the user edit it; ``app.main_window.edits`` carries the
+edits back onto the timed words. Files are written by ``engine.transcript.export`` (rendered
+first, then replaced atomically: a failed export never leaves half a file).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.transcript.export import FORMATS, export, format_from_path
+from engine.transcript.transcript import Transcript, TranscriptWord
+from engine.words import Word
+
+FILTERS = {"txt": "Plain text (*.txt)", "srt": "SubRip subtitles (*.srt)",
+           "vtt": "WebVTT subtitles (*.vtt)", "json": "livecap transcript JSON (*.json)"}
+
+
+def refine(transcript: Transcript, model, casing: bool = True, use_pauses: bool = True,
+           progress=None, workers: int = 1) -> Transcript:
+    """``transcript``'s words, with marks and case from the offline decoder; times kept."""
+    from engine.punctuation.offline import OfflineDecoder
+
+    words = [Word(w.text, w.start, w.end, w.confidence) for w in transcript.words]
+    if not words:
+        return Transcript([])
+    decoder = OfflineDecoder.from_model(model, casing=casing, use_pauses=use_pauses, workers=workers)
+    settled = decoder.decode(words, progress)
+    return Transcript([TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form)
+                       for w, s in zip(words, settled)])
+
+
+def snapshot(transcript: Transcript) -> Transcript:
+    """A copy another thread may read while the UI keeps changing the original."""
+    return Transcript([TranscriptWord(w.text, w.start, w.end, w.confidence, w.mark, w.case, w.form)
+                       for w in transcript.words])
+
+
+def resolve_format(path: str | Path, chosen_filter: str = "") -> tuple[Path, str]:
+    """The format from the extension, else from the filter chosen in the dialog (adding its extension)."""
+    path = Path(path)
+    fmt = format_from_path(path)
+    if fmt is None:
+        fmt = next((f for f, text in FILTERS.items() if text == chosen_filter), "txt")
+        path = path.with_name(path.name + "." + fmt)
+    return path, fmt
+
+
+def write(transcript: Transcript, fmt: str, path: str | Path) -> Path:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}")
+    return export(transcript, fmt, path)

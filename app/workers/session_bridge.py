@@ -1,0 +1,395 @@
+"""The live session as a QObject: the UI thread asks, worker threads do, signals answer.
+
+Threads. The engine already runs a session on its own threads (recognizer, punctuation
+engine). What could still block the UI is building and ending one: loading the punctuation
+model and a Vosk model (seconds for a large one), opening a device, and ``stop()``, which
+drains the audio and settles every mark. Those run on a one-thread ``QThreadPool``, which
+also serialises them (a stop can never overtake the start it ends). Results come back
+through signals, which Qt delivers queued on the UI thread.
+
+Redraws. Subscribers are called on the engine's threads, up to hundreds of times a second
+(every word, every audio chunk). They only append to a locked buffer and, when it was empty,
+wake the UI thread; a single-shot timer then flushes the buffer no sooner than 33 ms after
+the previous flush, so the captions redraw at most 30 times a second however busy the
+engine is, and not at all while nothing happens.
+
+The UI side keeps its own ``TranscriptBuilder``, fed from the flushed events on the UI thread,
+so the window can copy or export the whole transcript at any moment without touching the
+engine thread's copy.
+
+Pause: the source stops delivering audio (``app.workers.sources.PausableSource``); the session, its
+journal and the transcript stay. See that module for how the sentence in progress settles.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PySide6.QtCore import QElapsedTimer, QObject, QThreadPool, QTimer, Signal
+
+import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
+from app.workers.sources import SourceChoice, open_source
+from engine.punctuation.engine_thread import EngineFailed
+from engine.session.live import AudioLevel, PartialWords, SourceNotice
+from engine.transcript.transcript import Transcript
+from engine.transcript.builder import TranscriptBuilder
+
+log = logging.getLogger(__name__)
+
+FRAME_MS = 33  # at most 30 caption redraws a second
+INPUT_POLL_MS = 200  # how soon the end of a file (or a dead input) is noticed
+
+IDLE, STARTING, RUNNING, PAUSED, STOPPING = "idle", "starting", "running", "paused", "stopping"
+
+
+@dataclass(frozen=True)
+class SessionSpec:
+    """Everything a session is built from; the window fills it from the settings."""
+    source: SourceChoice = field(default_factory=lambda: SourceChoice("mic"))
+    realtime: bool = True  # pace a file like live audio (False: as fast as it decodes, for tests)
+    recognizer: str = "auto"  # "auto" | "vosk" | "pocketsphinx"
+    vosk_model: str = ""  # a name or folder; "" = the first installed
+    model_dir: Path | None = None  # punctuation model; None = the shipped one
+    journal: bool = True
+    journal_dir: Path | None = None  # None = the per-user folder
+    threshold: float | None = None  # None = the model's recommendation
+    l_max: int | None = None
+    casing: bool = True
+    pause_threshold: float = 0.28  # seconds; 0 = no [PAUSE] tokens
+
+
+@dataclass(frozen=True)
+class RecognizerInfo:
+    name: str
+    notice: str  # e.g. the PocketSphinx fallback; "" when there is nothing to say
+    model: str | None
+
+
+def default_recognizer_factory(kind: str, model: str):
+    from engine.files import paths
+    from engine.recognizers.select import create_recognizer
+
+    # isolated: PocketSphinx decodes in a child process, since in this one it would hold the GIL
+    # and freeze the window for up to half a second at the end of each utterance.
+    return create_recognizer(None if kind == "auto" else kind, model or None, paths.vosk_models_dir(), isolated=True)
+
+
+class SessionBridge(QObject):
+    state_changed = Signal(str)
+    captions_changed = Signal(object, object)  # engine events (list), partial words (tuple, or None: unchanged)
+    level_changed = Signal(float)  # loudest chunk's RMS since the last flush, 0..1
+    notice = Signal(str, str)  # kind, message (source events, journal problems)
+    error = Signal(str)  # a session could not start, or failed
+    ready = Signal(object)  # RecognizerInfo, once the models are loaded
+    finished = Signal(object)  # the session's Transcript, every mark settled
+
+    # worker → UI thread (queued: emitted on a pool thread)
+    _wake = Signal()
+    _started = Signal(object, object)
+    _start_failed = Signal(str)
+    _stopped = Signal(object, str)
+    _preloaded = Signal(object, str)
+
+    def __init__(self, parent=None, recognizer_factory=default_recognizer_factory):
+        super().__init__(parent)
+        self.recognizer_factory = recognizer_factory
+        self.state = IDLE
+        self.session = None
+        self.source = None
+        self.journal = None
+        self.builder = TranscriptBuilder()
+        self.recognizer_info: RecognizerInfo | None = None
+        self.flushes = 0  # redraw batches emitted (tests check the rate limit)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._lock = threading.Lock()
+        self._events: list = []
+        self._partial = None
+        self._level = -1.0
+        self._notices: list[SourceNotice] = []
+        self._wake_pending = False
+        self._stopping = None  # the session a queued stop ends
+        self._stop_requested = False  # stop() came while the session was still starting
+        self._latency = (None, None)  # the latest latency request, for the worker
+        self._models: dict = {}  # model_dir -> PunctuationModel
+        self._recognizers: dict = {}  # (kind, model) -> (recognizer, notice)
+        self._model_lock = threading.Lock()
+        self._since_flush = QElapsedTimer()
+        self._flush_timer = QTimer(self, singleShot=True, timeout=self._flush)
+        self._input_poll = QTimer(self, interval=INPUT_POLL_MS, timeout=self._check_input)
+        self._wake.connect(self._schedule_flush)
+        self._started.connect(self._on_started)
+        self._start_failed.connect(self._on_start_failed)
+        self._stopped.connect(self._on_stopped)
+        self._preloaded.connect(self._on_preloaded)
+
+    # -- the UI's requests -------------------------------------------------------------------
+    def preload(self, spec: SessionSpec) -> None:
+        """Load the punctuation model and the recognizer now, so that Start is instant."""
+        self._pool.start(lambda: self._preload_work(spec))
+
+    def start(self, spec: SessionSpec) -> bool:
+        if self.state != IDLE:
+            return False
+        self.builder = TranscriptBuilder()
+        with self._lock:
+            self._events, self._partial, self._notices, self._level = [], None, [], -1.0
+        self._set_state(STARTING)
+        self._pool.start(lambda: self._start_work(spec))
+        return True
+
+    def pause(self) -> None:
+        if self.state == RUNNING and self.source is not None:
+            self.source.set_paused(True)
+            self._set_state(PAUSED)
+
+    def resume(self) -> None:
+        if self.state == PAUSED and self.source is not None:
+            self.source.set_paused(False)
+            self._set_state(RUNNING)
+
+    def stop(self) -> None:
+        if self.state == STARTING:
+            self._stop_requested = True  # honoured as soon as the session is up
+            return
+        if self.state not in (RUNNING, PAUSED):
+            return
+        self._set_state(STOPPING)
+        self._input_poll.stop()
+        # Bound methods, not closures over the session: PySide keeps the callables it is given,
+        # and a kept session would hold its audio source (and native resamplers) until exit.
+        self._stopping = self.session
+        self._pool.start(self._stop_work)
+
+    def set_latency(self, threshold: float, l_max: int | None) -> None:
+        """Takes effect live, from the next word on (the engine applies it on its own thread)."""
+        if self.session is not None and self.state in (RUNNING, PAUSED):
+            # The engine's command queue blocks only when full; never risk that on the UI thread.
+            self._latency = (threshold, l_max)
+            self._pool.start(self._latency_work)
+
+    def forget_recognizers(self) -> None:
+        """After a model download: the next start picks the new recognizer."""
+        self._pool.start(self.close_recognizers)
+
+    def close_recognizers(self) -> None:
+        """Close the cached recognizers (a PocketSphinx child process each); the next start makes new ones."""
+        cached, self._recognizers = list(self._recognizers.values()), {}
+        for recognizer, _ in cached:
+            close = getattr(recognizer, "close", None)
+            if close is not None:
+                _quietly(close)
+
+    def wait(self, msecs: int = -1) -> bool:
+        """Block until queued starts/stops have run (tests, quitting)."""
+        return self._pool.waitForDone(msecs)
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.builder.transcript
+
+    @property
+    def busy(self) -> bool:
+        return self.state != IDLE
+
+    def punctuation_model(self, model_dir: Path | None = None):
+        """The loaded punctuation model (loads it on first use; call from a worker thread)."""
+        from engine.punctuation.model import PunctuationModel, default_model_dir
+
+        folder = Path(model_dir) if model_dir is not None else default_model_dir()
+        with self._model_lock:
+            if folder not in self._models:
+                self._models[folder] = PunctuationModel(folder)
+            return self._models[folder]
+
+    # -- worker thread -------------------------------------------------------------------------
+    def _recognizer(self, spec: SessionSpec):
+        key = (spec.recognizer, spec.vosk_model)
+        cached = self._recognizers.get(key)
+        if cached is not None and getattr(cached[0], "closed", False):
+            del self._recognizers[key]  # its process died: the next session gets a new one
+        if key not in self._recognizers:
+            recognizer, notice = self.recognizer_factory(spec.recognizer, spec.vosk_model)
+            wait_ready = getattr(recognizer, "wait_ready", None)
+            if wait_ready is not None:
+                wait_ready()  # a recognizer in its own process: its model errors show now, not mid-session
+            self._recognizers[key] = (recognizer, notice)
+        recognizer, notice = self._recognizers[key]
+        model = getattr(recognizer, "model_path", None)
+        return recognizer, RecognizerInfo(recognizer.name, notice, None if model is None else str(model))
+
+    def _preload_work(self, spec: SessionSpec) -> None:
+        try:
+            self.punctuation_model(spec.model_dir)
+            _, info = self._recognizer(spec)
+        except Exception as exc:
+            _send(self._preloaded, None, _message(exc))
+            return
+        _send(self._preloaded, info, "")
+
+    def _start_work(self, spec: SessionSpec) -> None:
+        from engine.punctuation.streaming import StreamingDecoder
+        from engine.transcript.journal import JournalWriter
+        from engine.session.live import LiveSession
+
+        try:
+            model = self.punctuation_model(spec.model_dir)
+            recognizer, info = self._recognizer(spec)
+            source = open_source(spec.source, spec.realtime)
+            pauses = spec.pause_threshold > 0
+            decoder = StreamingDecoder.from_model(
+                model, casing=spec.casing, use_pauses=pauses, threshold=spec.threshold, l_max=spec.l_max,
+                pause_threshold=spec.pause_threshold if pauses else None)
+            journal = None
+            if spec.journal:
+                journal = JournalWriter.create(spec.journal_dir, header={
+                    "recognizer": info.name, "model": info.model or ("built-in" if info.name == "pocketsphinx" else None),
+                    "punctuation_model": str(model.model_dir), "source": source.name})
+            session = LiveSession(source, recognizer, decoder, journal)
+            session.subscribe(self._on_engine_events)
+            try:
+                session.start()
+            except BaseException:
+                if journal is not None and not journal.closed:
+                    journal.close(clean=True)
+                raise
+        except Exception as exc:
+            log.info("session did not start: %s", exc)
+            _send(self._start_failed, _message(exc))
+            return
+        _send(self._started, (session, source, journal), info)
+
+    def _latency_work(self) -> None:
+        session, (threshold, l_max) = self.session, self._latency
+        if session is not None:
+            _quietly(session.engine.set_threshold, threshold, l_max)
+
+    def _stop_work(self) -> None:
+        session, self._stopping = self._stopping, None
+        error = ""
+        try:
+            transcript = session.stop()
+        except Exception as exc:  # a stuck thread: keep the words we have
+            log.exception("stopping the session failed")
+            transcript, error = session.transcript, _message(exc)
+        _send(self._stopped, transcript, error or (session.error or ""))
+
+    # -- engine threads ------------------------------------------------------------------------
+    def _on_engine_events(self, events: list) -> None:
+        with self._lock:
+            for event in events:
+                if isinstance(event, PartialWords):
+                    self._partial = event.words
+                elif isinstance(event, AudioLevel):
+                    self._level = max(self._level, event.rms)
+                elif isinstance(event, SourceNotice):
+                    self._notices.append(event)
+                else:
+                    self._events.append(event)
+            wake, self._wake_pending = not self._wake_pending, True
+        if wake:
+            _send(self._wake)
+
+    # -- UI thread -----------------------------------------------------------------------------
+    def _schedule_flush(self) -> None:
+        if self._flush_timer.isActive():
+            return
+        elapsed = self._since_flush.elapsed() if self._since_flush.isValid() else FRAME_MS
+        self._flush_timer.start(max(0, FRAME_MS - elapsed))
+
+    def _flush(self) -> None:
+        with self._lock:
+            events, partial, level, notices = self._events, self._partial, self._level, self._notices
+            self._events, self._partial, self._level, self._notices = [], None, -1.0, []
+            self._wake_pending = False
+        self._since_flush.start()
+        failure = next((e for e in events if isinstance(e, EngineFailed)), None)
+        events = [e for e in events if not isinstance(e, EngineFailed)]
+        if events:
+            self.builder.apply(events)
+        if events or partial is not None:
+            self.flushes += 1
+            self.captions_changed.emit(events, partial)
+        if level >= 0:
+            self.level_changed.emit(level)
+        for n in notices:
+            self.notice.emit(n.kind, n.message)
+        if failure is not None:
+            self.error.emit(f"Punctuation stopped working: {failure.message}. The words so far are kept.")
+
+    def _check_input(self) -> None:
+        session = self.session
+        if session is not None and self.state in (RUNNING, PAUSED) and session.input_ended:
+            self.stop()  # a file played to its end, or the input failed: finish the transcript
+
+    def _on_started(self, parts, info: RecognizerInfo) -> None:
+        self.session, self.source, self.journal = parts
+        self.recognizer_info = info
+        self._set_state(RUNNING)
+        self._input_poll.start()
+        if self._stop_requested:
+            self._stop_requested = False
+            self.stop()
+
+    def _on_start_failed(self, message: str) -> None:
+        self._stop_requested = False
+        self._set_state(IDLE)
+        self.error.emit(message)
+
+    def _on_stopped(self, transcript: Transcript, error: str) -> None:
+        self._flush_timer.stop()
+        self._flush()  # the last events: stop() has joined the threads that produce them
+        # Let the session go (its journal's error hook refers back to it, and through it to the source).
+        self.session, self.source, self.journal = None, None, None
+        self._set_state(IDLE)
+        if error:
+            self.notice.emit("error", error)
+        self.finished.emit(transcript)
+
+    def _on_preloaded(self, info, error: str) -> None:
+        if info is None:
+            self.error.emit(error)
+            return
+        self.recognizer_info = info
+        self.ready.emit(info)
+
+    def _set_state(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+            self.state_changed.emit(state)
+
+
+def _send(signal, *args) -> None:
+    """Emit from a worker or engine thread; the bridge may be gone already (the window closed)."""
+    try:
+        signal.emit(*args)
+    except RuntimeError:  # "Signal source has been deleted": nobody is left to tell
+        log.debug("bridge deleted; dropped a %s", signal)
+
+
+def _quietly(fn, *args) -> None:
+    try:
+        fn(*args)
+    except Exception:  # the engine already reported its own failure
+        log.exception("changing the latency setting failed")
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError) and "PortAudio" in text:
+        return f"Audio capture is unavailable: {text}. Install PortAudio (libportaudio2)."
+    return text[:1].upper() + text[1:]
+
+
+__all__ = [
+    "IDLE",
+    "PAUSED",
+    "RUNNING",
+    "STARTING",
+    "STOPPING",
+    "RecognizerInfo",
+    "SessionBridge",
+    "SessionSpec",
+]

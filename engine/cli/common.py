@@ -1,0 +1,40 @@
+"""What the CLI's subcommands share: the user-facing error, and picking a recognizer.
+
+``CliError`` lives here rather than in ``cli.py`` so that subcommand modules
+can raise it without importing ``engine.cli.main``: run as ``python -m engine.cli.main``
+that module is ``__main__``, and importing it again would create a second,
+different ``CliError`` class that ``main()`` would not catch.
+"""
+from __future__ import annotations
+
+import sys
+
+
+class CliError(Exception):
+    """An error the user can act on; printed as one line, never a traceback."""
+
+
+def warn(message: str) -> None:
+    print(f"livecap: {message}", file=sys.stderr)
+
+
+def make_recognizer(kind: str | None, model: str | None, live: bool = True):
+    """The recognizer the user asked for (or the best one installed); its notice goes to stderr.
+    ``live=False``: for a whole file at once (see ``create_recognizer``)."""
+    from engine.files import paths
+    from engine.recognizers import RecognizerError
+    from engine.recognizers.select import create_recognizer
+
+    try:
+        recognizer, notice = create_recognizer(kind, model, paths.vosk_models_dir(), live)
+    except RecognizerError as exc:
+        raise CliError(str(exc)) from None
+    if notice:
+        warn(notice)
+    return recognizer
+
+
+def recognizer_model(recognizer) -> str | None:
+    """What model a recognizer runs, for the journal header."""
+    path = getattr(recognizer, "model_path", None)
+    return str(path) if path is not None else ("built-in" if recognizer.name == "pocketsphinx" else None)

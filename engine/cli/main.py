@@ -1,0 +1,199 @@
+"""``livecap`` on the command line: one entry point, one subcommand per job."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from engine import __version__
+from engine.cli.common import CliError  # noqa: F401  (re-exported: the subcommands raise it)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (plus where to find help), like every other error."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _lazy(module: str, name: str):
+    """A command that imports its module only when run: `livecap devices` must not load ONNX Runtime."""
+    def run(args):
+        import importlib
+
+        return getattr(importlib.import_module(module), name)(args)
+    return run
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="livecap", description="Live captions with streaming punctuation.")
+    parser.add_argument("--version", action="version", version=f"livecap {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("punctuate", help="punctuate and capitalise text or timed words")
+    p.add_argument("file", nargs="?", default="-", help="text or JSON words (Vosk format accepted); - for stdin")
+    p.add_argument("--mode", choices=["stream", "offline"], default="stream",
+                   help="stream: live decoder, word by word; offline: whole-text decoder (default: stream)")
+    p.add_argument("--threshold", type=float, default=None, metavar="H",
+                   help="entropy threshold h in bits (0-2); lower waits for more context")
+    p.add_argument("--lookahead", type=int, default=None, metavar="N", help="maximum lookahead l_max in words")
+    p.add_argument("--no-casing", action="store_true", help="leave words lowercase")
+    p.add_argument("--no-pauses", action="store_true", help="ignore word timings ([PAUSE] tokens)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)")
+    p.add_argument("--threads", type=int, default=1)
+    p.set_defaults(func=cmd_punctuate)
+    _add_live_commands(sub)
+    return parser
+
+
+def _add_recognizer_options(p) -> None:
+    p.add_argument("--recognizer", choices=["vosk", "pocketsphinx"], default=None,
+                   help="speech recognizer (default: Vosk if a model is installed, else the built-in PocketSphinx)")
+    p.add_argument("--model", default=None, metavar="NAME|PATH", help="Vosk model: an installed name or a folder")
+    p.add_argument("--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)")
+    p.add_argument("--threads", type=int, default=1, help="threads for the punctuation model")
+
+
+def _add_live_commands(sub) -> None:
+    p = sub.add_parser("transcribe", help="transcribe audio files (WAV, FLAC, OGG) to punctuated text or subtitles")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--format", choices=["txt", "srt", "vtt", "json"], default=None,
+                   help="output format (default: from -o's extension, else txt)")
+    p.add_argument("-o", "--output", default=None, metavar="PATH",
+                   help="output file (a folder for several inputs; - for stdout); default: next to each FILE")
+    _add_recognizer_options(p)
+    p.set_defaults(func=_lazy("engine.cli.transcribe", "cmd_transcribe"))
+
+    p = sub.add_parser("listen", help="live captions in the terminal")
+    p.add_argument("--source", default="mic", metavar="mic|system|FILE",
+                   help="a microphone, what the speakers play, or an audio file (default: mic)")
+    p.add_argument("--device", default=None, metavar="NAME", help="microphone or monitor name (see livecap devices)")
+    p.add_argument("--realtime", action="store_true", help="play a FILE at its real speed, as if live")
+    _add_recognizer_options(p)
+    p.set_defaults(func=_lazy("engine.cli.listen", "cmd_listen"))
+
+    p = sub.add_parser("devices", help="list microphones and system audio monitors")
+    p.set_defaults(func=_lazy("engine.cli.models", "cmd_devices"))
+
+    p = sub.add_parser("models", help="list, download or remove Vosk speech models")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
+    a = actions.add_parser("list", help="the catalogue, installed models marked (default)")
+    a.add_argument("--lang", default=None, help="only this language code, e.g. en or de")
+    a = actions.add_parser("download", help="download and install a model")
+    a.add_argument("name", metavar="NAME")
+    a = actions.add_parser("remove", help="delete an installed model")
+    a.add_argument("name", metavar="NAME")
+    actions.add_parser("path", help="print the folder models are installed in")
+    p.set_defaults(func=_lazy("engine.cli.models", "cmd_models"))
+
+    p = sub.add_parser("recover", help="save transcripts of sessions that ended in a crash")
+    p.add_argument("--list", action="store_true", help="only list unfinished sessions")
+    p.add_argument("-o", "--output-dir", default=".", metavar="DIR", help="where to save them (default: here)")
+    p.add_argument("--format", choices=["txt", "srt", "vtt", "json"], default="txt")
+    p.set_defaults(func=_lazy("engine.cli.recover", "cmd_recover"))
+
+
+def load_model(model_dir: Path | None, threads: int = 1):
+    from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir
+
+    folder = model_dir or default_model_dir()
+    if not (folder / "config.json").exists() and not (folder / "model.onnx").exists():
+        raise CliError(f"no punctuation model is installed in {folder}; reinstall livecap, "
+                       f"or pass --model-dir with a folder holding model.onnx, tokenizer.json and config.json")
+    try:
+        return PunctuationModel(folder, threads=threads)
+    except ModelError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def read_input(path: str) -> tuple[str, str]:
+    if path == "-":
+        return sys.stdin.read(), "stdin"
+    file = Path(path)
+    try:
+        return file.read_text(encoding="utf-8"), str(file)
+    except FileNotFoundError:
+        raise CliError(f"{file}: no such file") from None
+    except IsADirectoryError:
+        raise CliError(f"{file} is a folder; give a text or JSON file") from None
+    except UnicodeDecodeError:
+        raise CliError(f"{file} is not UTF-8 text; convert it, or pass the text on stdin") from None
+    except OSError as exc:
+        raise CliError(f"{file}: {exc.strerror or exc}") from None
+
+
+def cmd_punctuate(args) -> int:
+    from engine.punctuation.streaming import Settled, StreamingDecoder
+    from engine.punctuation.offline import OfflineDecoder
+    from engine.punctuation.word_input import InputError, parse_words
+
+    if args.threshold is not None and not 0.0 <= args.threshold <= 2.0:
+        raise CliError("--threshold must be between 0 and 2 bits")
+    if args.lookahead is not None and not 0 <= args.lookahead <= 16:
+        raise CliError("--lookahead must be between 0 and 16 words")
+    content, source = read_input(args.file)
+    try:
+        words = parse_words(content, source)
+    except InputError as exc:
+        raise CliError(str(exc)) from None
+    model = load_model(args.model_dir, args.threads)
+    if args.mode == "offline":
+        views = None
+        if args.lookahead is not None:
+            views = [(args.lookahead, w) for _, w in model.config.decoder.offline_views]
+        decoder = OfflineDecoder.from_model(model, casing=not args.no_casing, views=views,
+                                            use_pauses=not args.no_pauses)
+        settled = decoder.decode(words)
+    else:
+        overrides = {"threshold": args.threshold, "l_max": args.lookahead}
+        if args.lookahead is not None:
+            overrides["l_min"] = min(model.config.decoder.l_min, args.lookahead)
+        decoder = StreamingDecoder.from_model(model, casing=not args.no_casing, use_pauses=not args.no_pauses,
+                                              **overrides)
+        settled_by_pos: dict[int, Settled] = {}
+        for word in words:
+            for event in decoder.push(word):
+                if isinstance(event, Settled):
+                    settled_by_pos[event.position] = event
+        for event in decoder.flush():
+            if isinstance(event, Settled):
+                settled_by_pos[event.position] = event
+        settled = [settled_by_pos[i] for i in range(len(words))]
+    write_output(words, settled, args.format)
+    return 0
+
+
+def write_output(words, settled, fmt: str) -> None:
+    from engine.words import MARK_TEXT
+
+    if fmt == "json":
+        rows = [{"word": w.text, "form": s.form, "mark": s.mark, "case": s.case, "lookahead": s.lookahead_used}
+                for w, s in zip(words, settled)]
+        # One word per line: readable, and still one JSON document.
+        sys.stdout.write("[\n" + ",\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n]\n")
+    else:
+        sys.stdout.write(" ".join(s.form + MARK_TEXT[s.mark] for s in settled) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return args.func(args)
+    except CliError as exc:
+        print(f"livecap: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("livecap: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""Live captions in a terminal: settled text plain, provisional marks and unstable words dim.
+
+On a terminal the current line is redrawn in place (``\\r`` and erase-line);
+once it would overflow the width, its leading *settled* words are printed for
+good and the line starts over with what is left, so the scrollback reads as a
+plain transcript. Only the words of the current line are kept, so a long
+session costs nothing here.
+
+When stdout is not a terminal (a pipe, a file) there is no redrawing and no
+colour: each sentence is written once all its marks have settled.
+
+Subscribers are called from two threads (the engine's and the recognizer's),
+hence the lock.
+"""
+from __future__ import annotations
+
+import shutil
+import sys
+import threading
+from typing import TextIO
+
+from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled, Withdrawn
+from engine.session.live import PartialWords, SourceNotice
+from engine.words import MARK_TEXT, SENTENCE_END_MARKS
+
+DIM, RESET, ERASE = "\x1b[2m", "\x1b[0m", "\r\x1b[K"
+
+
+class TerminalCaptions:
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None, interactive: bool | None = None,
+                 width: int | None = None):
+        self.out = out if out is not None else sys.stdout
+        self.err = err if err is not None else sys.stderr
+        if interactive is None:
+            try:
+                interactive = self.out.isatty()
+            except (AttributeError, ValueError):
+                interactive = False
+        self.interactive = interactive
+        self._width = width
+        self._lock = threading.Lock()
+        self._line_start = 0  # first position of the current line
+        self._words: dict[int, list] = {}  # position -> [text with mark, settled, ends sentence]
+        self._unstable: list[str] = []
+
+    # -- the subscriber ---------------------------------------------------------------------------
+    def __call__(self, events: list) -> None:
+        with self._lock:
+            changed = False
+            for event in events:
+                changed |= self._apply(event)
+            if changed:
+                self._draw()
+
+    def finish(self) -> None:
+        """End of session: whatever is left, printed for good."""
+        with self._lock:
+            self._unstable = []
+            tokens = [self._words[p][0] for p in sorted(self._words)]
+            self._words.clear()
+            if self.interactive:
+                self.out.write(ERASE)
+            if tokens:
+                self.out.write(" ".join(tokens) + "\n")
+            self.out.flush()
+
+    # -- bookkeeping --------------------------------------------------------------------------------
+    def _apply(self, event) -> bool:
+        if isinstance(event, Appended):
+            self._words[event.position] = [event.word.text, False, False]
+        elif isinstance(event, (Provisional, Settled)):
+            entry = self._words.get(event.position)
+            if entry is None:
+                return False  # a position already printed for good
+            entry[0] = event.form + MARK_TEXT[event.mark]
+            entry[1] = isinstance(event, Settled)
+            entry[2] = event.mark in SENTENCE_END_MARKS
+        elif isinstance(event, Withdrawn):
+            if event.position in self._words:
+                self._words[event.position][1] = False
+        elif isinstance(event, Retracted):
+            for p in [p for p in self._words if p >= event.from_position]:
+                del self._words[p]
+            # Words already printed for good cannot be unprinted; their replacements follow them.
+            self._line_start = min(self._line_start, event.from_position)
+        elif isinstance(event, PartialWords):
+            self._unstable = [w.text for w in event.words]
+        elif isinstance(event, SourceNotice):
+            if self.interactive:
+                self.out.write(ERASE)
+                self.out.flush()
+            print(f"livecap: {event.message}", file=self.err, flush=True)
+            return self.interactive
+        else:
+            return False  # audio levels and the like: nothing to draw
+        return True
+
+    def _positions(self) -> list[int]:
+        return sorted(p for p in self._words if p >= self._line_start)
+
+    # -- drawing --------------------------------------------------------------------------------------
+    def _draw(self) -> None:
+        if self.interactive:
+            self._draw_line()
+        else:
+            self._print_sentences()
+        self.out.flush()
+
+    def _draw_line(self) -> None:
+        width = max(20, (self._width or shutil.get_terminal_size((80, 24)).columns) - 1)
+        while True:
+            positions = self._positions()
+            tokens = [self._words[p][0] for p in positions] + self._unstable
+            if len(" ".join(tokens)) <= width:
+                break
+            # Too long: print the leading settled words that fit, for good, and start a new line.
+            done, length = [], -1
+            for p in positions:
+                text, settled, _ = self._words[p]
+                if not settled or length + 1 + len(text) > width:
+                    break
+                done.append(p)
+                length += 1 + len(text)
+            if not done:
+                break  # nothing settled to move out: show the line's tail below
+            self.out.write(ERASE + " ".join(self._words[p][0] for p in done) + "\n")
+            for p in done:
+                del self._words[p]
+            self._line_start = done[-1] + 1
+        parts = []
+        for p in self._positions():
+            text, settled, _ = self._words[p]
+            parts.append(text if settled else f"{DIM}{text}{RESET}")
+        parts += [f"{DIM}{w}{RESET}" for w in self._unstable]
+        line = " ".join(parts)
+        plain = " ".join([self._words[p][0] for p in self._positions()] + self._unstable)
+        if len(plain) > width:  # a long unsettled run: the newest words matter most
+            line = DIM + "…" + plain[len(plain) - width + 1:] + RESET
+        self.out.write(ERASE + line)
+
+    def _print_sentences(self) -> None:
+        positions = self._positions()
+        sentence = []
+        for p in positions:
+            text, settled, ends = self._words[p]
+            if not settled:
+                break
+            sentence.append(p)
+            if ends:
+                self.out.write(" ".join(self._words[q][0] for q in sentence) + "\n")
+                for q in sentence:
+                    del self._words[q]
+                self._line_start = p + 1
+                sentence = []

@@ -1,0 +1,99 @@
+"""``livecap transcribe FILE...``: audio files to punctuated TXT, SRT, VTT or JSON.
+
+Every input file is checked before any model is loaded, so a typo in the
+fifth name fails in a second, not after four files' worth of work. Marks come
+from the offline decoder, which sees the whole text: better than live captions.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from engine.cli.common import CliError, make_recognizer, warn
+
+EXTENSIONS = {"txt": ".txt", "srt": ".srt", "vtt": ".vtt", "json": ".json"}
+
+
+def output_paths(files: list[Path], fmt: str, output: str | None) -> list[Path | None]:
+    """Where each transcript goes; None means stdout."""
+    if output == "-":
+        return [None] * len(files)
+    if output is None:
+        targets = [f.with_suffix(EXTENSIONS[fmt]) for f in files]
+    else:
+        out = Path(output)
+        if len(files) == 1 and not out.is_dir():
+            targets = [out]
+        elif out.is_dir():
+            targets = [out / f.with_suffix(EXTENSIONS[fmt]).name for f in files]
+        else:
+            raise CliError(f"-o {output}: with several input files, -o must be an existing folder (or - for stdout)")
+    for source, target in zip(files, targets):
+        if target.resolve() == source.resolve():
+            raise CliError(f"{source}: the transcript would overwrite the audio file; pass -o")
+    names = [t.resolve() for t in targets]
+    if len(set(names)) < len(names):
+        raise CliError("two input files would write the same transcript file; pass -o with a folder")
+    return targets
+
+
+def pick_format(fmt: str | None, output: str | None) -> str:
+    if fmt is not None:
+        return fmt
+    if output not in (None, "-"):
+        from engine.transcript.export import format_from_path
+
+        guessed = format_from_path(output)
+        if guessed is not None:
+            return guessed
+    return "txt"
+
+
+def cmd_transcribe(args) -> int:
+    from engine.audio.base import AudioError
+    from engine.audio.file_source import audio_duration
+    from engine.cli.main import load_model
+    from engine.transcript.export import FORMATS, ExportError, export
+    from engine.punctuation.offline import OfflineDecoder
+    from engine.cli.progress import ProgressBar
+    from engine.recognizers import RecognizerError
+    from engine.session.live import transcribe_file
+
+    files = [Path(f) for f in args.files]
+    fmt = pick_format(args.format, args.output)
+    durations = []
+    for f in files:
+        try:
+            durations.append(audio_duration(f))
+        except AudioError as exc:
+            raise CliError(str(exc)) from None
+    targets = output_paths(files, fmt, args.output)
+    recognizer = make_recognizer(args.recognizer, args.model, live=False)
+    model = load_model(args.model_dir, args.threads)
+    decoder = OfflineDecoder.from_model(model)
+    for path, target, seconds in zip(files, targets, durations):
+        bar = ProgressBar(path.name)
+
+        def progress(stage: str, done: float, total: float, bar=bar, name=path.name) -> None:
+            bar.update(done, total, f"{stage} {name}")
+
+        try:
+            transcript = transcribe_file(path, recognizer, decoder, progress)
+        except (AudioError, RecognizerError) as exc:
+            raise CliError(str(exc)) from None
+        finally:
+            bar.finish()
+        if not transcript.words:
+            warn(f"{path}: no speech was recognized in {seconds:.1f} s of audio")
+        try:
+            if target is None:
+                sys.stdout.write(FORMATS[fmt](transcript))
+                sys.stdout.flush()
+            else:
+                export(transcript, fmt, target)
+                print(f"{path} -> {target} ({len(transcript.words)} words)", file=sys.stderr)
+        except ExportError as exc:
+            raise CliError(f"{path}: {exc}") from None
+        except OSError as exc:
+            raise CliError(f"cannot write {target}: {exc.strerror or exc}") from None
+    return 0

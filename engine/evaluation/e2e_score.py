@@ -1,0 +1,149 @@
+"""Scores of the end-to-end evaluation (``python -m engine.evaluation.e2e``): a recognized, punctuated
+transcript against the reference excerpts.
+
+The transcript is aligned to the reference words by edit distance (lowercase
+words; per excerpt, the recognized words being split between excerpts at the
+middle of each silence). Reported: WER; precision, recall and F1 per mark and
+micro-averaged over comma, period and question on the aligned word pairs (the
+reference word's mark against the mark after the recognized word aligned to
+it), and a "strict" variant that also counts the marks of deleted and inserted
+words; casing of correctly recognized words (displayed case class against the
+reference spelling).
+"""
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+
+from engine.evaluation.e2e_speech import Excerpt
+from engine.words import CASE_LABELS
+
+MARKS = ("comma", "period", "question")
+Pair = tuple[int | None, int | None]  # (reference index, hypothesis index); None: deleted / inserted
+
+
+def align(ref: Sequence[str], hyp: Sequence[str]) -> list[Pair]:
+    """Levenshtein alignment of two word sequences (case-insensitive), in order.
+
+    Matches and substitutions pair a reference word with a hypothesis word;
+    ``(i, None)`` is a deletion, ``(None, j)`` an insertion. Among the alignments
+    with the fewest edits it takes one with the most matches ("the mat" / "mat
+    today" pairs the two "mat"s), and it pairs a lone differing word rather than
+    deleting and inserting it.
+    """
+    a, b = [w.lower() for w in ref], [w.lower() for w in hyp]
+    n, m = len(a), len(b)
+    gap = n + m + 1  # an insertion or deletion; a substitution costs gap + 1: edits first, then substitutions
+    d = [[j * gap for j in range(m + 1)]] + [[i * gap] + [0] * m for i in range(1, n + 1)]
+    for i in range(1, n + 1):
+        row, up, ai = d[i], d[i - 1], a[i - 1]
+        for j in range(1, m + 1):
+            row[j] = min(up[j - 1] + (0 if ai == b[j - 1] else gap + 1), up[j] + gap, row[j - 1] + gap)
+    pairs: list[Pair] = []
+    i, j = n, m
+    while i or j:
+        if i and j and d[i][j] == d[i - 1][j - 1] + (0 if a[i - 1] == b[j - 1] else gap + 1):
+            i, j = i - 1, j - 1
+            pairs.append((i, j))
+        elif i and d[i][j] == d[i - 1][j] + gap:
+            i -= 1
+            pairs.append((i, None))
+        else:
+            j -= 1
+            pairs.append((None, j))
+    return pairs[::-1]
+
+
+def word_errors(ref: Sequence[str], hyp: Sequence[str], pairs: Sequence[Pair]) -> dict:
+    subs = sum(1 for i, j in pairs if i is not None and j is not None and ref[i].lower() != hyp[j].lower())
+    dels = sum(1 for i, j in pairs if j is None)
+    ins = sum(1 for i, j in pairs if i is None)
+    return {"reference_words": len(ref), "recognized_words": len(hyp), "substitutions": subs,
+            "deletions": dels, "insertions": ins, "wer": round((subs + dels + ins) / len(ref), 4) if ref else None}
+
+
+def _prf(tp: int, fp: int, fn: int) -> dict:
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4), "tp": tp, "fp": fp, "fn": fn}
+
+
+def mark_scores(ref_marks: Sequence[str], hyp_marks: Sequence[str], pairs: Sequence[Pair], strict: bool = False) -> dict:
+    """Per-mark and micro-averaged P/R/F1 over comma, period, question.
+
+    On the aligned pairs only, or (``strict``) also counting a deleted reference word's mark
+    as missed and an inserted word's mark as spurious."""
+    counts = {m: [0, 0, 0] for m in MARKS}  # tp, fp, fn
+    for i, j in pairs:
+        r = ref_marks[i] if i is not None else "none"
+        h = hyp_marks[j] if j is not None else "none"
+        if (i is None or j is None) and not strict:
+            continue
+        if r == h:
+            if r != "none":
+                counts[r][0] += 1
+            continue
+        if h != "none":
+            counts[h][1] += 1
+        if r != "none":
+            counts[r][2] += 1
+    out = {m: _prf(*c) for m, c in counts.items()}
+    out["micro"] = _prf(*(sum(c[k] for c in counts.values()) for k in range(3)))
+    return out
+
+
+def case_class(form: str) -> str:
+    from training.prepare import case_of  # the rule the reference was labelled with; numpy only
+
+    return CASE_LABELS[case_of(form)[0]]
+
+
+def case_scores(ref: Sequence[str], ref_cases: Sequence[str], hyp: Sequence[str], hyp_cases: Sequence[str],
+                pairs: Sequence[Pair]) -> dict:
+    """Casing of the correctly recognized words: accuracy, and P/R/F1 of the non-lowercase classes
+    (a hit needs the same class: "capitalized" for "upper" is a miss and a false alarm)."""
+    n = right = tp = fp = fn = 0
+    for i, j in pairs:
+        if i is None or j is None or ref[i].lower() != hyp[j].lower():
+            continue
+        r, h = ref_cases[i], hyp_cases[j]
+        n += 1
+        right += r == h
+        if r != "lower" and r == h:
+            tp += 1
+        else:
+            fp += h != "lower"
+            fn += r != "lower"
+    return {"words": n, "accuracy": round(right / n, 4) if n else None, "nonlower": _prf(tp, fp, fn)}
+
+
+def split_by_spans(times: Sequence[float | None], spans: Sequence[tuple[float, float]]) -> list[int]:
+    """Excerpt index of each recognized word: the cuts lie in the middle of the silences between spans."""
+    cuts = [(a[1] + b[0]) / 2 for a, b in zip(spans, spans[1:])]
+    out, last = [], 0
+    for t in times:
+        last = bisect.bisect(cuts, t) if t is not None else last
+        out.append(last)
+    return out
+
+
+def score(excerpts: Sequence[Excerpt], spans, hyp_words, hyp_marks, hyp_cases, hyp_times) -> dict:
+    """WER, marks and casing of a transcript (``hyp_*``) against the excerpts."""
+    ref = [w for e in excerpts for w in e.words]
+    ref_marks = [m for e in excerpts for m in e.marks]
+    ref_cases = [c for e in excerpts for c in e.cases]
+    buckets = split_by_spans(hyp_times, spans)
+    pairs: list[Pair] = []
+    ref_at = 0
+    for k, e in enumerate(excerpts):  # align excerpt by excerpt: cheaper, and errors stay local
+        idx = [j for j, b in enumerate(buckets) if b == k]
+        for i, j in align(e.words, [hyp_words[j] for j in idx]):
+            pairs.append((None if i is None else ref_at + i, None if j is None else idx[j]))
+        ref_at += len(e.words)
+    return {
+        **word_errors(ref, hyp_words, pairs),
+        "marks": mark_scores(ref_marks, hyp_marks, pairs),
+        "marks_strict": mark_scores(ref_marks, hyp_marks, pairs, strict=True),
+        "casing": case_scores(ref, ref_cases, hyp_words, hyp_cases, pairs),
+    }

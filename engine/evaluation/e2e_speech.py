@@ -1,0 +1,119 @@
+"""The reference of the end-to-end evaluation (``python -m engine.evaluation.e2e``): dev-corpus excerpts
+and espeak-ng speech of them.
+
+Excerpts are whole sentences, 40–60 words each, drawn with a fixed seed from
+every file of the corpus in turn, cleaned and labelled by ``training.prepare``
+(the labeller the punctuation model was trained with, so reference marks and
+cases mean exactly what the model's do). espeak-ng reads them with their
+punctuation in the text, so the voice pauses where a reader would; they are
+joined by short silences into one 16 kHz stream.
+"""
+from __future__ import annotations
+
+import random
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.words import CASE_LABELS, MARK_TEXT, PUNCT_LABELS, apply_case
+
+SAMPLE_RATE = 16_000
+# Reference words espeak says as written and a recognizer can spell the same way: no digits
+# ("18,000" is said as three words), no hyphens ("well-known" comes back as two), ASCII only.
+SPEAKABLE = re.compile(r"^[a-z]+(?:'[a-z]+)*$")
+
+
+def default_corpus() -> Path:
+    return Path(__file__).resolve().parents[2] / "shared" / "corpus" / "dev"
+
+
+@dataclass
+class Excerpt:
+    source: str  # "dev/austen_persuasion.txt#3:1200" (document and first word)
+    words: list[str]  # lowercase
+    marks: list[str]  # PUNCT_LABELS, the mark after each word
+    cases: list[str]  # CASE_LABELS, as spelled in the text (sentence-initial capitals included)
+
+    @property
+    def text(self) -> str:
+        """The excerpt as written, marks included: what espeak-ng reads."""
+        return " ".join(apply_case(w, c) + MARK_TEXT[m] for w, c, m in zip(self.words, self.cases, self.marks))
+
+
+def choose_excerpts(docs, count: int = 12, min_words: int = 40, max_words: int = 60, seed: int = 0) -> list[Excerpt]:
+    """``count`` excerpts of whole sentences, ``min_words``–``max_words`` words, from each source file
+    in turn (a file's documents weighted by length), none overlapping, every word speakable, the
+    first one capitalised (a mark before a lowercase word, as in '"Why?" asks Freya', is no sentence end)."""
+    by_source = defaultdict(list)
+    for d in docs:
+        if len(d.words) >= min_words:
+            by_source[d.name.rsplit("#", 1)[0]].append(d)
+    sources = sorted(by_source)
+    if not sources:
+        raise ValueError(f"no document has {min_words} words")
+    rng = random.Random(seed)
+    ends_cache: dict[str, np.ndarray] = {}
+    taken: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    out: list[Excerpt] = []
+    for attempt in range(200 * count):
+        if len(out) == count:
+            break
+        group = by_source[sources[len(out) % len(sources)]]
+        d = rng.choices(group, weights=[len(g.words) for g in group])[0]
+        if d.name not in ends_cache:  # indices just after each sentence end
+            sentence_end = np.isin(d.marks, (PUNCT_LABELS.index("period"), PUNCT_LABELS.index("question")))
+            ends_cache[d.name] = np.flatnonzero(sentence_end) + 1
+        ends = ends_cache[d.name]
+        starts = np.r_[0, ends[:-1]]
+        start = int(starts[rng.randrange(len(starts))])
+        after = ends[(ends >= start + min_words)]
+        if not len(after) or after[0] - start > max_words:
+            continue
+        stop = int(after[0])
+        words = d.words[start:stop]
+        if CASE_LABELS[d.cases[start]] == "lower":  # '"Why?" asks Freya.': not a sentence start
+            continue
+        if not all(SPEAKABLE.match(w) for w in words):
+            continue
+        if any(start < b and a < stop for a, b in taken[d.name]):
+            continue
+        taken[d.name].append((start, stop))
+        out.append(Excerpt(f"{d.name}:{start}", list(words), [PUNCT_LABELS[m] for m in d.marks[start:stop]],
+                           [CASE_LABELS[c] for c in d.cases[start:stop]]))
+    if len(out) < count:
+        raise ValueError(f"found only {len(out)} of {count} excerpts of {min_words}-{max_words} speakable words")
+    return out
+
+
+
+def load_excerpts(corpus: Path, count: int, min_words: int, max_words: int, seed: int) -> list[Excerpt]:
+    from training.prepare import prepare_folder  # numpy only (no torch); a dev tool, not in the app
+
+    return choose_excerpts(prepare_folder(corpus), count, min_words, max_words, seed)
+
+
+@dataclass
+class Speech:
+    audio: np.ndarray  # 16 kHz mono int16
+    spans: list[tuple[float, float]]  # each excerpt's (start, end) in seconds
+
+
+def synthesize(excerpts: Sequence[Excerpt], gap: float = 1.0, lead: float = 0.5, tail: float = 2.0,
+               voice: str = "en-us", speed: int = 130) -> Speech:
+    """The excerpts spoken one after another, ``gap`` seconds of silence between them."""
+    from engine.evaluation.soak import speak
+
+    parts, spans, at = [np.zeros(int(lead * SAMPLE_RATE), np.int16)], [], int(lead * SAMPLE_RATE)
+    for i, excerpt in enumerate(excerpts):
+        clip = speak(excerpt.text, voice, speed)
+        voiced = np.flatnonzero(np.abs(clip) > 200)  # espeak pads its clips with silence
+        spans.append(((at + (voiced[0] if len(voiced) else 0)) / SAMPLE_RATE,
+                      (at + (voiced[-1] + 1 if len(voiced) else len(clip))) / SAMPLE_RATE))
+        pause = np.zeros(int((gap if i + 1 < len(excerpts) else tail) * SAMPLE_RATE), np.int16)
+        parts += [clip, pause]
+        at += len(clip) + len(pause)
+    return Speech(np.concatenate(parts), spans)

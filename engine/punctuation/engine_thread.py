@@ -1,0 +1,141 @@
+"""The punctuation engine as a background thread.
+
+It owns the decoder (and so the model), consumes commands from a bounded queue
+and hands every batch of events to its subscribers, on its own thread. It knows
+nothing of Qt: the app wraps subscribers into signals.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.punctuation.streaming import Event, StreamingDecoder
+from engine.words import Word
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EngineFailed:
+    """The engine hit an error it cannot recover from; it has stopped."""
+    message: str
+
+
+Subscriber = Callable[[list], None]
+_STOP = object()
+
+
+class PunctuationEngine:
+    def __init__(self, decoder: StreamingDecoder, queue_size: int = 1024):
+        self.decoder = decoder
+        self._commands: queue.Queue = queue.Queue(maxsize=queue_size)
+        self._subscribers: list[Subscriber] = []
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="punctuation-engine", daemon=True)
+        self.failed: str | None = None
+
+    # -- lifecycle ----------------------------------------------------------------
+    def start(self) -> "PunctuationEngine":
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float | None = 10.0) -> None:
+        """Process everything already queued, settle every mark, then end the thread."""
+        if self._thread.is_alive():
+            self._commands.put(("flush",))
+            self._commands.put(_STOP)
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                raise TimeoutError(f"punctuation engine did not stop within {timeout} s")
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def subscribe(self, callback: Subscriber) -> None:
+        with self._lock:
+            self._subscribers.append(callback)
+
+    def unsubscribe(self, callback: Subscriber) -> None:
+        with self._lock:
+            self._subscribers.remove(callback)
+
+    # -- commands (any thread; they block only while the bounded queue is full) ---------
+    def push(self, word: Word, timeout: float | None = None) -> None:
+        self._put(("word", word), timeout)
+
+    def retract(self, count: int) -> None:
+        self._put(("retract", count), None)
+
+    def advance_time(self, now: float) -> None:
+        self._put(("time", now), None)
+
+    def flush(self) -> None:
+        self._put(("flush",), None)
+
+    def set_threshold(self, threshold: float, l_max: int | None = None) -> None:
+        self._put(("threshold", threshold, l_max), None)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until every queued command has been processed (tests, shutdown)."""
+        done = threading.Event()
+        self._put(("barrier", done), timeout)
+        return done.wait(timeout)
+
+    def _put(self, command, timeout) -> None:
+        if self.failed:
+            raise RuntimeError(f"punctuation engine has stopped: {self.failed}")
+        self._commands.put(command, timeout=timeout)
+
+    # -- the thread ---------------------------------------------------------------
+    def _run(self) -> None:
+        decoder = self.decoder
+        while True:
+            command = self._commands.get()
+            if command is _STOP:
+                return
+            kind = command[0]
+            try:
+                if kind == "word":
+                    events: list = decoder.push(command[1])
+                elif kind == "retract":
+                    events = decoder.retract(command[1])
+                elif kind == "time":
+                    events = decoder.advance_time(command[1])
+                elif kind == "flush":
+                    events = decoder.flush()
+                elif kind == "threshold":
+                    decoder.set_threshold(command[1], command[2])
+                    events = []
+                else:  # barrier
+                    command[1].set()
+                    events = []
+            except Exception as exc:  # the model failed: tell everyone, then stop taking work
+                log.exception("punctuation engine failed")
+                self.failed = f"{type(exc).__name__}: {exc}"
+                self._publish([EngineFailed(self.failed)])
+                self._drain_barriers()
+                return
+            if events:
+                self._publish(events)
+
+    def _publish(self, events: list[Event]) -> None:
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for callback in subscribers:
+            try:
+                callback(events)
+            except Exception:  # one broken subscriber must not stop the captions
+                log.exception("event subscriber failed")
+
+    def _drain_barriers(self) -> None:
+        while True:
+            try:
+                command = self._commands.get_nowait()
+            except queue.Empty:
+                return
+            if command is not _STOP and command[0] == "barrier":
+                command[1].set()

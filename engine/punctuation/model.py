@@ -1,0 +1,180 @@
+"""The punctuation model on disk and the ONNX Runtime session that runs it.
+
+Contract (shared with ``training/export.py`` and ``engine/evaluation/synthetic_model.py``):
+inputs ``input_ids`` and ``attention_mask`` (int64 [B, T]); outputs
+``punct_logits`` [B, 4] (none, comma, period, question) and ``case_logits``
+[B, 3] (lower, capitalized, upper) for the word before ``[PUNCT]``.
+A ``config.json`` beside the model names the labels, the window, the pause
+threshold, the special tokens and the recommended decoder settings.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.punctuation.model_inputs import DEFAULT_PAUSE_THRESHOLD, DEFAULT_WINDOW, WordTokenizer, pad_batch
+from engine.words import CASE_LABELS, PUNCT_LABELS
+
+CONFIG_FILE = "config.json"
+MODEL_ENV_VAR = "LIVECAP_PUNCT_MODEL"
+
+
+class ModelError(RuntimeError):
+    """A model folder is missing, incomplete or does not honour the contract."""
+
+
+@dataclass(frozen=True)
+class DecoderDefaults:
+    l_min: int = 1
+    l_max: int = 4
+    threshold: float = 0.5
+    silence_gap: float = 1.2
+    # (lookahead, window) pairs whose predictions the offline decoder averages.
+    offline_views: tuple[tuple[int, int], ...] = ((4, 32), (3, 32))
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    window: int = DEFAULT_WINDOW
+    pause_threshold: float | None = DEFAULT_PAUSE_THRESHOLD
+    punct_token: str = "[unused0]"
+    pause_token: str = "[unused1]"
+    drop_token: str = "[unused2]"
+    model_file: str = "model.onnx"
+    tokenizer_file: str = "tokenizer.json"
+    decoder: DecoderDefaults = field(default_factory=DecoderDefaults)
+    lexicon: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        d = self.decoder
+        return {
+            "format": 1,
+            "labels": {"punct": list(PUNCT_LABELS), "case": list(CASE_LABELS)},
+            "window": self.window,
+            "pause_threshold": self.pause_threshold,
+            "special_tokens": {"punct": self.punct_token, "pause": self.pause_token, "drop": self.drop_token},
+            "files": {"model": self.model_file, "tokenizer": self.tokenizer_file},
+            "decoder": {"l_min": d.l_min, "l_max": d.l_max, "threshold": d.threshold,
+                        "silence_gap": d.silence_gap, "offline_views": [list(v) for v in d.offline_views]},
+            "lexicon": dict(sorted(self.lexicon.items())),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str = "config.json") -> "ModelConfig":
+        try:
+            labels = data.get("labels", {})
+            if tuple(labels.get("punct", PUNCT_LABELS)) != PUNCT_LABELS or tuple(labels.get("case", CASE_LABELS)) != CASE_LABELS:
+                raise ModelError(f"{source}: labels {labels} differ from the engine's {PUNCT_LABELS} / {CASE_LABELS}")
+            special = data.get("special_tokens", {})
+            files = data.get("files", {})
+            dec = data.get("decoder", {})
+            defaults = DecoderDefaults()
+            decoder = DecoderDefaults(
+                l_min=int(dec.get("l_min", defaults.l_min)),
+                l_max=int(dec.get("l_max", defaults.l_max)),
+                threshold=float(dec.get("threshold", defaults.threshold)),
+                silence_gap=float(dec.get("silence_gap", defaults.silence_gap)),
+                offline_views=tuple((int(l), int(w)) for l, w in dec.get("offline_views", defaults.offline_views)),
+            )
+            pause = data.get("pause_threshold", DEFAULT_PAUSE_THRESHOLD)
+            return cls(
+                window=int(data.get("window", DEFAULT_WINDOW)),
+                pause_threshold=None if pause is None else float(pause),
+                punct_token=special.get("punct", "[unused0]"),
+                pause_token=special.get("pause", "[unused1]"),
+                drop_token=special.get("drop", "[unused2]"),
+                model_file=files.get("model", "model.onnx"),
+                tokenizer_file=files.get("tokenizer", "tokenizer.json"),
+                decoder=decoder,
+                lexicon={str(k).lower(): str(v) for k, v in data.get("lexicon", {}).items()},
+            )
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise ModelError(f"{source} is malformed: {exc}") from exc
+
+    @classmethod
+    def load(cls, model_dir: Path) -> "ModelConfig":
+        path = Path(model_dir) / CONFIG_FILE
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ModelError(f"no {CONFIG_FILE} in {model_dir}") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ModelError(f"cannot read {path}: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ModelError(f"{path} must hold a JSON object")
+        return cls.from_dict(data, str(path))
+
+
+def shipped_model_dir() -> Path:
+    """Where the punctuation model that ships with livecap lives (``models/punct``)."""
+    import livecap_models
+
+    return Path(livecap_models.__file__).parent / "punct"
+
+
+def default_model_dir() -> Path:
+    override = os.environ.get(MODEL_ENV_VAR)
+    return Path(override) if override else shipped_model_dir()
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+class PunctuationModel:
+    """Owns the ONNX session and the tokenizer; turns samples into class probabilities."""
+
+    def __init__(self, model_dir: str | Path | None = None, threads: int = 1, max_batch: int = 64):
+        import onnxruntime as ort
+
+        self.model_dir = Path(model_dir) if model_dir is not None else default_model_dir()
+        self.config = ModelConfig.load(self.model_dir)
+        model_path = self.model_dir / self.config.model_file
+        tokenizer_path = self.model_dir / self.config.tokenizer_file
+        for needed in (model_path, tokenizer_path):
+            if not needed.is_file():
+                raise ModelError(f"the punctuation model in {self.model_dir} is incomplete: {needed.name} is missing")
+        try:
+            self.tokenizer = WordTokenizer(tokenizer_path, self.config.punct_token, self.config.pause_token,
+                                           self.config.drop_token)
+        except Exception as exc:  # tokenizers raises plain Exceptions for bad JSON
+            raise ModelError(f"cannot load {tokenizer_path}: {exc}") from exc
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = max(1, int(threads))
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        try:
+            self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:
+            raise ModelError(f"cannot load {model_path}: {exc}") from exc
+        inputs = {i.name for i in self._session.get_inputs()}
+        outputs = {o.name for o in self._session.get_outputs()}
+        if not {"input_ids", "attention_mask"} <= inputs or not {"punct_logits", "case_logits"} <= outputs:
+            raise ModelError(f"{model_path} does not honour the model contract (inputs {sorted(inputs)}, "
+                             f"outputs {sorted(outputs)})")
+        self.threads = options.intra_op_num_threads
+        self.max_batch = max_batch
+
+    @property
+    def special(self):
+        return self.tokenizer.special
+
+    def logits(self, samples: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        punct, case = [], []
+        for i in range(0, len(samples), self.max_batch):
+            ids, mask = pad_batch(samples[i : i + self.max_batch], self.special.pad)
+            p, c = self._session.run(["punct_logits", "case_logits"], {"input_ids": ids, "attention_mask": mask})
+            punct.append(p)
+            case.append(c)
+        return np.concatenate(punct), np.concatenate(case)
+
+    def predict(self, samples: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Softmax probabilities: punctuation [B, 4] and case [B, 3]."""
+        punct, case = self.logits(samples)
+        return softmax(punct), softmax(case)

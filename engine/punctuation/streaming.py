@@ -1,0 +1,268 @@
+"""Streaming punctuation: entropy threshold decoding (seed 000, Algorithm 1).
+
+Every new word triggers one batched inference covering the new word (at
+lookahead 0, for an immediate provisional mark) and every position still
+waiting for context, each now one word further on. A position settles when the
+model is sure enough (entropy ≤ h) at lookahead ≥ l_min, or when it reaches
+l_max. Settled marks never change; they are emitted in word order, because the
+capital of a word depends on the settled mark before it.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from engine.punctuation.casing import CaseRenderer
+from engine.punctuation.model_inputs import build_sample
+from engine.words import CASE_LABELS, PUNCT_LABELS, Word
+
+
+# ---- events -----------------------------------------------------------------
+@dataclass(frozen=True)
+class Appended:
+    """A word joined the stream at ``position``."""
+    position: int
+    word: Word
+
+
+@dataclass(frozen=True)
+class Provisional:
+    """The current best guess for a position that may still change."""
+    position: int
+    mark: str
+    case: str
+    confidence: float
+    form: str
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The final mark and case of a position. Never changes, unless the word itself is withdrawn."""
+    position: int
+    mark: str
+    case: str
+    lookahead_used: int
+    form: str
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True)
+class Withdrawn:
+    """A settled word was replaced by the recognizer; its settled mark no longer holds."""
+    position: int
+
+
+@dataclass(frozen=True)
+class Retracted:
+    """Every word from ``from_position`` on was removed from the stream."""
+    from_position: int
+
+
+Event = Appended | Provisional | Settled | Withdrawn | Retracted
+
+
+# ---- scoring ----------------------------------------------------------------
+class Scorer(Protocol):
+    def score(self, words: Sequence[str], pauses: Sequence[bool], requests: Sequence[tuple[int, int]],
+              window: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Probabilities [len(requests), 4] and [len(requests), 3] for (position, lookahead) requests."""
+
+
+class ModelScorer:
+    """Scores requests with the ONNX model through the shared sample builder."""
+
+    def __init__(self, model, window: int | None = None):
+        self.model = model
+        self.window = window or model.config.window
+
+    def score(self, words, pauses, requests, window=None):
+        window = window or self.window
+        # Only the words a window can reach need tokenizing: each word is at least one token.
+        lo = max(0, min(p for p, _ in requests) - window)
+        hi = min(len(words), max(p + l for p, l in requests) + 1)
+        ids = self.model.tokenizer.encode_words(words[lo:hi])
+        flags = pauses[lo:hi]
+        samples = [build_sample(ids, p - lo, l, self.model.special, flags, window) for p, l in requests]
+        return self.model.predict(samples)
+
+
+def entropies_bits(probs: np.ndarray) -> np.ndarray:
+    """Entropy in bits of each row of a [B, C] probability array."""
+    p = np.clip(probs, 1e-12, 1.0)
+    return -(p * np.log2(p)).sum(axis=-1)
+
+
+def entropy_bits(probs: np.ndarray) -> float:
+    return float(entropies_bits(probs))
+
+
+# ---- the decoder --------------------------------------------------------------
+@dataclass
+class _Slot:
+    """Decoder state for one word position."""
+    word: Word
+    pause_after: bool = False
+    punct: np.ndarray | None = None  # latest probabilities
+    case: np.ndarray | None = None
+    lookahead: int = 0  # lookahead of the latest prediction
+    decided: bool = False  # the mark is final; it is emitted once every earlier position has settled
+    published: tuple[str, str, str] | None = None
+    settled_mark: str | None = None
+
+
+class StreamingDecoder:
+    # Enough left context for any window, plus room for recognizer retractions.
+    KEEP_SETTLED = 128
+    # Words of left context handed to the scorer: a window of w tokens holds at most w words,
+    # so this covers any window up to 128 tokens (a scorer with a wider one raises it, below).
+    CONTEXT_WORDS = 128
+
+    def __init__(self, scorer: Scorer, l_min: int = 1, l_max: int = 4, threshold: float = 0.5,
+                 silence_gap: float | None = 1.2, pause_threshold: float | None = 0.28,
+                 casing: CaseRenderer | None = None):
+        if not 0 <= l_min <= l_max:
+            raise ValueError(f"need 0 <= l_min <= l_max, got l_min={l_min}, l_max={l_max}")
+        self.scorer = scorer
+        self._context_words = max(self.CONTEXT_WORDS, int(getattr(scorer, "window", 0) or 0))
+        self.l_min, self.l_max, self.threshold = l_min, l_max, threshold
+        self.silence_gap = silence_gap
+        self.pause_threshold = pause_threshold
+        self.casing = casing or CaseRenderer()
+        self._slots: list[_Slot] = []
+        self._base = 0  # absolute position of _slots[0]
+        self.first_unsettled = 0
+
+    @classmethod
+    def from_model(cls, model, casing: bool = True, use_pauses: bool = True, **overrides) -> "StreamingDecoder":
+        """A decoder on the model's recommended settings; ``overrides`` that are not None win."""
+        d = model.config.decoder
+        settings = dict(l_min=d.l_min, l_max=d.l_max, threshold=d.threshold, silence_gap=d.silence_gap,
+                        pause_threshold=model.config.pause_threshold if use_pauses else None)
+        settings.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(ModelScorer(model), casing=CaseRenderer(model.config.lexicon, enabled=casing), **settings)
+
+    # -- public API ---------------------------------------------------------------
+    @property
+    def word_count(self) -> int:
+        return self._base + len(self._slots)
+
+    @property
+    def pending(self) -> int:
+        return self.word_count - self.first_unsettled
+
+    def set_threshold(self, threshold: float, l_max: int | None = None) -> None:
+        """Change the latency/accuracy trade-off live; affects decisions from the next word on."""
+        self.threshold = threshold
+        if l_max is not None:
+            self.l_max = max(self.l_min, l_max)
+
+    def push(self, word: Word) -> list[Event]:
+        events: list[Event] = []
+        if self._slots:
+            last = self._slots[-1]
+            gap = (word.start - last.word.end) if (word.start is not None and last.word.end is not None) else None
+            if gap is not None and self.silence_gap is not None and gap >= self.silence_gap and self.pending:
+                events += self.flush()  # the speaker stopped: captions must not hang
+            if gap is not None and self.pause_threshold is not None and gap >= self.pause_threshold:
+                last.pause_after = True
+        self._slots.append(_Slot(word))
+        events.append(Appended(self.word_count - 1, word))
+        events += self._step(force=False)
+        self._trim()
+        return events
+
+    def advance_time(self, now: float) -> list[Event]:
+        """Tell the decoder how far the audio has got; a long enough silence settles everything."""
+        if not self._slots or self.silence_gap is None or not self.pending:
+            return []
+        last_end = self._slots[-1].word.end
+        if last_end is not None and now - last_end >= self.silence_gap:
+            return self.flush()
+        return []
+
+    def flush(self) -> list[Event]:
+        """Settle every pending position with the context there is."""
+        if not self.pending:
+            return []
+        last = self._slots[-1]
+        if self.pause_threshold is not None and last.word.end is not None:
+            last.pause_after = True  # end of speech is a pause
+        return self._step(force=True)
+
+    def retract(self, count: int) -> list[Event]:
+        """Remove the last ``count`` words (the recognizer replaced them)."""
+        count = min(count, len(self._slots))
+        if count <= 0:
+            return []
+        cut = self.word_count - count
+        events: list[Event] = [Withdrawn(p) for p in range(cut, min(self.first_unsettled, self.word_count))]
+        del self._slots[len(self._slots) - count:]
+        self.first_unsettled = min(self.first_unsettled, cut)
+        if self._slots:
+            self._slots[-1].pause_after = False  # its following gap is unknown again
+        for offset, slot in enumerate(self._slots):
+            p = self._base + offset
+            if p >= self.first_unsettled and slot.decided and p + slot.lookahead >= cut:
+                slot.decided = False  # decided on context that no longer exists: decide again
+        events.append(Retracted(cut))
+        return events
+
+    # -- internals ----------------------------------------------------------------
+    def _step(self, force: bool) -> list[Event]:
+        last = self.word_count - 1
+        requests = []
+        for p in range(self.first_unsettled, last + 1):
+            if not self._slot(p).decided:
+                requests.append((p, min(last - p, self.l_max)))
+        if requests:
+            # Hand the scorer only the words a window can reach (each word is at least one
+            # token): the slot list holds up to ~3 x KEEP_SETTLED words, rebuilt on every word.
+            lo = max(self._base, requests[0][0] - self._context_words)
+            slots = self._slots[lo - self._base:]
+            words = [s.word.text for s in slots]
+            pauses = [s.pause_after for s in slots]
+            punct, case = self.scorer.score(words, pauses, [(p - lo, l) for p, l in requests])
+            sure = entropies_bits(punct) <= self.threshold  # one numpy call for the whole batch
+            for k, (p, lookahead) in enumerate(requests):
+                slot = self._slot(p)
+                slot.punct, slot.case, slot.lookahead = punct[k], case[k], lookahead
+                if force or (lookahead >= self.l_min and (sure[k] or lookahead >= self.l_max)):
+                    slot.decided = True
+        return self._publish()
+
+    def _publish(self) -> list[Event]:
+        events: list[Event] = []
+        p = self.first_unsettled
+        previous = self._slot(p - 1).settled_mark if p > self._base else (None if p == 0 else "none")
+        in_order = True
+        for p in range(self.first_unsettled, self.word_count):
+            slot = self._slot(p)
+            mark = PUNCT_LABELS[int(np.argmax(slot.punct))]
+            case, form = self.casing.render(slot.word.text, CASE_LABELS[int(np.argmax(slot.case))], previous)
+            shown = (mark, case, form)
+            settle = in_order and slot.decided
+            if slot.published is None or (shown != slot.published and not settle):
+                events.append(Provisional(p, mark, case, float(slot.punct.max()), form))
+                slot.published = shown
+            if settle:
+                events.append(Settled(p, mark, case, slot.lookahead, form, float(slot.punct.max())))
+                slot.settled_mark = mark
+                self.first_unsettled = p + 1
+            else:
+                in_order = False
+            previous = mark
+        return events
+
+    def _slot(self, position: int) -> _Slot:
+        return self._slots[position - self._base]
+
+    def _trim(self) -> None:
+        surplus = (self.first_unsettled - self._base) - self.KEEP_SETTLED
+        if surplus > self.KEEP_SETTLED:  # trim in chunks, not on every word
+            del self._slots[:surplus]
+            self._base += surplus
+
+

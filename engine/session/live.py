@@ -1,0 +1,283 @@
+"""A live captioning session: source → recognizer thread → stabiliser → engine thread → sinks.
+
+Two threads do the work. The recognizer thread reads audio chunks, feeds the
+recognizer, turns its partials and finals into committed words (the
+stabiliser) and hands those to the punctuation engine, whose own thread
+decides marks and publishes the decoder's events. Subscribers get both kinds
+of event lists: the engine's (``Appended``, ``Provisional``, ``Settled``,
+``Withdrawn``, ``Retracted``, ``EngineFailed``) on the engine thread, and the
+session's own (``PartialWords``, ``AudioLevel``, ``SourceNotice``) on the
+recognizer thread. A subscriber that draws must therefore take its own lock
+(or, in a GUI, hop to its UI thread).
+
+Nothing here grows with the length of a session except the transcript itself
+(``TranscriptBuilder``, a few hundred bytes a word): the stabiliser forgets an
+utterance at its final, the decoder trims settled words, the journal writer
+keeps only unsettled ones, and the queues are bounded.
+
+``transcribe_file`` is the batch path: the whole file, the recognizer's final
+words, and the offline decoder (which sees all right context) for the marks.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.punctuation.engine_thread import PunctuationEngine, Subscriber
+from engine.punctuation.streaming import StreamingDecoder
+from engine.transcript.journal import JournalWriter
+from engine.recognizers.base import SAMPLE_RATE, Recognizer
+from engine.recognizers.stabiliser import StabiliserOutput, WordStabiliser
+from engine.transcript.transcript import Transcript, TranscriptWord
+from engine.transcript.builder import TranscriptBuilder
+from engine.words import Word
+
+log = logging.getLogger(__name__)
+
+READ_TIMEOUT = 0.1  # seconds: how quickly the recognizer thread notices stop()
+DRAIN_CHUNKS = 200  # audio still queued in a live source when it stops (~20 s at most)
+
+
+# ---- the session's own events ---------------------------------------------------------
+@dataclass(frozen=True)
+class PartialWords:
+    """The recognizer's uncommitted words, for display only; replaces the previous ones."""
+    words: tuple[Word, ...]
+
+
+@dataclass(frozen=True)
+class AudioLevel:
+    """Root mean square of the latest chunk, 0 (silence) to 1 (full scale)."""
+    rms: float
+
+
+@dataclass(frozen=True)
+class SourceNotice:
+    """Something the user should know: a source event (overrun, device lost/back,
+    finished) or a failure (``kind`` "error") that ended the session's input."""
+    kind: str
+    message: str
+
+
+def rms_level(chunk: np.ndarray) -> float:
+    if chunk.size == 0:
+        return 0.0
+    x = chunk.astype(np.float32) * np.float32(1 / 32768)
+    return float(np.sqrt(np.mean(x * x)))
+
+
+# ---- the live session ----------------------------------------------------------------------
+class LiveSession:
+    def __init__(self, source, recognizer: Recognizer, decoder: StreamingDecoder,
+                 journal: JournalWriter | None = None, stabiliser: WordStabiliser | None = None,
+                 read_timeout: float = READ_TIMEOUT):
+        self.source = source
+        self.recognizer = recognizer
+        self.stabiliser = stabiliser or WordStabiliser()
+        self.engine = PunctuationEngine(decoder)
+        self.journal = journal
+        self.read_timeout = read_timeout
+        self.builder = TranscriptBuilder()  # the whole transcript, kept on the engine thread
+        self.error: str | None = None  # why the input ended early, if it did
+        self.words_pushed = 0  # words committed to the engine (replacements included)
+        self.words_retracted = 0
+        self.samples = 0  # audio fed to the recognizer
+        self._subscribers: list[Subscriber] = []
+        self._sub_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._stopped = False
+        self._last_unstable: tuple[str, ...] = ()
+        self._thread = threading.Thread(target=self._run, name="recognizer", daemon=True)
+        self.engine.subscribe(self.builder.apply)
+        if journal is not None:
+            self.engine.subscribe(journal.apply)
+            if journal.on_error is None:  # a full disk: the user must hear that the journal stopped
+                journal.on_error = lambda message: self._emit([SourceNotice("error", message)])
+        self.engine.subscribe(self._publish)
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def subscribe(self, callback: Subscriber) -> None:
+        with self._sub_lock:
+            self._subscribers.append(callback)
+
+    def start(self) -> "LiveSession":
+        self.recognizer.reset()  # word times count from this session's first sample
+        self.engine.start()
+        try:
+            self.source.start()
+        except BaseException:
+            self.engine.stop()
+            if self.journal is not None:
+                self.journal.close(clean=True)
+            raise
+        self._thread.start()
+        return self
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the input has ended (a file finished, or an error); True if it has."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    @property
+    def input_ended(self) -> bool:
+        return self._thread.ident is not None and not self._thread.is_alive()
+
+    def stop(self, timeout: float = 30.0) -> Transcript:
+        """Stop the source, drain what it still holds, flush the recognizer, the stabiliser and
+        the engine (every mark settles), close the journal. Returns the transcript. Idempotent."""
+        if self._stopped:
+            return self.transcript
+        self._stopped = True
+        self._stop.set()
+        try:
+            self.source.stop()
+        except Exception:  # a broken device must not keep us from saving the words we have
+            log.exception("stopping the audio source failed")
+        if self._thread.ident is not None:
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                raise TimeoutError(f"the recognizer thread did not stop within {timeout} s")
+        settled = False
+        try:
+            self.engine.stop(timeout)
+            settled = self.engine.failed is None
+        finally:
+            if self.journal is not None:
+                # Clean only if every word got its mark: otherwise recovery should offer it.
+                self.journal.close(clean=settled)
+        return self.transcript
+
+    @property
+    def transcript(self) -> Transcript:
+        """The transcript so far (call after ``stop()`` for a settled one)."""
+        return self.builder.transcript
+
+    @property
+    def stream_time(self) -> float:
+        return self.samples / SAMPLE_RATE
+
+    @property
+    def words_recognized(self) -> int:
+        """Words the stabiliser committed and did not take back: what the transcript must hold."""
+        return self.words_pushed - self.words_retracted
+
+    # -- the recognizer thread -----------------------------------------------------------
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                chunk = self.source.read(self.read_timeout)
+                self._forward_source_events()
+                if chunk is None:
+                    if self.source.finished:
+                        break
+                    continue
+                self._feed(chunk)
+            for _ in range(DRAIN_CHUNKS):  # what a live source captured before it stopped
+                chunk = self.source.read(0)
+                if chunk is None:
+                    break
+                self._feed(chunk)
+            self._forward_source_events()
+            self._finish_input()
+        except Exception as exc:  # a bad file, a recognizer failure: say so, keep what we have
+            log.exception("the recognizer thread failed")
+            self.error = str(exc) or type(exc).__name__
+            self._emit([SourceNotice("error", self.error)])
+            try:
+                self._finish_input()
+            except Exception:
+                log.exception("flushing after a failure failed too")
+
+    def _feed(self, chunk: np.ndarray) -> None:
+        self.samples += len(chunk)
+        update = self.recognizer.accept(chunk)
+        now = self.stream_time
+        self._commit(self.stabiliser.update(update, now))
+        # Silence settles marks: without this, the last words of a sentence would stay
+        # provisional until the speaker said something else.
+        self.engine.advance_time(now)
+        self._emit([AudioLevel(rms_level(chunk))])
+
+    def _finish_input(self) -> None:
+        self._commit(self.stabiliser.update(self.recognizer.flush(), self.stream_time))
+        self._commit(self.stabiliser.flush())  # recognizers without a final at end of input
+        self.engine.flush()
+
+    def _commit(self, out: StabiliserOutput) -> None:
+        if out.retract:
+            self.engine.retract(out.retract)
+            self.words_retracted += out.retract
+        for word in out.commit:
+            self.engine.push(word)
+        self.words_pushed += len(out.commit)
+        unstable = tuple(w.text for w in out.unstable)
+        if unstable != self._last_unstable:
+            self._last_unstable = unstable
+            self._emit([PartialWords(tuple(out.unstable))])
+
+    def _forward_source_events(self) -> None:
+        events = []
+        while True:
+            try:
+                event = self.source.events.get_nowait()
+            except Exception:  # queue.Empty, or a source without an events queue
+                break
+            events.append(SourceNotice(event.kind, event.message))
+        if events:
+            self._emit(events)
+
+    # -- fan-out ----------------------------------------------------------------------------
+    def _publish(self, events: list) -> None:  # engine events, on the engine thread
+        self._emit(events)
+
+    def _emit(self, events: list) -> None:
+        with self._sub_lock:
+            subscribers = list(self._subscribers)
+        for callback in subscribers:
+            try:
+                callback(events)
+            except Exception:  # one broken sink must not stop the captions
+                log.exception("session subscriber failed")
+
+
+# ---- batch ------------------------------------------------------------------------------------
+Progress = Callable[[str, float, float], None]  # (stage, done, total)
+
+
+def recognize_audio(audio: np.ndarray, recognizer: Recognizer, progress: Progress | None = None,
+                    chunk_seconds: float = 0.5) -> list[Word]:
+    """Every final word of ``audio`` (16 kHz mono int16), with times from its first sample."""
+    recognizer.reset()
+    step = int(chunk_seconds * SAMPLE_RATE)
+    total = len(audio) / SAMPLE_RATE
+    words: list[Word] = []
+    for at in range(0, len(audio), step):
+        update = recognizer.accept(audio[at:at + step])
+        if update.final:
+            words.extend(update.final)
+        if progress:
+            progress("recognizing", min(at + step, len(audio)) / SAMPLE_RATE, total)
+    final = recognizer.flush().final
+    if final:
+        words.extend(final)
+    return words
+
+
+def transcribe_file(path: str | Path, recognizer: Recognizer, decoder, progress: Progress | None = None) -> Transcript:
+    """Recognize a whole file and punctuate it with the offline decoder (``OfflineDecoder``)."""
+    from engine.audio.file_source import read_all
+
+    audio = read_all(path)
+    words = recognize_audio(audio, recognizer, progress)
+    del audio  # an hour of audio is 115 MB; the model does not need it any more
+    if not words:
+        return Transcript([])
+    on_step = (lambda done, total: progress("punctuating", done, total)) if progress else None
+    settled = decoder.decode(words, on_step)
+    return Transcript([TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form)
+                       for w, s in zip(words, settled)])

@@ -1,0 +1,322 @@
+"""The session journal: every settled word on disk, so a crash loses at most a second.
+
+One JSON-lines file per session in ``paths.journal_dir()``,
+``session-YYYYmmdd-HHMMSS.jsonl``:
+
+    {"t": "header", "version": 1, "started": "...", "recognizer": ..., "model": ..., ...}
+    {"t": "word", "position": 0, "text": "hello", "form": "Hello", "mark": "comma", ...}
+    {"t": "withdrawn", "position": 7}       the recognizer replaced a settled word
+    {"t": "retracted", "from": 7}           every word from 7 on was removed
+    {"t": "closed", "ended": "...", "words": 123}    clean shutdown
+    {"t": "recovered", "at": "..."}         a later start recovered it
+
+Why lines and not a rewritten file: appending is the one write a crash cannot
+make worse than "the last line is cut off", and a cut-off line is simply
+ignored when reading. Each batch of engine events is written and flushed at
+once (so a killed process loses nothing the OS already has); a timer thread
+fsyncs at least once a second (so a power cut loses at most that second). The
+writer runs on the engine's thread, never on the audio thread.
+
+While a session runs, its writer holds an inter-process lock on a hidden
+sidecar file, so another livecap process never offers a *running* session's
+journal for recovery.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from engine.files import paths
+from engine.punctuation.streaming import Appended, Retracted, Settled, Withdrawn
+from engine.files.lock import FileLock, LockTimeout
+from engine.transcript.transcript import Transcript, TranscriptWord
+from engine.words import Word
+
+log = logging.getLogger(__name__)
+
+JOURNAL_VERSION = 1
+FSYNC_INTERVAL = 1.0  # seconds: the most a power cut may lose
+_PATTERN = "session-*.jsonl"
+
+
+def _now_iso() -> str:
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.lock")
+
+
+# ---- writing --------------------------------------------------------------------
+class JournalWriter:
+    """Appends a session's settled words to its journal; ``apply`` is an engine subscriber."""
+
+    def __init__(self, path: str | os.PathLike[str], header: dict | None = None,
+                 fsync_interval: float = FSYNC_INTERVAL, on_error: Callable[[str], None] | None = None):
+        self.path = Path(path)
+        self.fsync_interval = fsync_interval
+        self.on_error = on_error
+        self.words = 0  # journaled words, withdrawals applied (what recovery would give)
+        self.error: str | None = None
+        # Lock before the file exists, so recovery never sees a new journal unlocked.
+        self._lock = FileLock(_lock_path(self.path), timeout=0)
+        try:
+            self._lock.acquire()
+        except LockTimeout:
+            raise FileExistsError(f"{self.path} is being written by another session") from None
+        try:
+            # "x": a journal is never reused; two sessions in the same second get different names.
+            self._file = open(self.path, "x", encoding="utf-8", newline="\n")
+        except BaseException:
+            self._release_lock()
+            raise
+        # Positions appended but not yet settled: the only words the writer keeps in memory
+        # (the decoder keeps at most a few dozen pending).
+        self._pending: dict[int, Word] = {}
+        self._settled: set[int] = set()  # settled positions not yet trimmed (for the word count)
+        self._io = threading.Lock()  # the engine thread writes, the timer thread fsyncs
+        self._dirty = False
+        self._closed = False
+        self._stop = threading.Event()
+        self._write([{"t": "header", "version": JOURNAL_VERSION, "started": _now_iso(), **(header or {})}])
+        self._fsync()
+        self._timer = threading.Thread(target=self._sync_loop, name="journal-fsync", daemon=True)
+        self._timer.start()
+
+    @classmethod
+    def create(cls, directory: str | os.PathLike[str] | None = None, header: dict | None = None,
+               **options) -> "JournalWriter":
+        """A new journal named after the current time, in ``directory`` (default: the per-user one).
+
+        ``header`` (recognizer, model, source...) goes into the first line; ``options``
+        are the constructor's (``fsync_interval``, ``on_error``).
+        """
+        folder = Path(directory) if directory is not None else paths.journal_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = datetime.now().strftime("session-%Y%m%d-%H%M%S")
+        for attempt in range(1, 1000):
+            name = f"{stem}.jsonl" if attempt == 1 else f"{stem}-{attempt}.jsonl"
+            try:
+                return cls(folder / name, header, **options)
+            except FileExistsError:
+                continue
+        raise FileExistsError(f"too many journals named {stem}* in {folder}")
+
+    def apply(self, events) -> None:
+        """Journal one batch of engine events (called on the engine thread)."""
+        records = []
+        for event in events:
+            if isinstance(event, Appended):
+                self._pending[event.position] = event.word
+            elif isinstance(event, Settled):
+                word = self._pending.pop(event.position, None)
+                if word is None:
+                    continue  # appended before this writer subscribed: nothing to say about it
+                records.append({"t": "word", "position": event.position, "text": word.text, "form": event.form,
+                                "mark": event.mark, "case": event.case, "start": word.start, "end": word.end,
+                                "confidence": word.confidence})
+                self.words += 1
+                self._settled.add(event.position)
+            elif isinstance(event, Withdrawn):
+                records.append({"t": "withdrawn", "position": event.position})
+                if event.position in self._settled:
+                    self._settled.discard(event.position)
+                    self.words -= 1
+            elif isinstance(event, Retracted):
+                records.append({"t": "retracted", "from": event.from_position})
+                for p in [p for p in self._pending if p >= event.from_position]:
+                    del self._pending[p]
+                gone = {p for p in self._settled if p >= event.from_position}  # Withdrawn came first
+                self._settled -= gone
+                self.words -= len(gone)
+        # Settled positions far behind can no longer be withdrawn (the decoder keeps at most
+        # a few hundred words): forget them, so the set, scanned on every retraction, stays small.
+        if len(self._settled) > 2048:
+            newest = max(self._settled)
+            self._settled = {p for p in self._settled if p > newest - 1024}
+        if records:
+            self._write(records)
+
+    def close(self, clean: bool = True) -> None:
+        """Stop the timer, write the "closed" line (when ``clean``), fsync and release the lock."""
+        if self._closed:
+            return
+        self._stop.set()
+        if self._timer is not threading.current_thread():
+            self._timer.join(timeout=5)
+        if clean:
+            self._write([{"t": "closed", "ended": _now_iso(), "words": self.words}])
+        with self._io:
+            self._closed = True
+            try:
+                self._file.flush()
+                os.fsync(self._file.fileno())
+            except OSError as exc:
+                self._fail(exc)
+            finally:
+                self._file.close()
+        self._release_lock()
+        if clean:
+            _lock_path(self.path).unlink(missing_ok=True)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # -- internals ------------------------------------------------------------------
+    def _write(self, records: list[dict]) -> None:
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+        with self._io:
+            if self._closed or self.error:
+                return
+            try:
+                self._file.write(text)
+                self._file.flush()  # into the OS now: a killed process loses nothing written
+                self._dirty = True
+            except OSError as exc:
+                self._fail(exc)
+
+    def _fsync(self) -> None:
+        with self._io:
+            if self._closed or self.error:
+                return
+            try:
+                os.fsync(self._file.fileno())
+                self._dirty = False
+            except OSError as exc:
+                self._fail(exc)
+
+    def _sync_loop(self) -> None:
+        while not self._stop.wait(self.fsync_interval):
+            if self._dirty:
+                self._fsync()
+
+    def _fail(self, exc: OSError) -> None:
+        # A full disk must not stop the captions; say so once, and stop journaling.
+        self.error = f"cannot write the session journal {self.path}: {exc.strerror or exc}"
+        log.error(self.error)
+        if self.on_error is not None:
+            try:
+                self.on_error(self.error)
+            except Exception:
+                log.exception("journal error callback failed")
+
+    def _release_lock(self) -> None:
+        self._lock.release()
+
+
+# ---- reading and recovery ----------------------------------------------------------
+@dataclass
+class JournalContents:
+    path: Path
+    header: dict = field(default_factory=dict)
+    transcript: Transcript = field(default_factory=Transcript)
+    closed: bool = False
+    recovered: bool = False
+    skipped_lines: int = 0  # lines that were not valid JSON (a torn last line after a crash)
+
+    @property
+    def started(self) -> str | None:
+        return self.header.get("started")
+
+
+def read_journal(path: str | os.PathLike[str]) -> JournalContents:
+    """Parse a journal; withdrawals are applied, torn or unreadable lines skipped."""
+    path = Path(path)
+    contents = JournalContents(path)
+    words: dict[int, TranscriptWord] = {}
+    with open(path, encoding="utf-8", errors="replace", newline="\n") as f:
+        for line in f:
+            try:
+                record = json.loads(line)
+                kind = record["t"]
+                if kind == "word":
+                    words[int(record["position"])] = _transcript_word(record)
+                elif kind == "withdrawn":
+                    words.pop(int(record["position"]), None)
+                elif kind == "retracted":
+                    cut = int(record["from"])
+                    for p in [p for p in words if p >= cut]:
+                        del words[p]
+                elif kind == "header":
+                    contents.header = {k: v for k, v in record.items() if k != "t"}
+                elif kind == "closed":
+                    contents.closed = True
+                elif kind == "recovered":
+                    contents.recovered = True
+            except (ValueError, KeyError, TypeError, AttributeError):
+                # A crash mid-write leaves half a line; it held at most one batch of words.
+                contents.skipped_lines += 1
+    contents.transcript = Transcript([words[p] for p in sorted(words)])
+    return contents
+
+
+def _transcript_word(record: dict) -> TranscriptWord:
+    start, end, form = record.get("start"), record.get("end"), record.get("form")
+    return TranscriptWord(text=str(record["text"]), start=None if start is None else float(start),
+                          end=None if end is None else float(end),
+                          confidence=float(record.get("confidence", 1.0)), mark=str(record.get("mark", "none")),
+                          case=str(record.get("case", "lower")), form=None if form is None else str(form))
+
+
+def in_use(path: str | os.PathLike[str]) -> bool:
+    """True while a running session (in any process) still writes this journal."""
+    lock = FileLock(_lock_path(Path(path)), timeout=0)
+    try:
+        lock.acquire()
+    except LockTimeout:
+        return True
+    except OSError:
+        return False  # cannot create a lock file (read-only folder): nobody can be writing either
+    lock.release()
+    return False
+
+
+def journals(directory: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Every session journal, oldest first."""
+    folder = Path(directory) if directory is not None else paths.journal_dir()
+    try:
+        return sorted(p for p in folder.glob(_PATTERN) if p.is_file())
+    except OSError:
+        return []
+
+
+def recover(directory: str | os.PathLike[str] | None = None) -> list[JournalContents]:
+    """Journals of sessions that ended without a clean shutdown and were not recovered yet.
+
+    Journals of sessions still running in another process are left out.
+    """
+    found = []
+    for path in journals(directory):
+        try:
+            contents = read_journal(path)
+        except OSError as exc:
+            log.warning("cannot read journal %s: %s", path, exc)
+            continue
+        if not contents.closed and not contents.recovered and not in_use(path):
+            found.append(contents)
+    return found
+
+
+def mark_recovered(path: str | os.PathLike[str]) -> None:
+    """Append a "recovered" line, so the journal is not offered again (it stays on disk)."""
+    path = Path(path)
+    with open(path, "rb+") as f:
+        f.seek(0, os.SEEK_END)
+        if f.tell() > 0:
+            f.seek(-1, os.SEEK_END)
+            # After a torn line, start a fresh one: glued onto it, the marker would be unreadable too.
+            prefix = b"" if f.read(1) == b"\n" else b"\n"
+        else:
+            prefix = b""
+        f.seek(0, os.SEEK_END)
+        f.write(prefix + (json.dumps({"t": "recovered", "at": _now_iso()}) + "\n").encode())
+        f.flush()
+        os.fsync(f.fileno())
+    _lock_path(path).unlink(missing_ok=True)

@@ -1,0 +1,222 @@
+"""The catalogue of downloadable Vosk models, and the models installed on this machine.
+
+The catalogue ships as ``models/vosk_catalogue.json`` (package ``livecap_models``),
+a snapshot of Vosk's published ``model-list.json``: livecap works offline, so it
+cannot fetch the list at start-up, and pinning it means a size or md5 we verify
+downloads against cannot change under us. Its ``source`` field says where the
+data came from.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import secrets
+import shutil
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from engine.files import paths
+
+DEFAULT_ENGLISH = "vosk-model-small-en-us-0.15"
+
+
+class CatalogueError(Exception):
+    """The catalogue file is missing or malformed (a packaging bug, not a user error)."""
+
+
+class UnknownModelError(LookupError):
+    """No catalogue entry has that name. The message suggests close names."""
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    name: str  # also the folder name once installed, and the archive's top-level folder
+    lang: str  # Vosk's own codes: "en-us", "cn", "ua", ...
+    lang_text: str
+    url: str
+    size: int  # bytes of the archive
+    size_text: str
+    md5: str | None  # None: no published checksum was found; downloads are checked by size only
+    version: str
+    type: str  # "small", "big", "big-lgraph"
+    obsolete: bool = False
+
+
+@dataclass(frozen=True)
+class InstalledModel:
+    name: str
+    path: Path
+    entry: CatalogueEntry | None  # None for a model the user put there by hand
+
+
+def catalogue_path() -> Path:
+    import livecap_models
+
+    return Path(livecap_models.__file__).parent / "vosk_catalogue.json"
+
+
+def load_catalogue(path: str | os.PathLike[str] | None = None) -> tuple[CatalogueEntry, ...]:
+    """All non-obsolete entries, in file order."""
+    return _load(Path(path) if path is not None else catalogue_path())
+
+
+def catalogue_source(path: str | os.PathLike[str] | None = None) -> dict:
+    """The ``source`` record: where the snapshot came from and how it was built."""
+    return _read(Path(path) if path is not None else catalogue_path()).get("source", {})
+
+
+def find(name: str, entries: tuple[CatalogueEntry, ...] | None = None) -> CatalogueEntry:
+    entries = load_catalogue() if entries is None else entries
+    for entry in entries:
+        if entry.name == name:
+            return entry
+    names = [e.name for e in entries]
+    close = difflib.get_close_matches(name, names, n=5, cutoff=0.6)
+    hint = f" Did you mean: {', '.join(close)}?" if close else ""
+    raise UnknownModelError(
+        f"No Vosk model named {name!r} in the catalogue.{hint} "
+        f"There are {len(names)} models; small English: {DEFAULT_ENGLISH}."
+    )
+
+
+def default_english() -> CatalogueEntry:
+    """The model offered on first run: 40 MB and fast enough for any laptop."""
+    return find(DEFAULT_ENGLISH)
+
+
+def model_problems(folder: str | os.PathLike[str]) -> list[str]:
+    """What keeps ``folder`` from loading as a Vosk model; empty when it looks loadable.
+
+    Mirrors the checks in vosk-api ``src/model.cc`` (``Model::Model`` and
+    ``ReadDataFiles``), so a folder that passes here does not die inside the
+    native library with a Kaldi error the user cannot act on:
+
+    * layout v2: ``am/final.mdl`` + ``conf/model.conf``; v1 (older models):
+      ``final.mdl`` + ``mfcc.conf`` at the top level;
+    * a feature config: ``mfcc.conf`` or ``fbank.conf`` (in ``conf/`` for v2);
+    * a decoding graph: ``HCLG.fst``, or ``HCLr.fst`` + ``Gr.fst`` +
+      ``disambig_tid.int`` for the small "lookahead" models (in ``graph/`` for v2).
+    """
+    root = Path(folder)
+    if not root.is_dir():
+        return [f"{root} is not a folder"]
+    if (root / "am" / "final.mdl").is_file() and (root / "conf" / "model.conf").is_file():
+        conf, graph = root / "conf", root / "graph"
+    elif (root / "final.mdl").is_file() and (root / "mfcc.conf").is_file():
+        conf, graph = root, root
+    else:
+        return ["am/final.mdl and conf/model.conf (or, older layout, final.mdl and mfcc.conf)"]
+    problems = []
+    if not ((conf / "mfcc.conf").is_file() or (conf / "fbank.conf").is_file()):
+        problems.append(f"{_rel(conf / 'mfcc.conf', root)} (or fbank.conf)")
+    lookahead = [graph / "HCLr.fst", graph / "Gr.fst", graph / "disambig_tid.int"]
+    if not ((graph / "HCLG.fst").is_file() or all(p.is_file() for p in lookahead)):
+        problems.append(
+            f"{_rel(graph / 'HCLG.fst', root)} (or {', '.join(_rel(p, root) for p in lookahead)})"
+        )
+    return problems
+
+
+def is_vosk_model(folder: str | os.PathLike[str]) -> bool:
+    return not model_problems(folder)
+
+
+def installed_models(models_dir: str | os.PathLike[str] | None = None) -> list[InstalledModel]:
+    """Loadable models in ``models_dir``, sorted by name.
+
+    Hidden entries are skipped: they are the downloader's temporary folders
+    and lock files, never a finished model.
+    """
+    root = Path(models_dir) if models_dir is not None else paths.vosk_models_dir()
+    try:
+        children = sorted(root.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    by_name = {e.name: e for e in load_catalogue()}
+    return [
+        InstalledModel(child.name, child, by_name.get(child.name))
+        for child in children
+        if not child.name.startswith(".") and is_vosk_model(child)
+    ]
+
+
+def remove_model(name: str, models_dir: str | os.PathLike[str] | None = None) -> bool:
+    """Delete an installed model. Returns False when it was not installed.
+
+    The folder is first renamed to a hidden name (atomic), then deleted: a crash
+    or a concurrent reader never sees a half-deleted model under its real name,
+    and a leftover hidden folder is swept by the next install of that model.
+    """
+    check_model_name(name)
+    root = Path(models_dir) if models_dir is not None else paths.vosk_models_dir()
+    target = root / name
+    if not target.is_dir() or target.is_symlink():
+        return False
+    doomed = root / f".{name}.removing-{secrets.token_hex(4)}"
+    try:
+        os.replace(target, doomed)
+    except FileNotFoundError:  # someone else removed it first
+        return False
+    shutil.rmtree(doomed, ignore_errors=True)
+    return True
+
+
+def check_model_name(name: str) -> None:
+    """Refuse names that are not one plain folder name: they would reach outside the models folder."""
+    bad = (
+        not name
+        or name in (".", "..")
+        or name.startswith(".")
+        or any(sep in name for sep in ("/", "\\", "\0", ":"))
+    )
+    if bad:
+        raise ValueError(f"{name!r} is not a valid model name (expected a plain folder name)")
+
+
+def _rel(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _read(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CatalogueError(f"cannot read the model catalogue {path}: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("models"), list):
+        raise CatalogueError(f"{path}: expected an object with a 'models' list")
+    return data
+
+
+@lru_cache(maxsize=4)
+def _load(path: Path) -> tuple[CatalogueEntry, ...]:
+    entries = []
+    for raw in _read(path)["models"]:
+        try:
+            entry = CatalogueEntry(
+                name=str(raw["name"]),
+                lang=str(raw["lang"]),
+                lang_text=str(raw["lang_text"]),
+                url=str(raw["url"]),
+                size=int(raw["size"]),
+                size_text=str(raw["size_text"]),
+                md5=(str(raw["md5"]).lower() if raw.get("md5") else None),
+                version=str(raw["version"]),
+                type=str(raw["type"]),
+                obsolete=_flag(raw.get("obsolete", False)),
+            )
+            check_model_name(entry.name)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CatalogueError(f"{path}: bad entry {raw!r}: {exc}") from exc
+        if not entry.obsolete:
+            entries.append(entry)
+    return tuple(entries)
+
+
+def _flag(value: object) -> bool:
+    # Upstream's model-list.json writes "true"/"false" as strings, and the
+    # string "false" is truthy: accept both spellings explicitly.
+    if isinstance(value, str):
+        return value.strip().lower() == "true"
+    return bool(value)

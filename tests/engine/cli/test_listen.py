@@ -1,0 +1,290 @@
+"""``livecap transcribe | listen | devices | models | recover`` as a user runs them (subprocesses)."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.transcript.journal import read_journal
+from engine.transcript.transcript import Transcript
+from tests.speech import write_speech_wav
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture
+def env(tmp_path):
+    # Own data folder (no real models, journals or downloads touched); no sound server to reach,
+    # and none autospawned.
+    return {**os.environ, "LIVECAP_DATA_DIR": str(tmp_path / "data"),
+            "PULSE_SERVER": f"unix:{tmp_path}/no-such-pulse-socket", "PYTHONPATH": str(ROOT)}
+
+
+def livecap(env, *args, timeout=180):
+    return subprocess.run([sys.executable, "-m", "engine.cli.main", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=ROOT)
+
+
+def one_line_error(result, *fragments):
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("livecap"), result.stderr
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+@pytest.fixture(scope="module")
+def wav(tmp_path_factory):
+    return write_speech_wav(tmp_path_factory.mktemp("cli") / "talk.wav", repeats=2)
+
+
+# ---- transcribe ---------------------------------------------------------------------------------------
+def test_transcribe_to_json_and_srt(wav, tmp_path, env, tiny_model_dir):
+    import srt
+
+    r = livecap(env, "transcribe", wav, "--model-dir", tiny_model_dir, "--format", "json", "-o", tmp_path / "t.json")
+    assert r.returncode == 0, r.stderr
+    assert "No Vosk model installed" in r.stderr  # the PocketSphinx fallback is announced
+    assert "[####################] 100%" in r.stderr  # the progress bar (as lines: stderr is not a TTY)
+    transcript = Transcript.from_dict(json.loads((tmp_path / "t.json").read_text()))
+    words = [w.text for w in transcript.words]
+    assert len(words) >= 12 and "park" in words and transcript.has_times
+
+    r = livecap(env, "transcribe", wav, "--model-dir", tiny_model_dir, "--format", "srt",
+                "--recognizer", "pocketsphinx")
+    assert r.returncode == 0, r.stderr
+    assert "No Vosk model" not in r.stderr
+    out = wav.with_suffix(".srt")  # default: next to the audio
+    cues = list(srt.parse(out.read_text()))
+    assert cues and all(c.start < c.end for c in cues)
+    assert " ".join(c.content.replace("\n", " ") for c in cues).lower().count("park") >= 1
+    out.unlink()
+
+
+def test_transcribe_to_stdout(wav, env, tiny_model_dir):
+    r = livecap(env, "transcribe", wav, "--model-dir", tiny_model_dir, "-o", "-", "--recognizer", "pocketsphinx")
+    assert r.returncode == 0, r.stderr
+    assert "park" in r.stdout.lower() and "[" not in r.stdout  # text only; the bar went to stderr
+
+
+@pytest.mark.parametrize("make_args,fragments", [
+    (lambda tmp: ["transcribe", tmp / "missing.wav"], ["missing.wav", "no such file"]),
+    (lambda tmp: ["transcribe", tmp / "notes.wav"], ["not a WAV, FLAC or OGG"]),
+    (lambda tmp: ["transcribe", tmp / "notes.wav", "--format", "docx"], ["invalid choice", "docx"]),
+    (lambda tmp: ["transcribe", tmp / "notes.wav", "--recognizer", "vosk"], ["not a WAV"]),
+    (lambda tmp: ["listen", "--source", tmp / "missing.wav"], ["no such file"]),
+    (lambda tmp: ["listen", "--source", "mic", "--realtime"], ["--realtime"]),
+    (lambda tmp: ["models", "download", "vosk-model-small-en-uss-0.15"], ["vosk-model-small-en-us-0.15"]),
+    (lambda tmp: ["models", "remove", "vosk-model-small-en-us-0.15"], ["no model named"]),
+    (lambda tmp: ["models", "remove", "../etc"], ["not a valid model name"]),
+    (lambda tmp: ["models", "frobnicate"], ["invalid choice"]),
+])
+def test_errors_are_one_clear_line(tmp_path, env, make_args, fragments):
+    (tmp_path / "notes.wav").write_text("these are my notes, not audio\n")
+    one_line_error(livecap(env, *make_args(tmp_path), timeout=60), *fragments)
+
+
+def test_transcribe_without_a_vosk_model_when_vosk_is_demanded(wav, env):
+    one_line_error(livecap(env, "transcribe", wav, "--recognizer", "vosk"), "No Vosk model installed")
+
+
+# ---- listen -----------------------------------------------------------------------------------------
+def test_listen_to_a_file_prints_captions_and_saves_the_journal(wav, env, tiny_model_dir):
+    r = livecap(env, "listen", "--source", wav, "--model-dir", tiny_model_dir, "--recognizer", "pocketsphinx")
+    assert r.returncode == 0, r.stderr
+    assert "park" in r.stdout.lower() and "\x1b[" not in r.stdout  # not a TTY: no colours, no redrawing
+    assert "end of file" in r.stderr
+    saved = r.stderr.strip().splitlines()[-1]
+    assert "transcript journal saved to" in saved
+    journal = Path(saved.rsplit(" ", 1)[1])
+    contents = read_journal(journal)
+    assert contents.closed and len(contents.transcript.words) >= 12
+    assert journal.parent == Path(env["LIVECAP_DATA_DIR"]) / "journal"
+
+
+def test_ctrl_c_stops_cleanly_and_says_where_the_journal_is(wav, env, tiny_model_dir):
+    proc = subprocess.Popen([sys.executable, "-m", "engine.cli.main", "listen", "--source", str(wav), "--realtime",
+                             "--model-dir", str(tiny_model_dir), "--recognizer", "pocketsphinx"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    try:
+        # Wait until it listens, then give it some speech before interrupting.
+        line = proc.stderr.readline()
+        assert "listening to" in line, line
+        time.sleep(3.0)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "transcript journal saved to" in err
+    journal = Path(err.strip().splitlines()[-1].rsplit(" ", 1)[1])
+    assert read_journal(journal).closed
+
+
+def test_kill_9_mid_session_then_recover_keeps_what_had_settled(wav, env, tiny_model_dir):
+    """The whole live path in a real process, killed with SIGKILL: the journal it leaves holds every
+    word settled well before the kill (here the whole first sentence), exactly as a clean run has them."""
+    from engine.transcript.journal import recover
+
+    clean = livecap(env, "listen", "--source", wav, "--model-dir", tiny_model_dir, "--recognizer", "pocketsphinx")
+    assert clean.returncode == 0, clean.stderr
+    full = read_journal(Path(clean.stderr.strip().splitlines()[-1].rsplit(" ", 1)[1])).transcript.words
+    first = [w for w in full if w.end < 5.0]  # the first sentence: spoken by 4.6 s, its final at ~5.1 s
+    assert len(first) >= 4, [w.text for w in full]
+
+    proc = subprocess.Popen([sys.executable, "-m", "engine.cli.main", "listen", "--source", str(wav), "--realtime",
+                             "--model-dir", str(tiny_model_dir), "--recognizer", "pocketsphinx"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    try:
+        assert "listening to" in proc.stderr.readline()
+        time.sleep(7.5)  # the first sentence's marks settle by ~6 s; the second sentence is under way
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == -signal.SIGKILL
+    [left] = recover(Path(env["LIVECAP_DATA_DIR"]) / "journal")  # the clean run's journal is closed
+    assert not left.closed
+    got = left.transcript.words
+    assert len(got) >= len(first), (len(got), len(first))
+    assert [(w.text, w.mark, w.case) for w in got[:len(first)]] == [(w.text, w.mark, w.case) for w in first]
+    r = livecap(env, "recover", "--list", timeout=60)
+    assert r.returncode == 0 and f"{left.path.name}: {len(got)} words" in r.stdout
+
+
+# ---- devices and models ---------------------------------------------------------------------------
+def test_devices_without_hardware_or_sound_server(env):
+    r = livecap(env, "devices", timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "Microphones" in r.stdout and "System audio" in r.stdout
+    assert "Traceback" not in r.stderr + r.stdout
+    # No sound server is reachable here: the system-audio half says so instead of listing nothing.
+    assert "unavailable" in r.stdout.split("System audio", 1)[1]
+
+
+def test_models_list_and_path(env):
+    r = livecap(env, "models", "list", timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "vosk-model-small-en-us-0.15" in r.stdout and "0 installed" in r.stdout
+    r = livecap(env, "models", "list", "--lang", "de", timeout=60)
+    assert r.returncode == 0 and "vosk-model-small-en-us" not in r.stdout and "-de-" in r.stdout
+    r = livecap(env, "models", "path", timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == str(Path(env["LIVECAP_DATA_DIR"]) / "vosk-models")
+
+
+# ---- recover ----------------------------------------------------------------------------------------
+def test_recover_a_left_behind_journal(env, tmp_path):
+    folder = Path(env["LIVECAP_DATA_DIR"]) / "journal"
+    folder.mkdir(parents=True)
+    def word(position, text, form, mark):
+        return {"t": "word", "position": position, "text": text, "form": form, "mark": mark, "case": "lower",
+                "start": position * 0.5, "end": position * 0.5 + 0.4, "confidence": 1.0}
+
+    rows = [{"t": "header", "version": 1, "started": "2026-01-01T12:00:00+00:00", "recognizer": "pocketsphinx",
+             "source": "default microphone"},
+            word(0, "so", "So", "comma"), word(1, "what", "what", "none"), word(2, "now", "now", "question"),
+            word(3, "oops", "oops", "none"), {"t": "withdrawn", "position": 3}, {"t": "retracted", "from": 3},
+            word(3, "fine", "Fine", "period")]
+    crashed = folder / "session-20260101-120000.jsonl"
+    crashed.write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"t": "wo')  # died mid-line
+    (folder / "session-20260101-130000.jsonl").write_text(
+        json.dumps(rows[0]) + "\n" + json.dumps({"t": "closed", "words": 0}) + "\n")  # a clean one
+
+    r = livecap(env, "recover", "--list", timeout=60)
+    assert r.returncode == 0 and "session-20260101-120000.jsonl: 4 words" in r.stdout
+    assert "130000" not in r.stdout
+
+    r = livecap(env, "recover", "-o", tmp_path / "out", timeout=60)
+    assert r.returncode == 0, r.stderr
+    saved = tmp_path / "out" / "recovered-session-20260101-120000.txt"
+    assert saved.read_text() == "So, what now? Fine.\n"
+    assert read_journal(crashed).recovered
+
+    r = livecap(env, "recover", timeout=60)
+    assert r.returncode == 0 and "Nothing to recover" in r.stdout
+
+
+# ---- the terminal display and the progress bar, in process -------------------------------------------
+def test_terminal_captions_dim_what_may_change_and_keep_settled_lines():
+    import io
+
+    from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled
+    from engine.session.live import PartialWords
+    from engine.cli.terminal_captions import DIM, TerminalCaptions
+    from engine.words import Word
+
+    out, err = io.StringIO(), io.StringIO()
+    captions = TerminalCaptions(out, err, interactive=True, width=31)
+    words = "so what do we do now that the meeting is over".split()
+    captions([Appended(0, Word("so")), Provisional(0, "comma", "capitalized", 0.6, "So")])
+    assert out.getvalue().endswith(f"{DIM}So,\x1b[0m")  # provisional mark: dim
+    captions([Settled(0, "comma", "capitalized", 1, "So")])
+    assert out.getvalue().endswith("\r\x1b[KSo,")  # settled: plain
+    captions([PartialWords((Word("what"),))])
+    assert out.getvalue().endswith(f"So, {DIM}what\x1b[0m")  # unstable words: dim
+    for p, w in enumerate(words[1:], start=1):
+        captions([PartialWords(()), Appended(p, Word(w)), Settled(p, "none", "lower", 1, w)])
+    captions([Retracted(len(words) - 1), Appended(len(words) - 1, Word("done")),
+              Provisional(len(words) - 1, "period", "lower", 0.5, "done")])
+    captions.finish()
+    lines = out.getvalue().split("\n")
+    finished = [line.rsplit("\r\x1b[K", 1)[-1] for line in lines if line]
+    assert finished[0] == "So, what do we do now that the"  # the first full line, printed for good
+    assert all(len(line) <= 30 for line in finished)
+    assert " ".join(finished).split() == ["So,"] + words[1:-1] + ["done."]
+
+
+def test_terminal_captions_without_a_terminal_print_settled_sentences_once():
+    import io
+
+    from engine.punctuation.streaming import Appended, Provisional, Settled
+    from engine.session.live import SourceNotice
+    from engine.cli.terminal_captions import TerminalCaptions
+    from engine.words import Word
+
+    out, err = io.StringIO(), io.StringIO()
+    captions = TerminalCaptions(out, err, interactive=False)
+    captions([Appended(0, Word("hello")), Provisional(0, "period", "capitalized", 0.6, "Hello")])
+    assert out.getvalue() == ""  # nothing settled yet
+    captions([Settled(0, "period", "capitalized", 1, "Hello"), Appended(1, Word("again"))])
+    captions([SourceNotice("overrun", "2 audio chunk(s) lost")])
+    captions([Settled(1, "none", "lower", 1, "again")])
+    captions.finish()
+    assert out.getvalue() == "Hello.\nagain\n" and "\x1b" not in out.getvalue()
+    assert err.getvalue() == "livecap: 2 audio chunk(s) lost\n"
+
+
+def test_progress_bar_redraws_on_a_terminal_and_writes_lines_elsewhere():
+    import io
+
+    from engine.cli.progress import ProgressBar, render
+
+    assert render(0.45, 12, "talk.wav") == "[#########-----------]  45% 0:12 talk.wav"
+    assert render(None, 3725, "") == "[????????????????????]   ?% 1:02:05"
+    clock = iter(range(0, 1000, 1)).__next__
+    log = io.StringIO()
+    bar = ProgressBar("x", stream=log, clock=clock)
+    for done in range(0, 101):
+        bar.update(done, 100)
+    bar.finish()
+    lines = log.getvalue().splitlines()
+    assert 10 <= len(lines) <= 25 and lines[-1].startswith("[####################] 100%")
+    assert "\r" not in log.getvalue()
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = Tty()
+    bar = ProgressBar("x", stream=tty, clock=iter([0, 1, 5]).__next__)
+    bar.update(1, 2)
+    bar.update(2, 2)
+    bar.finish()
+    assert tty.getvalue().count("\r\x1b[K") == 2 and tty.getvalue().endswith("100% 0:05 x\n")

@@ -1,0 +1,87 @@
+"""``livecap punctuate`` end to end, as a user runs it, on the tiny model."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def livecap(*args, stdin=None, env=None):
+    return subprocess.run([sys.executable, "-m", "engine.cli.main", *args], input=stdin, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, **(env or {})})
+
+
+TEXT = "Hello there, how are you? I'm fine: thanks for asking. We met in Paris (last year)."
+
+
+@pytest.mark.parametrize("mode", ["stream", "offline"])
+def test_one_token_per_word_and_punctuation_stripped_first(tiny_model_dir, mode):
+    r = livecap("punctuate", "--model-dir", str(tiny_model_dir), "--mode", mode, stdin=TEXT)
+    assert r.returncode == 0, r.stderr
+    tokens = r.stdout.split()
+    expected = "hello there how are you i'm fine thanks for asking we met in paris last year".split()
+    assert len(tokens) == len(expected)
+    for token, word in zip(tokens, expected):
+        assert token.rstrip(",.?").lower() == word  # the input's own marks were stripped
+        assert token == token.rstrip(",.?") or token[-1] in ",.?"
+
+
+def test_json_output_and_options(tiny_model_dir, tmp_path):
+    src = tmp_path / "in.txt"
+    src.write_text("so what do we do now")
+    r = livecap("punctuate", str(src), "--model-dir", str(tiny_model_dir), "--format", "json",
+                "--lookahead", "2", "--threshold", "0.1", "--no-casing")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert [row["word"] for row in rows] == "so what do we do now".split()
+    assert all(row["mark"] in ("none", "comma", "period", "question") for row in rows)
+    assert all(row["case"] == "lower" and row["form"] == row["word"] for row in rows)
+    assert all(0 <= row["lookahead"] <= 2 for row in rows)
+
+
+def test_vosk_json_with_times(tiny_model_dir, tmp_path):
+    vosk = [{"result": [{"conf": 1.0, "start": 0.0, "end": 0.4, "word": "hello"},
+                        {"conf": 0.8, "start": 1.2, "end": 1.5, "word": "world"}], "text": "hello world"},
+            {"result": [{"conf": 1.0, "start": 3.0, "end": 3.3, "word": "again"}], "text": "again"}]
+    path = tmp_path / "vosk.json"
+    path.write_text(json.dumps(vosk))
+    r = livecap("punctuate", str(path), "--model-dir", str(tiny_model_dir), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    assert [row["word"] for row in json.loads(r.stdout)] == ["hello", "world", "again"]
+
+
+@pytest.mark.parametrize("args,stdin,message", [
+    (["punctuate", "/nonexistent/file.txt"], None, "no such file"),
+    (["punctuate"], "   \n", "no words"),
+    (["punctuate", "--threshold", "5"], "hi", "--threshold"),
+    (["punctuate"], '[{"start": 1}]', "no 'word'"),
+])
+def test_errors_are_one_clear_line(tiny_model_dir, args, stdin, message):
+    r = livecap(*args, "--model-dir", str(tiny_model_dir), stdin=stdin)
+    assert r.returncode != 0
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert message in r.stderr
+
+
+def test_missing_model_is_said_plainly(tmp_path):
+    r = livecap("punctuate", stdin="hello", env={"LIVECAP_PUNCT_MODEL": str(tmp_path / "none")})
+    assert r.returncode == 2 and "no punctuation model is installed" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_no_subcommand_prints_help_and_version():
+    r = livecap()
+    assert r.returncode == 0 and "punctuate" in r.stdout
+    r = livecap("--version")
+    assert r.returncode == 0 and r.stdout.startswith("livecap ")
+
+
+def test_punctuate_loads_neither_torch_nor_qt(tiny_model_dir):
+    # The runtime must never need torch (training only) and the engine must never pull in Qt.
+    code = ("import sys, engine.cli.main\n"
+            "code = engine.cli.main.main(['punctuate', '--model-dir', sys.argv[1], '--mode', 'offline'])\n"
+            "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'PySide6'}), file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code, str(tiny_model_dir)], input="so it works i think",
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and len(r.stdout.split()) == 5
+    assert r.stderr.strip().splitlines()[-1] == "0 []"

@@ -1,0 +1,65 @@
+"""``livecap models download | remove`` end to end, against the real HTTP server on 127.0.0.1 of
+``model_server.py``: the catalogue entry is the only stand-in (no Vosk model can be fetched here)."""
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from engine.vosk_models import catalogue
+
+from engine.files import paths
+
+from engine.vosk_models import http as transfer
+from engine.vosk_models.catalogue import CatalogueEntry
+from engine.cli.main import main
+from tests.model_server import MODEL, Server, make_zip, model_files
+
+
+@pytest.fixture
+def entry(tmp_path, monkeypatch):
+    monkeypatch.setenv(paths.OVERRIDE_ENV, str(tmp_path / "data"))
+    monkeypatch.setattr(transfer, "RETRY_DELAY_S", 0)
+    server = Server()
+    data = make_zip(model_files())
+    server.files[MODEL + ".zip"] = data
+    published = CatalogueEntry(name=MODEL, lang="xx", lang_text="Test", url=server.url(MODEL + ".zip"),
+                               size=len(data), size_text="0.3M", md5=hashlib.md5(data).hexdigest(),
+                               version="0.1", type="small")
+    shipped = catalogue.find
+    # The CLI looks names up in the shipped catalogue; ours adds the test model to it.
+    monkeypatch.setattr(catalogue, "find", lambda name, entries=None: published if name == MODEL
+                        else shipped(name, entries))
+    yield published, server
+    server.close()
+
+
+def test_download_shows_progress_installs_and_remove_deletes(entry, capsys):
+    published, server = entry
+    assert main(["models", "download", MODEL]) == 0
+    err = capsys.readouterr().err
+    assert f"Downloading {MODEL} (0.3M) from {published.url}" in err
+    assert "%" in err and f"Installed {MODEL} in {paths.vosk_models_dir() / MODEL}" in err  # the progress bar
+    assert catalogue.is_vosk_model(paths.vosk_models_dir() / MODEL)
+    assert [m.name for m in catalogue.installed_models()] == [MODEL]
+
+    assert main(["models", "remove", MODEL]) == 0
+    assert f"Removed {MODEL}" in capsys.readouterr().err
+    assert catalogue.installed_models() == []
+    assert main(["models", "remove", MODEL]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"no model named {MODEL!r} is installed" in err[0]
+
+
+def test_a_failed_download_is_one_line_and_leaves_no_model(entry, capsys):
+    published, server = entry
+    server.files[MODEL + ".zip"] = b"PK\x03\x04 this is not the archive the catalogue describes"
+    assert main(["models", "download", MODEL]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("livecap:")]
+    assert len(lines) == 1 and "Traceback" not in lines[0], lines
+    assert catalogue.installed_models() == []
+
+
+def test_an_unknown_name_suggests_close_ones(entry, capsys):
+    assert main(["models", "download", "vosk-model-small-en-us-0.1"]) == 2
+    assert "vosk-model-small-en-us-0.15" in capsys.readouterr().err

@@ -1,0 +1,46 @@
+"""Casing rules: sentence-initial capitals from marks, "I" and its contractions, the lexicon."""
+import pytest
+
+from engine.punctuation.casing import CaseRenderer
+
+
+@pytest.mark.parametrize("word,form", [("i", "I"), ("i'm", "I'm"), ("i'll", "I'll"), ("i've", "I've"),
+                                       ("i'd", "I'd"), ("I’M", "I’m")])
+def test_i_and_its_contractions_are_always_capitalised(word, form):
+    renderer = CaseRenderer()
+    # mid-sentence, and the model said lower: still capitalised
+    assert renderer.render(word, "lower", "none") == ("capitalized", form)
+    assert renderer.render(word, "lower", "comma") == ("capitalized", form)
+
+
+def test_words_that_merely_start_with_i_are_not():
+    renderer = CaseRenderer()
+    assert renderer.render("it's", "lower", "none") == ("lower", "it's")
+    assert renderer.render("id", "lower", "comma") == ("lower", "id")
+
+
+def test_sentence_start_follows_the_previous_mark():
+    renderer = CaseRenderer()
+    assert renderer.render("so", "lower", None)[1] == "So"  # start of the stream
+    assert renderer.render("so", "lower", "period")[1] == "So"
+    assert renderer.render("so", "lower", "question")[1] == "So"
+    assert renderer.render("so", "lower", "comma")[1] == "so"
+    assert renderer.render("so", "lower", "none")[1] == "so"
+    # the model's own intrinsic case survives both inside and at the start of a sentence
+    assert renderer.render("nasa", "upper", "none") == ("upper", "NASA")
+    assert renderer.render("nasa", "upper", "period") == ("upper", "NASA")
+    assert renderer.render("paris", "capitalized", "comma") == ("capitalized", "Paris")
+
+
+def test_lexicon_forms_win_and_still_start_sentences():
+    renderer = CaseRenderer({"iPhone": "iPhone", "mcdonald": "McDonald"})
+    assert renderer.render("iphone", "lower", "none") == ("lower", "iPhone")
+    assert renderer.render("IPHONE", "upper", "comma") == ("lower", "iPhone")  # lexicon beats the model
+    assert renderer.render("iphone", "lower", "period") == ("capitalized", "IPhone")
+    assert renderer.render("mcdonald", "lower", "none") == ("capitalized", "McDonald")
+
+
+def test_casing_off_keeps_every_word_lowercase():
+    renderer = CaseRenderer({"iphone": "iPhone"}, enabled=False)
+    for word in ("i", "i'm", "iphone", "NASA"):
+        assert renderer.render(word, "upper", None) == ("lower", word.lower())

@@ -1,0 +1,67 @@
+"""What ``livecap punctuate`` accepts: text, JSON word lists, Vosk results, livecap transcripts."""
+import json
+
+import pytest
+
+from engine.punctuation.offline import OfflineDecoder
+from engine.punctuation.model_inputs import pauses_from_times
+from engine.punctuation.word_input import InputError, parse_words
+from engine.words import Word
+from tests.scripted import SURE, ScriptedScorer
+
+VOSK = {"result": [{"conf": 1.0, "start": 0.0, "end": 0.4, "word": "hello"},
+                   {"conf": 0.8, "start": 1.2, "end": 1.5, "word": "world"}], "text": "hello world"}
+
+
+def test_text_is_stripped_of_punctuation_and_case():
+    words = parse_words("Hello, World! I’m “fine” (really) — 3.5 well-known.")
+    assert [w.text for w in words] == ["hello", "world", "i'm", "fine", "really", "3.5", "well-known"]
+    assert all(w.start is None and w.end is None for w in words)
+
+
+def test_text_that_starts_with_a_bracket_is_still_text():
+    assert [w.text for w in parse_words("[laughter] so anyway")] == ["laughter", "so", "anyway"]
+
+
+def test_vosk_result_object_and_list_of_results():
+    one = parse_words(json.dumps(VOSK))
+    assert one == [Word("hello", 0.0, 0.4, 1.0), Word("world", 1.2, 1.5, 0.8)]
+    many = parse_words(json.dumps([VOSK, {"result": [{"word": "again", "start": 3.0, "end": 3.3, "conf": 1}]}]))
+    assert [w.text for w in many] == ["hello", "world", "again"] and many[2].start == 3.0
+    # a Vosk final result without word timings
+    assert [w.text for w in parse_words('{"text": "no times here"}')] == ["no", "times", "here"]
+
+
+def test_word_lists_and_livecap_transcripts():
+    rows = [{"text": "Good", "start": 0, "end": 0.2, "confidence": 0.5}, "morning all"]
+    assert parse_words(json.dumps(rows)) == [Word("good", 0.0, 0.2, 0.5), Word("morning"), Word("all")]
+    transcript = {"version": 1, "words": [{"word": "hi", "start": 1.0, "end": 1.2}]}
+    assert parse_words(json.dumps(transcript)) == [Word("hi", 1.0, 1.2)]
+
+
+@pytest.mark.parametrize("content,message", [
+    ("", "no words"),
+    ("?!", "no words"),
+    ("[]", "holds no words"),
+    ('{"foo": 1}', "neither"),
+    ('[{"start": 1}]', "no 'word'"),
+    ('[{"word": "a", "start": "soon"}]', "non-numeric"),
+    ('[{"word": "a", "start": 2, "end": 1}]', "ends before it starts"),
+    ("[3]", "neither a word object nor a string"),
+])
+def test_bad_input_says_why(content, message):
+    with pytest.raises(InputError, match=message):
+        parse_words(content, "in.json")
+
+
+def test_vosk_timings_become_pause_tokens():
+    # the 0.8 s gap after "hello" is a [PAUSE]; the scorer sees it, and the untimed text does not
+    words = parse_words(json.dumps(VOSK))
+    assert pauses_from_times(words, 0.28) == [True, False]
+    scorer = ScriptedScorer(lambda w, l, pause: SURE["period"] if pause else SURE["none"])
+    out = OfflineDecoder(scorer, views=[(4, 32)], pause_threshold=0.28).decode(words)
+    assert [s.mark for s in out] == ["period", "period"]  # the end of the recording is a pause too
+    out = OfflineDecoder(scorer, views=[(4, 32)], pause_threshold=0.28).decode(parse_words("hello world"))
+    assert [s.mark for s in out] == ["none", "none"]
+    out = OfflineDecoder(scorer, views=[(4, 32)], pause_threshold=None).decode(words)  # --no-pauses
+    assert [s.mark for s in out] == ["none", "none"]
