@@ -5,6 +5,7 @@ is loaded in its constructor), then, from the event loop, the models load on the
 worker while devices are scanned on another. "Ready" is when Start would begin captioning
 at once; both times are logged (``--debug`` prints them).
 """
+
 from __future__ import annotations
 
 import logging
@@ -21,13 +22,17 @@ log = logging.getLogger("livecap.app")
 
 
 def run(args, started: float) -> int:
-    logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
-                        format="livecap: %(message)s" if args.debug else "livecap: %(levelname)s: %(message)s",
-                        stream=sys.stderr)
+    logging.basicConfig(
+        level=logging.DEBUG if args.debug else logging.WARNING,
+        format="livecap: %(message)s" if args.debug else "livecap: %(levelname)s: %(message)s",
+        stream=sys.stderr,
+    )
     app = QApplication.instance() or QApplication(["livecap"])
     app.setApplicationName("livecap")
     app.setOrganizationName("livecap")
-    app.setDesktopFileName("io.github.livecap")  # the .desktop id (packaging/linux): Wayland matches windows to it
+    app.setDesktopFileName(
+        "io.github.livecap"
+    )  # the .desktop id (packaging/linux): Wayland matches windows to it
     try:
         from app.theme import app_icon, apply_system_palette
 
@@ -36,7 +41,6 @@ def run(args, started: float) -> int:
     except Exception:  # a missing theme must not stop captions
         log.exception("the theme could not be applied")
     from app.main_window.window import DictationWindow
-
 
     store = QSettings(str(args.settings), QSettings.IniFormat) if args.settings else None
     settings = AppSettings(store)
@@ -54,8 +58,13 @@ def run(args, started: float) -> int:
 
         window.confirm_on_close = False
         window.picker.add_file(str(args.play))
-        driver = PlayDriver(window, args.play, overlay=args.overlay, exit_when_done=args.exit_when_done,
-                            screenshot=args.screenshot)
+        driver = PlayDriver(
+            window,
+            args.play,
+            overlay=args.overlay,
+            exit_when_done=args.exit_when_done,
+            screenshot=args.screenshot,
+        )
     window.models_ready.connect(lambda: mark("ready to caption"))
     try:
         # Loading ONNX Runtime and creating its session hold the GIL for ~100 ms: on the worker,
@@ -101,8 +110,11 @@ def run(args, started: float) -> int:
         monitor.stop()
         write_ui_report(args.ui_report, timings, monitor.report(), window)
     if args.debug and timings:
-        print("livecap: start-up timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in timings.items()),
-              file=sys.stderr, flush=True)
+        print(
+            "livecap: start-up timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in timings.items()),
+            file=sys.stderr,
+            flush=True,
+        )
     return code
 
 
@@ -112,10 +124,12 @@ def write_ui_report(path, timings: dict, stalls: dict, window) -> None:
     from engine.files.atomic import atomic_write_text
 
     info = window.bridge.recognizer_info
-    report = {"start_up_s": {k: round(v, 3) for k, v in timings.items()},
-              "ui_thread": stalls,
-              "recognizer": None if info is None else info.name,
-              "words": len(window.current_transcript().words)}
+    report = {
+        "start_up_s": {k: round(v, 3) for k, v in timings.items()},
+        "ui_thread": stalls,
+        "recognizer": None if info is None else info.name,
+        "words": len(window.current_transcript().words),
+    }
     try:
         atomic_write_text(path, json.dumps(report, indent=2) + "\n")
     except OSError as exc:

@@ -4,6 +4,7 @@ else is the engine's command line, unchanged (``livecap --version``, ``livecap p
 Qt is imported only on the GUI path (inside ``app.gui``), so the command-line tools keep
 starting fast, work without a display, and the engine stays Qt-free.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,19 +17,45 @@ from pathlib import Path
 def build_parser() -> argparse.ArgumentParser:
     from engine.cli.main import _Parser
 
-    p = _Parser(prog="livecap app", description="The live-captioning window (the default when livecap "
-                                                "runs without a command).")
-    p.add_argument("--play", type=Path, default=None, metavar="FILE",
-                   help="caption an audio file (WAV, FLAC, OGG) in real time, as if it were live")
+    p = _Parser(
+        prog="livecap app",
+        description="The live-captioning window (the default when livecap runs without a command).",
+    )
+    p.add_argument(
+        "--play",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="caption an audio file (WAV, FLAC, OGG) in real time, as if it were live",
+    )
     p.add_argument("--overlay", action="store_true", help="show the caption overlay too")
-    p.add_argument("--exit-when-done", action="store_true", help="with --play: quit once the file is captioned")
-    p.add_argument("--screenshot", type=Path, default=None, metavar="PATH",
-                   help="with --play: save a PNG of the window when done (and PATH-overlay.png with --overlay)")
-    p.add_argument("--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)")
-    p.add_argument("--settings", type=Path, default=None, metavar="INI",
-                   help="keep settings in this INI file instead of the per-user store")
-    p.add_argument("--ui-report", type=Path, default=None, metavar="JSON",
-                   help="write start-up timings and how late the UI thread ran (event-loop stalls) to JSON on exit")
+    p.add_argument(
+        "--exit-when-done", action="store_true", help="with --play: quit once the file is captioned"
+    )
+    p.add_argument(
+        "--screenshot",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="with --play: save a PNG of the window when done (and PATH-overlay.png with --overlay)",
+    )
+    p.add_argument(
+        "--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)"
+    )
+    p.add_argument(
+        "--settings",
+        type=Path,
+        default=None,
+        metavar="INI",
+        help="keep settings in this INI file instead of the per-user store",
+    )
+    p.add_argument(
+        "--ui-report",
+        type=Path,
+        default=None,
+        metavar="JSON",
+        help="write start-up timings and how late the UI thread ran (event-loop stalls) to JSON on exit",
+    )
     p.add_argument("--debug", action="store_true", help="log to stderr, with start-up timings")
     return p
 
@@ -39,8 +66,10 @@ def no_display_reason() -> str | None:
         return None
     if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
         return None
-    return ("no graphical display (neither DISPLAY nor WAYLAND_DISPLAY is set). Run livecap from a desktop "
-            "session, or use `livecap listen` for captions in the terminal")
+    return (
+        "no graphical display (neither DISPLAY nor WAYLAND_DISPLAY is set). Run livecap from a desktop "
+        "session, or use `livecap listen` for captions in the terminal"
+    )
 
 
 def run_app(argv: list[str], started: float) -> int:

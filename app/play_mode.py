@@ -2,6 +2,7 @@
 real windows; optionally screenshot them and quit when done. For demos, and for tests that
 check what a person would see (under Xvfb).
 """
+
 from __future__ import annotations
 
 import logging
@@ -18,8 +19,14 @@ WATCHDOG_SLACK_S = 120  # beyond the file's length: something hangs; fail instea
 
 
 class PlayDriver(QObject):
-    def __init__(self, window, path: Path, overlay: bool = False, exit_when_done: bool = False,
-                 screenshot: Path | None = None):
+    def __init__(
+        self,
+        window,
+        path: Path,
+        overlay: bool = False,
+        exit_when_done: bool = False,
+        screenshot: Path | None = None,
+    ):
         super().__init__(window)
         self.window, self.path = window, Path(path)
         self.overlay, self.exit_when_done, self.screenshot = overlay, exit_when_done, screenshot
@@ -74,7 +81,12 @@ class PlayDriver(QObject):
             self._save(self.window, self.screenshot)
             overlay = self.window.overlay
             if self.overlay and overlay is not None and overlay.isVisible():
-                self._save(overlay, self.screenshot.with_name(f"{self.screenshot.stem}-overlay{self.screenshot.suffix or '.png'}"))
+                self._save(
+                    overlay,
+                    self.screenshot.with_name(
+                        f"{self.screenshot.stem}-overlay{self.screenshot.suffix or '.png'}"
+                    ),
+                )
         words = len(self.window.current_transcript().words)
         log.info("played %s: %d words", self.path.name, words)
         if self.exit_when_done:

@@ -5,16 +5,40 @@ screen others can see (a projected overlay), not an edit of the record. A word i
 when its letters, lowercased, are in the list or start with one of its stems; the first
 letter stays, so a reader can still follow the sentence ("f***").
 """
+
 from __future__ import annotations
 
 import re
 
 # Kept short and unambiguous: a mask that hits "class" or "Scunthorpe" is worse than none.
-WORDS = frozenset({
-    "fuck", "fucking", "fucked", "fucker", "motherfucker", "shit", "shitty", "bullshit",
-    "bitch", "bastard", "asshole", "dick", "cunt", "prick", "wanker", "twat", "bollocks",
-    "piss", "pissed", "crap", "damn", "goddamn", "slut", "whore",
-})
+WORDS = frozenset(
+    {
+        "fuck",
+        "fucking",
+        "fucked",
+        "fucker",
+        "motherfucker",
+        "shit",
+        "shitty",
+        "bullshit",
+        "bitch",
+        "bastard",
+        "asshole",
+        "dick",
+        "cunt",
+        "prick",
+        "wanker",
+        "twat",
+        "bollocks",
+        "piss",
+        "pissed",
+        "crap",
+        "damn",
+        "goddamn",
+        "slut",
+        "whore",
+    }
+)
 _LETTERS = re.compile(r"[A-Za-z']+")
 
 

@@ -16,6 +16,7 @@ so it becomes a no-op as soon as the dependency is pinned away from 6.12.0 (the 
 Imported for its side effect by ``app.settings``, which every window module imports, so it
 runs before the GUI makes any call.
 """
+
 from __future__ import annotations
 
 import ctypes

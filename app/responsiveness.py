@@ -7,6 +7,7 @@ case, and how many ticks were later than a frame (50 ms: a visible hitch) or
 100 ms. ``livecap app --play FILE --ui-report PATH`` writes it, with the
 start-up timings, as JSON.
 """
+
 from __future__ import annotations
 
 import time
@@ -48,8 +49,11 @@ class EventLoopMonitor(QObject):
         return {
             "ticks": int(late.size),
             "tick_ms": TICK_MS,
-            "lateness_ms": {"p50": round(float(np.median(late)), 2), "p99": round(float(np.percentile(late, 99)), 1),
-                            "max": round(float(late.max()), 1)},
+            "lateness_ms": {
+                "p50": round(float(np.median(late)), 2),
+                "p99": round(float(np.percentile(late, 99)), 1),
+                "max": round(float(late.max()), 1),
+            },
             f"ticks_later_than_{HITCH_MS}_ms": int((late > HITCH_MS).sum()),
             "ticks_later_than_100_ms": int((late > 100).sum()),
             # where to look: the five latest ticks, as [seconds after the window showed, ms late]

@@ -6,6 +6,7 @@ some platforms; the typed getters convert back and fall back to the default
 when a stored value is unusable (a hand-edited or older config must never
 stop the app from starting).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -12,6 +12,7 @@ Caption colours are chosen for contrast (WCAG 2 "AA" or better against the
 background they are drawn on), because people read captions from a distance and
 at a glance; tests check the ratios.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -40,12 +41,20 @@ class CaptionColors:
     outline: QColor  # the overlay's text outline, so text stays readable over any video
 
 
-_DARK = CaptionColors(settled=QColor("#ffffff"), provisional=QColor("#c9d3de"),
-                      partial=QColor("#9ba7b4"), background=QColor("#1b1d21"),
-                      outline=QColor(0, 0, 0, 220))
-_LIGHT = CaptionColors(settled=QColor("#111111"), provisional=QColor("#36414d"),
-                       partial=QColor("#56616d"), background=QColor("#ffffff"),
-                       outline=QColor(255, 255, 255, 220))
+_DARK = CaptionColors(
+    settled=QColor("#ffffff"),
+    provisional=QColor("#c9d3de"),
+    partial=QColor("#9ba7b4"),
+    background=QColor("#1b1d21"),
+    outline=QColor(0, 0, 0, 220),
+)
+_LIGHT = CaptionColors(
+    settled=QColor("#111111"),
+    provisional=QColor("#36414d"),
+    partial=QColor("#56616d"),
+    background=QColor("#ffffff"),
+    outline=QColor(255, 255, 255, 220),
+)
 
 
 def caption_colors(dark: bool) -> CaptionColors:
@@ -55,9 +64,11 @@ def caption_colors(dark: bool) -> CaptionColors:
 
 def contrast_ratio(a: QColor, b: QColor) -> float:
     """WCAG 2 contrast ratio between two opaque colours (1 = none, 21 = black on white)."""
+
     def luminance(c: QColor) -> float:
         def channel(v: float) -> float:
             return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
         return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF())
 
     hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
@@ -71,15 +82,24 @@ def is_dark(palette: QPalette) -> bool:
 def dark_palette() -> QPalette:
     p = QPalette()
     roles = {
-        QPalette.ColorRole.Window: "#202226", QPalette.ColorRole.WindowText: "#e8eaed",
-        QPalette.ColorRole.Base: "#1b1d21", QPalette.ColorRole.AlternateBase: "#26292e",
-        QPalette.ColorRole.Text: "#e8eaed", QPalette.ColorRole.Button: "#2b2e33",
-        QPalette.ColorRole.ButtonText: "#e8eaed", QPalette.ColorRole.ToolTipBase: "#2b2e33",
-        QPalette.ColorRole.ToolTipText: "#e8eaed", QPalette.ColorRole.PlaceholderText: "#9aa0a6",
-        QPalette.ColorRole.Highlight: "#3d7bd9", QPalette.ColorRole.HighlightedText: "#ffffff",
-        QPalette.ColorRole.Link: "#8ab4f8", QPalette.ColorRole.BrightText: "#ff6b6b",
-        QPalette.ColorRole.Light: "#3a3e44", QPalette.ColorRole.Midlight: "#32363b",
-        QPalette.ColorRole.Mid: "#2a2d32", QPalette.ColorRole.Dark: "#15171a",
+        QPalette.ColorRole.Window: "#202226",
+        QPalette.ColorRole.WindowText: "#e8eaed",
+        QPalette.ColorRole.Base: "#1b1d21",
+        QPalette.ColorRole.AlternateBase: "#26292e",
+        QPalette.ColorRole.Text: "#e8eaed",
+        QPalette.ColorRole.Button: "#2b2e33",
+        QPalette.ColorRole.ButtonText: "#e8eaed",
+        QPalette.ColorRole.ToolTipBase: "#2b2e33",
+        QPalette.ColorRole.ToolTipText: "#e8eaed",
+        QPalette.ColorRole.PlaceholderText: "#9aa0a6",
+        QPalette.ColorRole.Highlight: "#3d7bd9",
+        QPalette.ColorRole.HighlightedText: "#ffffff",
+        QPalette.ColorRole.Link: "#8ab4f8",
+        QPalette.ColorRole.BrightText: "#ff6b6b",
+        QPalette.ColorRole.Light: "#3a3e44",
+        QPalette.ColorRole.Midlight: "#32363b",
+        QPalette.ColorRole.Mid: "#2a2d32",
+        QPalette.ColorRole.Dark: "#15171a",
         QPalette.ColorRole.Shadow: "#000000",
     }
     for role, colour in roles.items():
@@ -93,15 +113,24 @@ def dark_palette() -> QPalette:
 def light_palette() -> QPalette:
     p = QPalette()
     roles = {
-        QPalette.ColorRole.Window: "#f3f4f6", QPalette.ColorRole.WindowText: "#111111",
-        QPalette.ColorRole.Base: "#ffffff", QPalette.ColorRole.AlternateBase: "#f0f2f5",
-        QPalette.ColorRole.Text: "#111111", QPalette.ColorRole.Button: "#e9ebee",
-        QPalette.ColorRole.ButtonText: "#111111", QPalette.ColorRole.ToolTipBase: "#ffffdc",
-        QPalette.ColorRole.ToolTipText: "#111111", QPalette.ColorRole.PlaceholderText: "#6b7280",
-        QPalette.ColorRole.Highlight: "#1f6feb", QPalette.ColorRole.HighlightedText: "#ffffff",
-        QPalette.ColorRole.Link: "#0b57d0", QPalette.ColorRole.BrightText: "#b00020",
-        QPalette.ColorRole.Light: "#ffffff", QPalette.ColorRole.Midlight: "#e3e5e8",
-        QPalette.ColorRole.Mid: "#b8bcc2", QPalette.ColorRole.Dark: "#9aa0a6",
+        QPalette.ColorRole.Window: "#f3f4f6",
+        QPalette.ColorRole.WindowText: "#111111",
+        QPalette.ColorRole.Base: "#ffffff",
+        QPalette.ColorRole.AlternateBase: "#f0f2f5",
+        QPalette.ColorRole.Text: "#111111",
+        QPalette.ColorRole.Button: "#e9ebee",
+        QPalette.ColorRole.ButtonText: "#111111",
+        QPalette.ColorRole.ToolTipBase: "#ffffdc",
+        QPalette.ColorRole.ToolTipText: "#111111",
+        QPalette.ColorRole.PlaceholderText: "#6b7280",
+        QPalette.ColorRole.Highlight: "#1f6feb",
+        QPalette.ColorRole.HighlightedText: "#ffffff",
+        QPalette.ColorRole.Link: "#0b57d0",
+        QPalette.ColorRole.BrightText: "#b00020",
+        QPalette.ColorRole.Light: "#ffffff",
+        QPalette.ColorRole.Midlight: "#e3e5e8",
+        QPalette.ColorRole.Mid: "#b8bcc2",
+        QPalette.ColorRole.Dark: "#9aa0a6",
         QPalette.ColorRole.Shadow: "#5f6368",
     }
     for role, colour in roles.items():

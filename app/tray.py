@@ -10,6 +10,7 @@ extension). ``TrayIcon.available()`` says whether one exists; without it the
 icon is simply not shown, nothing fails, and the menu still exists (``menu``)
 so the app and the tests can use its actions.
 """
+
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
@@ -32,12 +33,17 @@ class TrayIcon(QObject):
         self.menu = QMenu()  # no parent widget: a tray menu must not close with any window
         self.menu.setAccessibleName("livecap tray menu")
         self.start_stop_action = self._add("start-stop", "&Start captions", self.start_stop_requested)
-        self.overlay_action = self._add("overlay", "Show caption &overlay", self.overlay_toggle_requested,
-                                        checkable=True)
+        self.overlay_action = self._add(
+            "overlay", "Show caption &overlay", self.overlay_toggle_requested, checkable=True
+        )
         # The shortcut is only shown (after a tab), not bound: the main window owns the binding,
         # and a second binding of the same keys would make Qt ignore both as ambiguous.
-        self.click_through_action = self._add("click-through", f"&Click-through\t{CLICK_THROUGH_SHORTCUT}",
-                                              self.click_through_toggle_requested, checkable=True)
+        self.click_through_action = self._add(
+            "click-through",
+            f"&Click-through\t{CLICK_THROUGH_SHORTCUT}",
+            self.click_through_toggle_requested,
+            checkable=True,
+        )
         self.menu.addSeparator()
         self.show_window_action = self._add("show-window", "Show &window", self.show_window_requested)
         self.menu.addSeparator()

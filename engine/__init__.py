@@ -2,4 +2,5 @@
 
 Nothing in this package imports Qt or torch.
 """
+
 __version__ = "0.1.0"

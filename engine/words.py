@@ -1,4 +1,5 @@
 """The vocabulary every part of livecap speaks: words in, marks and case out."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

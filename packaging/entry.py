@@ -1,5 +1,6 @@
 """Entry point of the frozen (PyInstaller) build: the same `livecap` command as `pip install` gives
 (no arguments or `app`: the window; anything else: the engine's command line)."""
+
 import multiprocessing
 import sys
 

@@ -19,6 +19,7 @@ Prints each check's time and peak memory (RSS), and exits non-zero at the first
 failure with what went wrong. Needs espeak-ng on PATH; the vosk check imports the
 tests' model writer, so run it with the development venv's Python (numpy, pytest).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,8 +50,12 @@ class Runner:
     def __init__(self, binary: Path, workdir: Path):
         self.binary = binary
         self.workdir = workdir
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "LIVECAP_", "VIRTUAL_ENV"))}
-        self.env["LIVECAP_DATA_DIR"] = str(workdir / "data")  # no installed Vosk models, no journals left behind
+        self.env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "LIVECAP_", "VIRTUAL_ENV"))
+        }
+        self.env["LIVECAP_DATA_DIR"] = str(
+            workdir / "data"
+        )  # no installed Vosk models, no journals left behind
         self.peaks: dict[str, int] = {}
 
     def run(self, name: str, args: list[str], stdin: str = "", timeout: float = 180, env: dict | None = None):
@@ -58,8 +63,14 @@ class Runner:
         out_path, err_path = self.workdir / f"{name}.out", self.workdir / f"{name}.err"
         start = time.monotonic()
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            proc = subprocess.Popen([str(self.binary), *args], stdin=subprocess.PIPE, stdout=out, stderr=err,
-                                    cwd=self.workdir, env={**self.env, **(env or {})})
+            proc = subprocess.Popen(
+                [str(self.binary), *args],
+                stdin=subprocess.PIPE,
+                stdout=out,
+                stderr=err,
+                cwd=self.workdir,
+                env={**self.env, **(env or {})},
+            )
             proc.stdin.write(stdin.encode())
             proc.stdin.close()
             deadline = start + timeout
@@ -70,7 +81,9 @@ class Runner:
                 if time.monotonic() > deadline:
                     proc.kill()
                     os.wait4(proc.pid, 0)
-                    raise SmokeFailure(f"{name}: `livecap {' '.join(args)}` still running after {timeout:.0f} s")
+                    raise SmokeFailure(
+                        f"{name}: `livecap {' '.join(args)}` still running after {timeout:.0f} s"
+                    )
                 time.sleep(0.05)
             proc.returncode = os.waitstatus_to_exitcode(status)
         seconds = time.monotonic() - start
@@ -78,8 +91,10 @@ class Runner:
         rss_mib = usage.ru_maxrss / 1024  # KiB on Linux
         self.peaks[name] = rss_mib
         if proc.returncode != 0:
-            raise SmokeFailure(f"{name}: `livecap {' '.join(args)}` exited with {proc.returncode}\n"
-                               f"--- stdout:\n{stdout[-2000:]}\n--- stderr:\n{stderr[-4000:]}")
+            raise SmokeFailure(
+                f"{name}: `livecap {' '.join(args)}` exited with {proc.returncode}\n"
+                f"--- stdout:\n{stdout[-2000:]}\n--- stderr:\n{stderr[-4000:]}"
+            )
         return stdout, stderr, seconds, rss_mib
 
 
@@ -90,13 +105,17 @@ def words_of(text: str) -> list[str]:
 def espeak_wav(text: str, path: Path, repeats: int = 2) -> Path:
     """``text`` spoken ``repeats`` times, with silence before, between and after (as in tests/speech.py)."""
     if shutil.which("espeak-ng") is None:
-        raise SmokeFailure("espeak-ng is not installed (apt-get install espeak-ng): it synthesises the test speech")
+        raise SmokeFailure(
+            "espeak-ng is not installed (apt-get install espeak-ng): it synthesises the test speech"
+        )
     clip = path.with_suffix(".clip.wav")
     subprocess.run(["espeak-ng", "-w", str(clip), "-v", "en-us", "-s", "130", text], check=True)
     with wave.open(str(clip)) as w:
         params, frames = w.getparams(), w.readframes(w.getnframes())
+
     def pause(seconds):
         return b"\0" * (int(seconds * params.framerate) * params.sampwidth * params.nchannels)
+
     with wave.open(str(path), "wb") as w:
         w.setparams(params)
         w.writeframes(pause(0.5) + (frames + pause(1.5)) * repeats)
@@ -110,8 +129,8 @@ def png_pixels(path: Path) -> tuple[int, int, list[bytes]]:
         raise SmokeFailure(f"{path} is not a PNG file")
     pos, idat, header = 8, b"", None
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        chunk = data[pos + 8:pos + 8 + length]
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        chunk = data[pos + 8 : pos + 8 + length]
         if kind == b"IHDR":
             header = struct.unpack(">IIBBBBB", chunk)
         elif kind == b"IDAT":
@@ -124,7 +143,7 @@ def png_pixels(path: Path) -> tuple[int, int, list[bytes]]:
     raw, bpp, stride = zlib.decompress(idat), channels, width * channels
     rows, previous = [], bytearray(stride)
     for y in range(height):
-        kind, row = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        kind, row = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
         for i in range(stride):
             left = row[i - bpp] if i >= bpp else 0
             up, corner = previous[i], previous[i - bpp] if i >= bpp else 0
@@ -178,22 +197,34 @@ def check_devices(r: Runner) -> str:
     # a stand-in pactl records the LD_LIBRARY_PATH it was given.
     fake_bin, seen = r.workdir / "fakebin", r.workdir / "pactl-env"
     fake_bin.mkdir(exist_ok=True)
-    (fake_bin / "pactl").write_text(f"#!/bin/sh\necho \"LD_LIBRARY_PATH=$LD_LIBRARY_PATH\" > '{seen}'\nexit 1\n")
+    (fake_bin / "pactl").write_text(
+        f"#!/bin/sh\necho \"LD_LIBRARY_PATH=$LD_LIBRARY_PATH\" > '{seen}'\nexit 1\n"
+    )
     (fake_bin / "pactl").chmod(0o755)
-    r.run("devices-env", ["devices"], env={"PATH": f"{fake_bin}:{os.environ.get('PATH', '/usr/bin:/bin')}",
-                                           "LD_LIBRARY_PATH": "/opt/user-libs"})
+    r.run(
+        "devices-env",
+        ["devices"],
+        env={
+            "PATH": f"{fake_bin}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "LD_LIBRARY_PATH": "/opt/user-libs",
+        },
+    )
     if not seen.exists():
         raise SmokeFailure("devices: `livecap devices` did not run pactl (the stand-in on PATH)")
     child_env = seen.read_text().strip()
     if child_env != "LD_LIBRARY_PATH=/opt/user-libs":
-        raise SmokeFailure(f"devices: pactl was started with the bundle's library path ({child_env}); "
-                           f"the runtime hook packaging/rthooks/pyi_rth_livecap_env.py did not run")
+        raise SmokeFailure(
+            f"devices: pactl was started with the bundle's library path ({child_env}); "
+            f"the runtime hook packaging/rthooks/pyi_rth_livecap_env.py did not run"
+        )
     return f"PortAudio loaded; microphones: {first}; children get the user's LD_LIBRARY_PATH  ({s:.1f} s)"
 
 
 def check_transcribe(r: Runner) -> str:
     wav = espeak_wav(SPOKEN, r.workdir / "speech.wav")
-    out, err, s, rss = r.run("transcribe", ["transcribe", str(wav), "--recognizer", "pocketsphinx", "-o", "-"])
+    out, err, s, rss = r.run(
+        "transcribe", ["transcribe", str(wav), "--recognizer", "pocketsphinx", "-o", "-"]
+    )
     heard = words_of(out)
     spoken = SPOKEN.split()
     remaining, found = list(heard), 0
@@ -203,8 +234,10 @@ def check_transcribe(r: Runner) -> str:
             found += 1
     # espeak's voice is far from PocketSphinx's speakers: half the words is a fair bar (tests do the same).
     if found < len(spoken) / 2:
-        raise SmokeFailure(f"transcribe: only {found} of {len(spoken)} spoken words recognised:\n"
-                           f"  spoken: {SPOKEN} (twice)\n  heard:  {out.strip()}\n  stderr: {err.strip()[-500:]}")
+        raise SmokeFailure(
+            f"transcribe: only {found} of {len(spoken)} spoken words recognised:\n"
+            f"  spoken: {SPOKEN} (twice)\n  heard:  {out.strip()}\n  stderr: {err.strip()[-500:]}"
+        )
     if not out.strip()[:1].isupper():
         raise SmokeFailure(f"transcribe: the transcript is not punctuated/capitalised: {out.strip()}")
     return f"{found}/{len(spoken)} words: {out.strip()}  ({s:.1f} s, {rss:.0f} MiB)"
@@ -216,8 +249,10 @@ def check_vosk(r: Runner) -> str:
         import numpy as np
         from tests.test_recognizers import RATE, _tone_script, write_tiny_vosk_model
     except ImportError as exc:
-        raise SmokeFailure(f"vosk: cannot import the tests' tiny Vosk model writer ({exc}); run this script "
-                           f"with the development venv: .venv/bin/python packaging/smoke_test.py") from None
+        raise SmokeFailure(
+            f"vosk: cannot import the tests' tiny Vosk model writer ({exc}); run this script "
+            f"with the development venv: .venv/bin/python packaging/smoke_test.py"
+        ) from None
     model = write_tiny_vosk_model(r.workdir / "tiny-vosk")
     wav = r.workdir / "tones.wav"
     with wave.open(str(wav), "wb") as w:
@@ -225,12 +260,15 @@ def check_vosk(r: Runner) -> str:
         w.setsampwidth(2)
         w.setframerate(RATE)
         w.writeframes(np.asarray(_tone_script(), np.int16).tobytes())
-    out, err, s, rss = r.run("vosk", ["transcribe", str(wav), "--recognizer", "vosk", "--model", str(model),
-                                      "-o", "-"])
+    out, err, s, rss = r.run(
+        "vosk", ["transcribe", str(wav), "--recognizer", "vosk", "--model", str(model), "-o", "-"]
+    )
     heard = words_of(out)
     if "alpha" not in heard or "beta" not in heard:
-        raise SmokeFailure(f"vosk: expected the tiny model's words alpha and beta, got {out.strip()!r}\n"
-                           f"  stderr: {err.strip()[-500:]}")
+        raise SmokeFailure(
+            f"vosk: expected the tiny model's words alpha and beta, got {out.strip()!r}\n"
+            f"  stderr: {err.strip()[-500:]}"
+        )
     return f"libvosk decoded: {out.strip()}  ({s:.1f} s, {rss:.0f} MiB)"
 
 
@@ -239,19 +277,25 @@ def check_app(r: Runner) -> str:
     if not wav.exists():
         espeak_wav(SPOKEN, wav)
     png = r.workdir / "screenshot.png"
-    env = {"QT_QPA_PLATFORM": "offscreen", "XDG_RUNTIME_DIR": str(r.workdir / "runtime"),
-           "XDG_CONFIG_HOME": str(r.workdir / "config")}  # no settings of the developer's
+    env = {
+        "QT_QPA_PLATFORM": "offscreen",
+        "XDG_RUNTIME_DIR": str(r.workdir / "runtime"),
+        "XDG_CONFIG_HOME": str(r.workdir / "config"),
+    }  # no settings of the developer's
     (r.workdir / "runtime").mkdir(mode=0o700, exist_ok=True)
-    _, err, s, rss = r.run("app", ["app", "--play", str(wav), "--exit-when-done", "--screenshot", str(png)],
-                           env=env, timeout=240)
+    _, err, s, rss = r.run(
+        "app", ["app", "--play", str(wav), "--exit-when-done", "--screenshot", str(png)], env=env, timeout=240
+    )
     if not png.is_file() or png.stat().st_size == 0:
         raise SmokeFailure(f"app: no screenshot at {png}\n  stderr: {err.strip()[-1500:]}")
     width, height, rows = png_pixels(png)
     colours = set()
     for row in rows[:: max(1, height // 64)]:
-        colours.update(row[i:i + 3] for i in range(0, len(row), 12))
+        colours.update(row[i : i + 3] for i in range(0, len(row), 12))
     if width < 100 or height < 50 or len(colours) < 3:
-        raise SmokeFailure(f"app: the screenshot looks blank ({width}x{height}, {len(colours)} colours sampled)")
+        raise SmokeFailure(
+            f"app: the screenshot looks blank ({width}x{height}, {len(colours)} colours sampled)"
+        )
     if "Traceback" in err:
         raise SmokeFailure(f"app: it ran, but logged an exception:\n{err.strip()[-3000:]}")
     if (ROOT / "dist").is_dir():  # keep it, to look at
@@ -259,8 +303,14 @@ def check_app(r: Runner) -> str:
     return f"{width}x{height} screenshot, {len(colours)} colours sampled  ({s:.1f} s, {rss:.0f} MiB)"
 
 
-CHECKS = {"version": check_version, "punctuate": check_punctuate, "devices": check_devices,
-          "transcribe": check_transcribe, "vosk": check_vosk, "app": check_app}
+CHECKS = {
+    "version": check_version,
+    "punctuate": check_punctuate,
+    "devices": check_devices,
+    "transcribe": check_transcribe,
+    "vosk": check_vosk,
+    "app": check_app,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -270,7 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     binary = args.binary.resolve()
     if not os.access(binary, os.X_OK):
-        print(f"smoke test: FAIL: no executable at {binary}; build it with packaging/build.sh", file=sys.stderr)
+        print(
+            f"smoke test: FAIL: no executable at {binary}; build it with packaging/build.sh", file=sys.stderr
+        )
         return 1
     print(f"smoke test of {binary}")
     with tempfile.TemporaryDirectory(prefix="livecap-smoke-") as tmp:

@@ -5,6 +5,7 @@ downloader's sockets, Range requests and dropped connections are exercised
 for real. The model has one 300 kB file of random bytes, so a download spans
 several 64 KiB chunks.
 """
+
 from __future__ import annotations
 
 import http.server
@@ -106,8 +107,14 @@ class Server:
                     start = int(m[1])
                     if start >= len(data):
                         return self._head(416, {"Content-Range": f"bytes */{len(data)}"})
-                    self._head(206, {"Content-Range": f"bytes {start}-{len(data) - 1}/{len(data)}",
-                                     "Content-Length": str(len(data) - start)}, end=False)
+                    self._head(
+                        206,
+                        {
+                            "Content-Range": f"bytes {start}-{len(data) - 1}/{len(data)}",
+                            "Content-Length": str(len(data) - start),
+                        },
+                        end=False,
+                    )
                 else:
                     self._head(200, {"Content-Length": str(len(data))}, end=False)
                 self.end_headers()
@@ -117,7 +124,7 @@ class Server:
                     body = body[:drop]
                 try:
                     for i in range(0, len(body), 65536):
-                        self.wfile.write(body[i:i + 65536])
+                        self.wfile.write(body[i : i + 65536])
                         time.sleep(srv.delay_s)
                 except OSError:
                     pass  # the client cancelled
@@ -136,9 +143,11 @@ class Server:
 
 def fake_model(root, layout="v2"):
     """Just the files ``catalogue.model_problems`` looks for: enough for folder checks, not for libvosk."""
-    names = {"v2": ["am/final.mdl", "conf/model.conf", "conf/mfcc.conf", "graph/HCLG.fst"],
-             "v1": ["final.mdl", "mfcc.conf", "HCLr.fst", "Gr.fst", "disambig_tid.int"],
-             "no-graph": ["am/final.mdl", "conf/model.conf", "conf/mfcc.conf"]}[layout]
+    names = {
+        "v2": ["am/final.mdl", "conf/model.conf", "conf/mfcc.conf", "graph/HCLG.fst"],
+        "v1": ["final.mdl", "mfcc.conf", "HCLr.fst", "Gr.fst", "disambig_tid.int"],
+        "no-graph": ["am/final.mdl", "conf/model.conf", "conf/mfcc.conf"],
+    }[layout]
     for name in names:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(b"x")

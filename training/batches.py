@@ -11,6 +11,7 @@ The phases of the recipe (METHOD.md):
 2. steps [pause_from, steps): the same, with synthetic ``[PAUSE]`` tokens;
 3. steps [steps, steps + prior_steps): unaltered class balance, restoring the priors.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -49,8 +50,12 @@ class BatchPlan:
             return np.random.default_rng([self.seed, 2, step]).integers(0, len(self.stream), self.batch)
         epoch, k = divmod(step, self.batches_per_epoch)
         if self._epoch is None or self._epoch[0] != epoch:  # each epoch downsamples "none" afresh
-            self._epoch = (epoch, balanced_positions(self.stream, self.none_ratio,
-                                                     np.random.default_rng([self.seed, 0, epoch])))
+            self._epoch = (
+                epoch,
+                balanced_positions(
+                    self.stream, self.none_ratio, np.random.default_rng([self.seed, 0, epoch])
+                ),
+            )
         return self._epoch[1][k * self.batch : (k + 1) * self.batch]
 
     def __call__(self, step: int):

@@ -10,6 +10,7 @@ way live captions are rough:
   sentence ends far more than between words), and whole samples go without
   pauses, so the model uses them without depending on them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ class Noise:
 @dataclass
 class WordStream:
     """All documents as flat arrays; each word knows where its document starts and ends."""
+
     word_ids: list[tuple[int, ...]]  # WordPiece ids per word
     marks: np.ndarray
     cases: np.ndarray  # case label, IGNORE where sentence-initial
@@ -63,8 +65,14 @@ def build_stream(docs, tokenizer: WordTokenizer) -> WordStream:
         starts.append(np.full(len(d.words), n0))
         ends.append(np.full(len(d.words), n0 + len(d.words)))
     pool = [ids[w] for w in unique]
-    return WordStream(word_ids, np.concatenate(marks), np.concatenate(cases), np.concatenate(starts),
-                      np.concatenate(ends), pool)
+    return WordStream(
+        word_ids,
+        np.concatenate(marks),
+        np.concatenate(cases),
+        np.concatenate(starts),
+        np.concatenate(ends),
+        pool,
+    )
 
 
 def balanced_positions(stream: WordStream, none_ratio: float, rng: np.random.Generator) -> np.ndarray:
@@ -78,8 +86,15 @@ def balanced_positions(stream: WordStream, none_ratio: float, rng: np.random.Gen
 
 
 class SampleMaker:
-    def __init__(self, stream: WordStream, special: SpecialIds, window: int = 32, l_min: int = 0,
-                 l_max: int = 4, noise: Noise | None = None):
+    def __init__(
+        self,
+        stream: WordStream,
+        special: SpecialIds,
+        window: int = 32,
+        l_min: int = 0,
+        l_max: int = 4,
+        noise: Noise | None = None,
+    ):
         self.s, self.special, self.window = stream, special, window
         self.l_min, self.l_max = l_min, l_max
         self.noise = noise or Noise(enabled=False)

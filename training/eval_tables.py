@@ -1,6 +1,7 @@
 """The answer tables behind ``training.evaluate``: ask the model once per (position, lookahead, window),
 then let the engine's own decoders run on the answers (see ``training/evaluate.py`` for why this is exact).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
@@ -8,8 +9,8 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from engine.punctuation.casing import CaseRenderer
-from engine.punctuation.streaming import ModelScorer, Settled, StreamingDecoder
 from engine.punctuation.offline import OfflineDecoder
+from engine.punctuation.streaming import ModelScorer, Settled, StreamingDecoder
 from engine.words import CASE_LABELS, PUNCT_LABELS, Word
 from training.dataset import Noise
 
@@ -42,9 +43,17 @@ class Table:
         return flags
 
 
-def build_table(scorer: ModelScorer, words: Sequence[str], pauses: Sequence[bool],
-                views: Iterable[tuple[int, int]], batch: int = 256, last_gap_unknown: bool = False) -> Table:
-    """Score every position at every (lookahead, window) view with the real model, ``batch`` requests a call."""
+def build_table(
+    scorer: ModelScorer,
+    words: Sequence[str],
+    pauses: Sequence[bool],
+    views: Iterable[tuple[int, int]],
+    batch: int = 256,
+    last_gap_unknown: bool = False,
+) -> Table:
+    """Score every position at every (lookahead, window) view with the real model.
+
+    ``batch`` requests go into one call."""
     table = Table(words, pauses, last_gap_unknown)
     n = len(table)
     for lookahead, window in sorted(set(views)):
@@ -56,8 +65,11 @@ def build_table(scorer: ModelScorer, words: Sequence[str], pauses: Sequence[bool
             # at least window + lookahead + 1 apart never see each other's last word (every word is
             # at least one token), so one call can hide all their last gaps at once.
             stride = window + lookahead + 1
-            groups = [range(r + k * stride * batch, min(n, r + (k + 1) * stride * batch), stride)
-                      for r in range(min(stride, n)) for k in range((n - r + stride * batch - 1) // (stride * batch))]
+            groups = [
+                range(r + k * stride * batch, min(n, r + (k + 1) * stride * batch), stride)
+                for r in range(min(stride, n))
+                for k in range((n - r + stride * batch - 1) // (stride * batch))
+            ]
         for positions in groups:
             if not len(positions):
                 continue
@@ -125,7 +137,9 @@ class TableScorer:
                 punct[k], case[k] = found
         if missing:
             if self.fallback is None:
-                raise KeyError(f"{len(missing)} requests are not in the table, and there is no fallback scorer")
+                raise KeyError(
+                    f"{len(missing)} requests are not in the table, and there is no fallback scorer"
+                )
             p, c = self.fallback.score(words, pauses, [requests[k] for k in missing], window=window)
             punct[missing], case[missing] = p, c
         self.misses += len(missing)
@@ -145,8 +159,9 @@ def timed_words(texts: Sequence[str], pauses: Sequence[bool] | None, threshold: 
     return out
 
 
-def run_streaming(table: Table, words: list[Word], window: int, fallback, settings: dict,
-                  casing: CaseRenderer) -> tuple[np.ndarray, np.ndarray, np.ndarray, TableScorer]:
+def run_streaming(
+    table: Table, words: list[Word], window: int, fallback, settings: dict, casing: CaseRenderer
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, TableScorer]:
     """The engine's StreamingDecoder over one document: (marks, cases, lookahead used) per word."""
     scorer = TableScorer(table, window, fallback)
     decoder = StreamingDecoder(scorer, casing=casing, **settings)
@@ -166,8 +181,9 @@ def run_streaming(table: Table, words: list[Word], window: int, fallback, settin
     return marks, cases, used, scorer
 
 
-def run_offline(table: Table, words: list[Word], window: int, fallback, views, pause_threshold,
-                casing: CaseRenderer):
+def run_offline(
+    table: Table, words: list[Word], window: int, fallback, views, pause_threshold, casing: CaseRenderer
+):
     """The engine's OfflineDecoder: (marks, rendered cases, case-head argmax) per word."""
     scorer = TableScorer(table, window, fallback)
     decoder = OfflineDecoder(scorer, views=views, pause_threshold=pause_threshold, casing=casing)

@@ -9,6 +9,7 @@
 3. ``tokenizer.json`` (padding and truncation off) and ``config.json`` beside it;
 4. parity on dev samples: int8 vs fp32 F1, and ONNX vs torch argmax agreement.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,10 +46,19 @@ def export_onnx(model: PunctuationClassifier, path: Path) -> None:
     warnings.filterwarnings("ignore", category=DeprecationWarning)  # the legacy exporter is the one that fits
     warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
     torch.onnx.export(
-        model, (ids, torch.ones_like(ids)), str(path), dynamo=False, opset_version=17,
-        input_names=["input_ids", "attention_mask"], output_names=["punct_logits", "case_logits"],
-        dynamic_axes={"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
-                      "punct_logits": {0: "batch"}, "case_logits": {0: "batch"}},
+        model,
+        (ids, torch.ones_like(ids)),
+        str(path),
+        dynamo=False,
+        opset_version=17,
+        input_names=["input_ids", "attention_mask"],
+        output_names=["punct_logits", "case_logits"],
+        dynamic_axes={
+            "input_ids": {0: "batch", 1: "tokens"},
+            "attention_mask": {0: "batch", 1: "tokens"},
+            "punct_logits": {0: "batch"},
+            "case_logits": {0: "batch"},
+        },
     )
 
 
@@ -61,8 +71,14 @@ def quantize(fp32: Path, int8: Path) -> None:
     # Per output channel: closer to fp32 at no size cost. The first layer's feed-forward output
     # stays fp32: it is the one matrix whose int8 error flips argmaxes (dev samples at l = 4 agreeing
     # with torch: 98.95 % -> 99.2 %), for +1.7 MB; all of layer 0 would reach 99.35 % but 27 MB.
-    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul", "Gather"],
-                     per_channel=True, nodes_to_exclude=KEEP_FP32)
+    quantize_dynamic(
+        str(fp32),
+        str(int8),
+        weight_type=QuantType.QInt8,
+        op_types_to_quantize=["MatMul", "Gather"],
+        per_channel=True,
+        nodes_to_exclude=KEEP_FP32,
+    )
 
 
 def write_tokenizer(base: Path, out: Path) -> None:
@@ -74,7 +90,9 @@ def write_tokenizer(base: Path, out: Path) -> None:
     tokenizer.save(str(out / "tokenizer.json"))
 
 
-def parity(torch_model, fp32_dir: Path, int8_dir: Path, dev_words: int, threads: int, dev: Path = DEV) -> dict:
+def parity(
+    torch_model, fp32_dir: Path, int8_dir: Path, dev_words: int, threads: int, dev: Path = DEV
+) -> dict:
     int8 = PunctuationModel(int8_dir, threads=threads)
     fp32 = PunctuationModel(fp32_dir, threads=threads)
     docs = prepare_folder(dev)
@@ -94,18 +112,29 @@ def parity(torch_model, fp32_dir: Path, int8_dir: Path, dev_words: int, threads:
         pt = np.concatenate(pt)
     f8 = punctuation_scores(marks, p8)["overall"]["f1"]
     f32 = punctuation_scores(marks, p32)["overall"]["f1"]
-    return {"dev_samples": len(samples), "lookahead": 4, "f1_fp32": f32, "f1_int8": f8,
-            "f1_drop_int8": round(f32 - f8, 2),
-            "argmax_agreement_int8_vs_torch": round(100 * float((p8 == pt).mean()), 2),
-            "argmax_agreement_fp32_onnx_vs_torch": round(100 * float((p32 == pt).mean()), 2)}
+    return {
+        "dev_samples": len(samples),
+        "lookahead": 4,
+        "f1_fp32": f32,
+        "f1_int8": f8,
+        "f1_drop_int8": round(f32 - f8, 2),
+        "argmax_agreement_int8_vs_torch": round(100 * float((p8 == pt).mean()), 2),
+        "argmax_agreement_fp32_onnx_vs_torch": round(100 * float((p32 == pt).mean()), 2),
+    }
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--checkpoint", type=Path, default=Path("runs/punct/last.pt"))
     parser.add_argument("--out", type=Path, default=Path("models/punct"))
-    parser.add_argument("--corpus", type=Path, default=None, help="corpus cache for the casing lexicon "
-                        "(default: corpus.npz beside the checkpoint)")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=None,
+        help="corpus cache for the casing lexicon (default: corpus.npz beside the checkpoint)",
+    )
     parser.add_argument("--threshold", type=float, default=DecoderDefaults.threshold)
     # 3, not 4: with PocketSphinx each word of lookahead is ~0.45 s before a mark settles, and
     # l_max 4 put live captions' settled-mark p90 over its 2 s target (engine.evaluation.e2e).
@@ -115,7 +144,9 @@ def main(argv=None) -> int:
     parser.add_argument("--dev", type=Path, default=DEV, help="folder of .txt files for the parity check")
     args = parser.parse_args(argv)
     if not args.checkpoint.exists():
-        print(f"export: no checkpoint at {args.checkpoint}; run python -m training.train first", file=sys.stderr)
+        print(
+            f"export: no checkpoint at {args.checkpoint}; run python -m training.train first", file=sys.stderr
+        )
         return 2
     model = load_checkpoint(args.checkpoint)
     base = fetch_base_model()
@@ -131,8 +162,13 @@ def main(argv=None) -> int:
         onnx.save(prune_last_layer(onnx.load(str(args.out / "model.onnx"))), str(args.out / "model.onnx"))
         for folder in (fp32_dir, args.out):
             write_tokenizer(base, folder)
-            (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n", encoding="utf-8")
-        report = {"model_mb": round((args.out / "model.onnx").stat().st_size / 2**20, 2), "lexicon_entries": len(lexicon)}
+            (folder / "config.json").write_text(
+                json.dumps(config.to_dict(), indent=2) + "\n", encoding="utf-8"
+            )
+        report = {
+            "model_mb": round((args.out / "model.onnx").stat().st_size / 2**20, 2),
+            "lexicon_entries": len(lexicon),
+        }
         if args.parity_samples:
             report |= parity(model, fp32_dir, args.out, args.parity_samples, args.threads, args.dev)
     print(json.dumps(report, indent=2))

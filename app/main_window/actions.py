@@ -5,6 +5,7 @@ disagree about whether it is enabled or what it is called. Buttons are QPushButt
 mirror an action (``ActionButton``): unlike toolbar buttons they are in the Tab order, so
 the window works from the keyboard alone.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ SHORTCUTS = {  # also listed in the README's App section and in Help → Keyboar
     "clear": "Ctrl+Shift+L",
     "play_file": "Ctrl+O",
     "overlay": "Ctrl+Shift+O",
-    "click_through": "Ctrl+Shift+T",  # bound by the overlay's own action (app.overlay.caption_overlay), not here
+    "click_through": "Ctrl+Shift+T",  # bound by the overlay's own action, not here
     "settings": "Ctrl+,",
     "larger": "Ctrl++",
     "smaller": "Ctrl+-",
@@ -49,7 +50,6 @@ class Actions:
     view_separator: object = None  # before this separator
 
 
-
 class ActionButton(QPushButton):
     """A push button that shows and triggers an action (text, enabled state, tooltip)."""
 
@@ -74,6 +74,7 @@ class ActionButton(QPushButton):
 
 def build_actions(window) -> Actions:
     """Create the actions, connect them to ``window``'s slots and fill its menu bar."""
+
     def make(name, text, slot, checkable=False):
         action = QAction(text, window, checkable=checkable)
         if name in SHORTCUTS and name != "click_through":
@@ -122,13 +123,24 @@ def build_actions(window) -> Actions:
 
 
 def shortcuts_text() -> str:
-    rows = [("Start or stop captions", "start_stop"), ("Pause or resume", "pause"), ("Export", "export"),
-            ("Copy all text", "copy_all"), ("Clear", "clear"), ("Play a file", "play_file"),
-            ("Show or hide the overlay", "overlay"), ("Overlay click-through", "click_through"),
-            ("Settings", "settings"), ("Larger / smaller text", "larger"), ("Quit", "quit")]
+    rows = [
+        ("Start or stop captions", "start_stop"),
+        ("Pause or resume", "pause"),
+        ("Export", "export"),
+        ("Copy all text", "copy_all"),
+        ("Clear", "clear"),
+        ("Play a file", "play_file"),
+        ("Show or hide the overlay", "overlay"),
+        ("Overlay click-through", "click_through"),
+        ("Settings", "settings"),
+        ("Larger / smaller text", "larger"),
+        ("Quit", "quit"),
+    ]
     lines = []
     for label, key in rows:
         keys = SHORTCUTS[key] + (" / " + SHORTCUTS["smaller"] if key == "larger" else "")
-        lines.append(f"{label}: {QKeySequence(keys).toString(QKeySequence.NativeText) if ' / ' not in keys else keys}")
+        lines.append(
+            f"{label}: {QKeySequence(keys).toString(QKeySequence.NativeText) if ' / ' not in keys else keys}"
+        )
     lines.append("Follow the live captions again after scrolling up: Ctrl+End")
     return "\n".join(lines)

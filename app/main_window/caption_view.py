@@ -22,6 +22,7 @@ returning to the bottom (or the "Latest" button, or Ctrl+End) follows again.
 After a session stops the window loads the final transcript with ``load_transcript`` and the
 text becomes editable (see ``app.main_window.edits`` for how edits reach the export).
 """
+
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt
@@ -42,8 +43,11 @@ PARAGRAPH_SPACING = 0.6  # of the font size, between paragraphs
 
 def blend(a: QColor, b: QColor, t: float) -> QColor:
     """``a`` moved ``t`` of the way towards ``b`` (0 = a, 1 = b)."""
-    return QColor(round(a.red() + (b.red() - a.red()) * t), round(a.green() + (b.green() - a.green()) * t),
-                  round(a.blue() + (b.blue() - a.blue()) * t))
+    return QColor(
+        round(a.red() + (b.red() - a.red()) * t),
+        round(a.green() + (b.green() - a.green()) * t),
+        round(a.blue() + (b.blue() - a.blue()) * t),
+    )
 
 
 class CaptionView(QTextEdit):
@@ -57,8 +61,10 @@ class CaptionView(QTextEdit):
     def __init__(self, parent=None, font_size: int = 20):
         super().__init__(parent)
         self.setAccessibleName("Captions")
-        self.setAccessibleDescription("The live transcript. Grey italic words may still change; "
-                                      "lighter words are waiting for their punctuation.")
+        self.setAccessibleDescription(
+            "The live transcript. Grey italic words may still change; "
+            "lighter words are waiting for their punctuation."
+        )
         self.setPlaceholderText("Captions appear here. Press Start (Ctrl+R) to begin.")
         self.setReadOnly(True)
         self.setUndoRedoEnabled(False)
@@ -128,7 +134,9 @@ class CaptionView(QTextEdit):
         paragraphs = []
         for seg in transcript.paragraphs():
             words = transcript.segment_words(seg)
-            paragraphs.append(" ".join(mask_word(w.display) if self.mask_profanity else w.display for w in words))
+            paragraphs.append(
+                " ".join(mask_word(w.display) if self.mask_profanity else w.display for w in words)
+            )
         self.live = False
         self.setUndoRedoEnabled(False)
         self.loaded_text = "\n".join(paragraphs)
@@ -150,7 +158,7 @@ class CaptionView(QTextEdit):
         while first_open > 0 and not settled[first_open - 1]:
             first_open -= 1
         show = self._show
-        done = " ".join(show(w.display) for w in words[max(0, first_open - settled_words):first_open])
+        done = " ".join(show(w.display) for w in words[max(0, first_open - settled_words) : first_open])
         pending = [show(w.display) for w in words[first_open:]] + [show(w.text) for w in self._partial]
         return done, " ".join(pending)
 
@@ -265,7 +273,7 @@ class CaptionView(QTextEdit):
         cursor.setPosition(0)
         cursor.setPosition(removed, QTextCursor.KeepAnchor)
         cursor.removeSelectedText()
-        self._rendered = [("", text, style, length)] + self._rendered[j + 1:]
+        self._rendered = [("", text, style, length)] + self._rendered[j + 1 :]
         self._offsets = [max(0, o - removed) for o in self._offsets[j:]]
         self._offsets[0] = 0
         self._partial_start -= removed
@@ -286,8 +294,11 @@ class CaptionView(QTextEdit):
         palette = self.palette()
         text, base = palette.color(QPalette.Text), palette.color(QPalette.Base)
         formats = {}
-        for style, fade, italic in ((SETTLED, 0.0, False), (PROVISIONAL, self.PROVISIONAL_FADE, False),
-                                    (PARTIAL, self.PARTIAL_FADE, True)):
+        for style, fade, italic in (
+            (SETTLED, 0.0, False),
+            (PROVISIONAL, self.PROVISIONAL_FADE, False),
+            (PARTIAL, self.PARTIAL_FADE, True),
+        ):
             fmt = QTextCharFormat()
             fmt.setForeground(blend(text, base, fade))
             fmt.setFontItalic(italic)
@@ -312,8 +323,12 @@ class CaptionView(QTextEdit):
         super().resizeEvent(event)
         hint = self.follow_button.sizeHint()
         margin = 12 + (self.verticalScrollBar().width() if self.verticalScrollBar().isVisible() else 0)
-        self.follow_button.setGeometry(self.width() - hint.width() - margin, self.height() - hint.height() - 12,
-                                       hint.width(), hint.height())
+        self.follow_button.setGeometry(
+            self.width() - hint.width() - margin,
+            self.height() - hint.height() - 12,
+            hint.width(),
+            hint.height(),
+        )
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)

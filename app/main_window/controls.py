@@ -1,13 +1,24 @@
 """The dictation window's small widgets: notice banners, the input level meter, the source
 picker and the latency slider. Each has an accessible name and works from the keyboard."""
+
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSlider,
-                               QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSlider,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
 from app.workers.sources import DeviceScan, SourceChoice
@@ -15,20 +26,26 @@ from engine.punctuation.latency import LatencyMap, LatencySetting
 
 # Fixed colours rather than the palette's: a warning must look like one in any theme, and
 # these pairs keep a contrast above 7:1.
-_BANNER_COLOURS = {"info": ("#e8f0fe", "#0b2a5b"), "warning": ("#fff4ce", "#3d2e00"),
-                   "error": ("#fde7e9", "#5c0011")}
+_BANNER_COLOURS = {
+    "info": ("#e8f0fe", "#0b2a5b"),
+    "warning": ("#fff4ce", "#3d2e00"),
+    "error": ("#fde7e9", "#5c0011"),
+}
 
 
 class Banner(QFrame):
     """One notice across the top of the window: what is wrong, and buttons to do something about it."""
 
-    def __init__(self, kind: str, text: str, actions: list[tuple[str, Callable[[], None]]], on_close,
-                 parent=None):
+    def __init__(
+        self, kind: str, text: str, actions: list[tuple[str, Callable[[], None]]], on_close, parent=None
+    ):
         super().__init__(parent)
         background, foreground = _BANNER_COLOURS.get(kind, _BANNER_COLOURS["info"])
         self.setObjectName("banner")
-        self.setStyleSheet(f"#banner {{ background: {background}; border-radius: 6px; }}"
-                           f"#banner QLabel {{ color: {foreground}; }}")
+        self.setStyleSheet(
+            f"#banner {{ background: {background}; border-radius: 6px; }}"
+            f"#banner QLabel {{ color: {foreground}; }}"
+        )
         self.kind = kind
         self.label = QLabel(text, wordWrap=True, textInteractionFlags=Qt.TextSelectableByMouse)
         self.label.setAccessibleName(text)
@@ -62,8 +79,9 @@ class BannerArea(QWidget):
         self.banners: dict[str, Banner] = {}
         self.setVisible(False)
 
-    def show_banner(self, topic: str, kind: str, text: str,
-                    actions: list[tuple[str, Callable[[], None]]] = ()) -> Banner:
+    def show_banner(
+        self, topic: str, kind: str, text: str, actions: list[tuple[str, Callable[[], None]]] = ()
+    ) -> Banner:
         self.hide_banner(topic)
         banner = Banner(kind, text, list(actions), lambda: self.hide_banner(topic), self)
         self.banners[topic] = banner
@@ -84,7 +102,10 @@ class BannerArea(QWidget):
 
 
 class LevelMeter(QProgressBar):
-    """Input level in dB, -60 dBFS (empty) to 0 (full); falls back slowly so speech reads as a bar, not a flicker."""
+    """Input level in dB, -60 dBFS (empty) to 0 (full).
+
+    It falls back slowly so that speech reads as a bar, not a flicker."""
+
     FLOOR_DB = -60.0
 
     def __init__(self, parent=None):
@@ -103,6 +124,7 @@ class LevelMeter(QProgressBar):
 
 class SourcePicker(QComboBox):
     """Microphones by name, system-audio monitors, files played so far, and "Play a file…"."""
+
     choice_changed = Signal(object)  # SourceChoice
     file_requested = Signal()
     PLAY_FILE = "Play a file…"
@@ -122,12 +144,17 @@ class SourcePicker(QComboBox):
         return self._current
 
     def populate(self, scan: DeviceScan, current: SourceChoice) -> None:
-        files = [self.itemData(i) for i in range(self.count())
-                 if isinstance(self.itemData(i), SourceChoice) and self.itemData(i).kind == "file"]
+        files = [
+            self.itemData(i)
+            for i in range(self.count())
+            if isinstance(self.itemData(i), SourceChoice) and self.itemData(i).kind == "file"
+        ]
         self.blockSignals(True)
         self.clear()
-        self.addItem("Default microphone" + (f" ({scan.default_microphone})" if scan.default_microphone else ""),
-                     SourceChoice("mic"))
+        self.addItem(
+            "Default microphone" + (f" ({scan.default_microphone})" if scan.default_microphone else ""),
+            SourceChoice("mic"),
+        )
         for name in scan.microphones:
             self.addItem(name, SourceChoice("mic", name))
         self.addItem("System audio (what this computer plays)", SourceChoice("system"))
@@ -168,6 +195,7 @@ class SourcePicker(QComboBox):
 
 class LatencyControl(QWidget):
     """Faster ↔ more accurate punctuation, with what the setting means in words of delay."""
+
     changed = Signal(object)  # LatencySetting
 
     def __init__(self, latency_map: LatencyMap, value: int, parent=None):
@@ -175,7 +203,9 @@ class LatencyControl(QWidget):
         self.map = latency_map
         self.slider = QSlider(Qt.Horizontal, minimum=0, maximum=100, singleStep=5, pageStep=25)
         self.slider.setAccessibleName("Punctuation: faster or more accurate")
-        self.slider.setToolTip("Left: marks appear sooner. Right: marks wait for more words and are more accurate.")
+        self.slider.setToolTip(
+            "Left: marks appear sooner. Right: marks wait for more words and are more accurate."
+        )
         self.slider.setFixedWidth(140)
         self.description = QLabel()
         self.description.setAccessibleName("Punctuation delay")

@@ -14,11 +14,13 @@ punctuation):
 Marks: a trailing "," ";" or ":" is a comma, "." a period, "?" a question (the marks the
 transcript knows); anything else that no mark can say, such as "!", quotes or "…", stays in
 the word's explicit spelling (``form``), so TXT exports keep it exactly as typed (an "!"
-then does not end a subtitle cue's sentence). Case becomes lower/capitalized/upper, or an explicit form ("iPhone").
+then does not end a subtitle cue's sentence). Case becomes
+lower/capitalized/upper, or an explicit form ("iPhone").
 Paragraph breaks are not kept: transcripts derive paragraphs from pauses.
 
 Qt-free, so it is tested without a display.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -52,8 +54,9 @@ def parse_token(token: str) -> TranscriptWord:
     return TranscriptWord(text, mark=mark, case=case, form=form)
 
 
-def apply_edits(baseline: Transcript, edited_text: str,
-                display: Callable[[str], str] | None = None) -> Transcript:
+def apply_edits(
+    baseline: Transcript, edited_text: str, display: Callable[[str], str] | None = None
+) -> Transcript:
     """``baseline`` with ``edited_text``'s words, marks and case, and times kept where words match.
 
     ``display`` maps a baseline word to how the editor showed it (the profanity mask), so a

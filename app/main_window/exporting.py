@@ -8,6 +8,7 @@ window shows that refined text and lets the user edit it; ``app.main_window.edit
 edits back onto the timed words. Files are written by ``engine.transcript.export`` (rendered
 first, then replaced atomically: a failed export never leaves half a file).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,12 +17,22 @@ from engine.transcript.export import FORMATS, export, format_from_path
 from engine.transcript.transcript import Transcript, TranscriptWord
 from engine.words import Word
 
-FILTERS = {"txt": "Plain text (*.txt)", "srt": "SubRip subtitles (*.srt)",
-           "vtt": "WebVTT subtitles (*.vtt)", "json": "livecap transcript JSON (*.json)"}
+FILTERS = {
+    "txt": "Plain text (*.txt)",
+    "srt": "SubRip subtitles (*.srt)",
+    "vtt": "WebVTT subtitles (*.vtt)",
+    "json": "livecap transcript JSON (*.json)",
+}
 
 
-def refine(transcript: Transcript, model, casing: bool = True, use_pauses: bool = True,
-           progress=None, workers: int = 1) -> Transcript:
+def refine(
+    transcript: Transcript,
+    model,
+    casing: bool = True,
+    use_pauses: bool = True,
+    progress=None,
+    workers: int = 1,
+) -> Transcript:
     """``transcript``'s words, with marks and case from the offline decoder; times kept."""
     from engine.punctuation.offline import OfflineDecoder
 
@@ -30,14 +41,22 @@ def refine(transcript: Transcript, model, casing: bool = True, use_pauses: bool 
         return Transcript([])
     decoder = OfflineDecoder.from_model(model, casing=casing, use_pauses=use_pauses, workers=workers)
     settled = decoder.decode(words, progress)
-    return Transcript([TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form)
-                       for w, s in zip(words, settled)])
+    return Transcript(
+        [
+            TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form)
+            for w, s in zip(words, settled)
+        ]
+    )
 
 
 def snapshot(transcript: Transcript) -> Transcript:
     """A copy another thread may read while the UI keeps changing the original."""
-    return Transcript([TranscriptWord(w.text, w.start, w.end, w.confidence, w.mark, w.case, w.form)
-                       for w in transcript.words])
+    return Transcript(
+        [
+            TranscriptWord(w.text, w.start, w.end, w.confidence, w.mark, w.case, w.form)
+            for w in transcript.words
+        ]
+    )
 
 
 def resolve_format(path: str | Path, chosen_filter: str = "") -> tuple[Path, str]:

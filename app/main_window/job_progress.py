@@ -4,6 +4,7 @@ Re-punctuating a long session with the offline decoder takes minutes (an hour of
 some 9,000 words; about 50 words a second on two cores), so the user sees how far it is and
 can skip it: the live captions stay on screen meanwhile, and skipping keeps them.
 """
+
 from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget

@@ -7,6 +7,7 @@ overlay, settings, tray, model download and crash recovery are wired in ``Window
 finished text (re-punctuation, editing, copy, export) in ``WindowText``; the commands and their
 shortcuts are in ``window_actions``.
 """
+
 from __future__ import annotations
 
 import logging
@@ -16,16 +17,16 @@ from PySide6.QtCore import QElapsedTimer, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QMessageBox, QVBoxLayout, QWidget
 
 from app import settings as keys
+from app.main_window.actions import ActionButton, build_actions
 from app.main_window.caption_view import CaptionView
 from app.main_window.controls import BannerArea, LatencyControl, LevelMeter, SourcePicker
 from app.main_window.job_progress import JobProgress
-from app.workers.jobs import Job
-from app.workers.session_bridge import IDLE, PAUSED, RUNNING, STARTING, STOPPING, SessionBridge, SessionSpec
-from app.workers.sources import SourceChoice
-from app.main_window.actions import ActionButton, build_actions
 from app.main_window.window_extras import WindowExtras
 from app.main_window.window_sources import WindowSources
 from app.main_window.window_text import WindowText
+from app.workers.jobs import Job
+from app.workers.session_bridge import IDLE, PAUSED, RUNNING, STARTING, STOPPING, SessionBridge, SessionSpec
+from app.workers.sources import SourceChoice
 from engine.punctuation.latency import LatencyMap
 from engine.transcript.transcript import Transcript
 
@@ -36,8 +37,14 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
     models_ready = Signal()  # recognizer and punctuation model loaded: Start is instant
     session_done = Signal()  # a finished session's transcript is shown (re-punctuated, editable)
 
-    def __init__(self, settings, model_dir: Path | None = None, bridge: SessionBridge | None = None,
-                 journal_dir: Path | None = None, parent=None):
+    def __init__(
+        self,
+        settings,
+        model_dir: Path | None = None,
+        bridge: SessionBridge | None = None,
+        journal_dir: Path | None = None,
+        parent=None,
+    ):
         super().__init__(parent)
         self.settings = settings
         self.model_dir = Path(model_dir) if model_dir else None
@@ -73,8 +80,14 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
         source_label.setBuddy(self.picker)
         self.latency = LatencyControl(self._latency_map(), self.settings.get(keys.LATENCY))
         top = QHBoxLayout()
-        for widget in (self.start_button, self.pause_button, self.elapsed_label, self.meter, source_label,
-                       self.picker):
+        for widget in (
+            self.start_button,
+            self.pause_button,
+            self.elapsed_label,
+            self.meter,
+            source_label,
+            self.picker,
+        ):
             top.addWidget(widget)
         top.addStretch(1)
         top.addWidget(self.latency)
@@ -137,15 +150,25 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
         """The source from the settings (a file is never remembered: it falls back to the microphone)."""
         kind = self.settings.get(keys.SOURCE_KIND)
         device = self.settings.get(keys.MONITOR_DEVICE if kind == "system" else keys.INPUT_DEVICE)
-        self.picker.set_choice(SourceChoice("system", device) if kind == "system" else SourceChoice("mic", device))
+        self.picker.set_choice(
+            SourceChoice("system", device) if kind == "system" else SourceChoice("mic", device)
+        )
 
     # -- sessions ------------------------------------------------------------------------------------
     def spec(self) -> SessionSpec:
         s, setting = self.settings, self.latency.setting
-        return SessionSpec(source=self.picker.choice, realtime=self.realtime, recognizer=s.get(keys.RECOGNIZER),
-                           vosk_model=s.get(keys.VOSK_MODEL), model_dir=self.model_dir,
-                           journal_dir=self.journal_folder(), threshold=setting.threshold, l_max=setting.l_max,
-                           casing=s.get(keys.CASING), pause_threshold=s.get(keys.PAUSE_THRESHOLD))
+        return SessionSpec(
+            source=self.picker.choice,
+            realtime=self.realtime,
+            recognizer=s.get(keys.RECOGNIZER),
+            vosk_model=s.get(keys.VOSK_MODEL),
+            model_dir=self.model_dir,
+            journal_dir=self.journal_folder(),
+            threshold=setting.threshold,
+            l_max=setting.l_max,
+            casing=s.get(keys.CASING),
+            pause_threshold=s.get(keys.PAUSE_THRESHOLD),
+        )
 
     def journal_folder(self) -> Path | None:
         folder = self.journal_dir or self.settings.get(keys.JOURNAL_DIR)
@@ -179,7 +202,9 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
 
     def _on_state(self, state: str) -> None:
         a, running = self.commands, state in (RUNNING, PAUSED)
-        a.start_stop.setText({IDLE: "&Start", STARTING: "Starting…", STOPPING: "Stopping…"}.get(state, "&Stop"))
+        a.start_stop.setText(
+            {IDLE: "&Start", STARTING: "Starting…", STOPPING: "Stopping…"}.get(state, "&Stop")
+        )
         a.start_stop.setEnabled(state in (IDLE, RUNNING, PAUSED))
         a.pause.setText("&Resume" if state == PAUSED else "&Pause")
         a.pause.setEnabled(running)
@@ -189,8 +214,9 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
             self._clock.start()
             self.banners.hide_banner("audio")  # the source works after all
             info = self.bridge.recognizer_info
-            self.statusBar().showMessage(f"Captioning {self.picker.choice.label}"
-                                         + (f" with {info.name}" if info else ""))
+            self.statusBar().showMessage(
+                f"Captioning {self.picker.choice.label}" + (f" with {info.name}" if info else "")
+            )
         elif self._elapsed.isValid():
             self._elapsed_before += self._elapsed.elapsed()
             self._elapsed.invalidate()
@@ -225,8 +251,11 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
         self.show_final(transcript)
 
     def _update_text_actions(self) -> None:
-        count = len(self.final_transcript.words) if self.final_transcript is not None and not self.view.live \
+        count = (
+            len(self.final_transcript.words)
+            if self.final_transcript is not None and not self.view.live
             else len(self.bridge.transcript.words)
+        )
         self.commands.copy_all.setEnabled(count > 0)
         self.commands.clear.setEnabled(count > 0 and self.bridge.state == IDLE)
         self.commands.export.setEnabled(count > 0)
@@ -248,9 +277,12 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
         return job.start()
 
     def confirm_discard(self) -> bool:
-        answer = QMessageBox.question(self, "Discard the transcript?",
-                                      "The current transcript has not been exported or copied. Discard it? "
-                                      "(It stays in the session journal on disk.)")
+        answer = QMessageBox.question(
+            self,
+            "Discard the transcript?",
+            "The current transcript has not been exported or copied. Discard it? "
+            "(It stays in the session journal on disk.)",
+        )
         return answer == QMessageBox.Yes
 
     def change_font_size(self, delta: int) -> None:

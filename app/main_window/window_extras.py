@@ -5,6 +5,7 @@ the session itself; everything here is wiring to modules that do the work.
 The overlay, settings dialog and tray come from their own modules; each import is guarded,
 so a window still opens (with that feature off and a note in the log) if one fails to load.
 """
+
 from __future__ import annotations
 
 import logging
@@ -54,7 +55,9 @@ class WindowExtras:
         action = self.overlay.click_through_action(self)
         self.commands.view_menu.insertAction(self.commands.view_separator, action)
         if hasattr(self.overlay, "click_through_changed"):
-            self.overlay.click_through_changed.connect(lambda on: self.tray and self.tray.set_click_through(on))
+            self.overlay.click_through_changed.connect(
+                lambda on: self.tray and self.tray.set_click_through(on)
+            )
 
     def set_overlay_visible(self, visible: bool) -> None:
         if self.overlay is None:
@@ -145,8 +148,19 @@ class WindowExtras:
         overlay_changed = any(n.startswith("overlay/") for n in names)
         if overlay_changed and self.overlay is not None and hasattr(self.overlay, "reload_settings"):
             self.overlay.reload_settings()
-        later = names & {k.name for k in (keys.CASING, keys.PAUSE_THRESHOLD, keys.RECOGNIZER, keys.VOSK_MODEL,
-                                          keys.JOURNAL_DIR, keys.SOURCE_KIND, keys.INPUT_DEVICE, keys.MONITOR_DEVICE)}
+        later = names & {
+            k.name
+            for k in (
+                keys.CASING,
+                keys.PAUSE_THRESHOLD,
+                keys.RECOGNIZER,
+                keys.VOSK_MODEL,
+                keys.JOURNAL_DIR,
+                keys.SOURCE_KIND,
+                keys.INPUT_DEVICE,
+                keys.MONITOR_DEVICE,
+            )
+        }
         if later and self.bridge.state != "idle":
             self.statusBar().showMessage("Some changes take effect when you next press Start.", 8000)
 
@@ -154,9 +168,12 @@ class WindowExtras:
     def _on_ready(self, info) -> None:
         if info.notice and info.name == "pocketsphinx":
             self.banners.show_banner(
-                "model", "info", "Captions come from the built-in PocketSphinx recognizer, which makes many "
+                "model",
+                "info",
+                "Captions come from the built-in PocketSphinx recognizer, which makes many "
                 "mistakes. The free English Vosk model (about 40 MB) is much more accurate.",
-                [("Download it", self.download_model)])
+                [("Download it", self.download_model)],
+            )
         elif info.notice:
             self.banners.show_banner("model", "info", info.notice)
         else:
@@ -183,7 +200,8 @@ class WindowExtras:
         worker.signals.finished.connect(self._on_model_installed)
         worker.signals.failed.connect(self._on_download_failed)
         worker.signals.cancelled.connect(
-            lambda: self.statusBar().showMessage("Download cancelled; the next try resumes it.", 8000))
+            lambda: self.statusBar().showMessage("Download cancelled; the next try resumes it.", 8000)
+        )
         worker.signals.done.connect(self._on_download_done)
         self.download = (worker, dialog)
         dialog.show()
@@ -191,14 +209,20 @@ class WindowExtras:
 
     def _on_model_installed(self, path: str) -> None:
         self.banners.hide_banner("model")
-        self.statusBar().showMessage(f"Installed the speech model in {path}; the next session uses it.", 10000)
+        self.statusBar().showMessage(
+            f"Installed the speech model in {path}; the next session uses it.", 10000
+        )
         self.bridge.forget_recognizers()
         if self.bridge.state == "idle":
             self.preload()
 
     def _on_download_failed(self, message: str) -> None:
-        self.banners.show_banner("model", "error", f"The speech model could not be downloaded: {message}",
-                                 [("Try again", self.download_model)])
+        self.banners.show_banner(
+            "model",
+            "error",
+            f"The speech model could not be downloaded: {message}",
+            [("Try again", self.download_model)],
+        )
 
     def _on_download_done(self) -> None:
         self.download = None
@@ -222,8 +246,11 @@ class WindowExtras:
         if self.bridge.state != "idle":
             return
         started = (contents.started or "").replace("T", " ")
-        self.show_final(contents.transcript, f"Restored {len(contents.transcript.words)} words from the "
-                                             f"session of {started}. Edit or export them.")
+        self.show_final(
+            contents.transcript,
+            f"Restored {len(contents.transcript.words)} words from the "
+            f"session of {started}. Edit or export them.",
+        )
 
     def show_shortcuts(self) -> None:
         from app.main_window.actions import shortcuts_text

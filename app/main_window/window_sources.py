@@ -1,6 +1,7 @@
 """The dictation window's audio sources: the device scan, the picker, and the banners that say
 when a source cannot work (no microphone, a named one unplugged, no sound server, a device
 lost mid-session) with buttons for the alternatives. A mixin of ``DictationWindow``."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -36,11 +37,16 @@ class WindowSources:
             self.banners.show_banner("audio", "warning", scan.microphone_problem, offers)
         elif choice.kind == "mic" and choice.device and choice.device not in scan.microphones:
             offers.insert(0, ("Use the default microphone", lambda: self.choose_source(SourceChoice("mic"))))
-            self.banners.show_banner("audio", "warning", f"The microphone “{choice.device}” is not connected. "
-                                     "Plug it in, or choose another source.", offers)
+            self.banners.show_banner(
+                "audio",
+                "warning",
+                f"The microphone “{choice.device}” is not connected. Plug it in, or choose another source.",
+                offers,
+            )
         elif choice.kind == "system" and scan.monitor_problem:
-            self.banners.show_banner("audio", "warning", f"System audio is unavailable: {scan.monitor_problem}",
-                                     offers)
+            self.banners.show_banner(
+                "audio", "warning", f"System audio is unavailable: {scan.monitor_problem}", offers
+            )
         else:
             self.banners.hide_banner("audio")
 
@@ -49,22 +55,28 @@ class WindowSources:
         self._on_source_chosen(choice)
 
     def choose_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Play an audio file", str(Path.home()),
-                                              "Audio files (*.wav *.flac *.ogg);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Play an audio file", str(Path.home()), "Audio files (*.wav *.flac *.ogg);;All files (*)"
+        )
         if path:
             self.picker.add_file(path)
 
     def _on_source_chosen(self, choice: SourceChoice) -> None:
         if choice.kind in ("mic", "system"):  # a file is a one-off: it is not remembered
             self.settings.set(keys.SOURCE_KIND, choice.kind)
-            self.settings.set(keys.MONITOR_DEVICE if choice.kind == "system" else keys.INPUT_DEVICE, choice.device)
+            self.settings.set(
+                keys.MONITOR_DEVICE if choice.kind == "system" else keys.INPUT_DEVICE, choice.device
+            )
         self.check_source()
 
     # -- what the bridge says --------------------------------------------------------------------------------
     def _on_notice(self, kind: str, message: str) -> None:
         if kind in ("device_lost", "error"):
-            self.banners.show_banner("audio" if kind == "device_lost" else "error",
-                                     "warning" if kind == "device_lost" else "error", message)
+            self.banners.show_banner(
+                "audio" if kind == "device_lost" else "error",
+                "warning" if kind == "device_lost" else "error",
+                message,
+            )
         elif kind == "device_back":
             self.banners.hide_banner("audio")
             self.statusBar().showMessage(message, 5000)

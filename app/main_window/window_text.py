@@ -5,6 +5,7 @@ whole recording) and shown as editable text; edits are carried into exports (``a
 Both the re-punctuation and an export of live text can take minutes on a long session, so
 they run as ``Job``s with a progress bar and a button that skips or cancels them.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,11 +17,11 @@ from app import settings as keys
 from app.main_window.edits import apply_edits
 from app.main_window.exporting import FILTERS, refine, resolve_format, snapshot, write
 from app.main_window.job_progress import JobCancelled, cancellable
-from app.workers.jobs import Job
 from app.profanity import mask
+from app.workers.jobs import Job
 from app.workers.session_bridge import IDLE
-from engine.transcript.transcript import Transcript
 from engine.transcript.builder import TranscriptBuilder
+from engine.transcript.transcript import Transcript
 
 
 class WindowText:
@@ -39,21 +40,33 @@ class WindowText:
 
         def work(report, cancelled):
             try:
-                return refine(words, self.bridge.punctuation_model(self.model_dir), casing, pauses,
-                              progress=cancellable(report, cancelled), workers=workers)
+                return refine(
+                    words,
+                    self.bridge.punctuation_model(self.model_dir),
+                    casing,
+                    pauses,
+                    progress=cancellable(report, cancelled),
+                    workers=workers,
+                )
             except JobCancelled:
                 return None
 
         def done(refined):
             if refined is None:
-                self._load_final(words, "Kept the live punctuation (improving it was skipped). "
-                                        "The text is yours to edit now; Export keeps your edits.")
+                self._load_final(
+                    words,
+                    "Kept the live punctuation (improving it was skipped). "
+                    "The text is yours to edit now; Export keeps your edits.",
+                )
                 return
             self._load_final(refined, note or "Done. The text is yours to edit now; Export keeps your edits.")
 
         def failed(message):
-            self.banners.show_banner("error", "warning", f"Could not improve the punctuation ({message}); "
-                                                         "showing the live captions instead.")
+            self.banners.show_banner(
+                "error",
+                "warning",
+                f"Could not improve the punctuation ({message}); showing the live captions instead.",
+            )
             self._load_final(words, note)
 
         job = self.run_job(work, done, failed)
@@ -115,8 +128,9 @@ class WindowText:
         self._update_text_actions()
 
     def export_dialog(self) -> None:
-        path, chosen = QFileDialog.getSaveFileName(self, "Export the transcript", str(Path.home() / "captions.txt"),
-                                                   ";;".join(FILTERS.values()))
+        path, chosen = QFileDialog.getSaveFileName(
+            self, "Export the transcript", str(Path.home() / "captions.txt"), ";;".join(FILTERS.values())
+        )
         if path:
             self.export_to(path, chosen)
 
@@ -134,8 +148,17 @@ class WindowText:
         def work(report, cancelled):
             # Still live: the words so far go through the offline decoder first (a final text already has).
             try:
-                text = transcript if final else refine(transcript, self.bridge.punctuation_model(self.model_dir),
-                                                       casing, pauses, progress=cancellable(report, cancelled))
+                text = (
+                    transcript
+                    if final
+                    else refine(
+                        transcript,
+                        self.bridge.punctuation_model(self.model_dir),
+                        casing,
+                        pauses,
+                        progress=cancellable(report, cancelled),
+                    )
+                )
             except JobCancelled:
                 return None
             return write(text, fmt, path)

@@ -14,6 +14,7 @@ plain word-wrapping:
 Pure layout, no painting: the overlay draws ``Line`` objects and the tests
 inspect them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -103,7 +104,7 @@ class CaptionLayout:
             index += len(line)
         rows = reused_rows + rows
         self._commit(rows, first)
-        return [self._build(row) for row in rows[-self._lines:] if row]
+        return [self._build(row) for row in rows[-self._lines :] if row]
 
     # -- committed lines ---------------------------------------------------------------------
 
@@ -112,7 +113,7 @@ class CaptionLayout:
         if not self._committed:
             return 0, []
         at, lines = self._anchor, self._committed
-        if words[at:at + len(lines[0])] != lines[0]:  # not simply appended to: a sliding window?
+        if words[at : at + len(lines[0])] != lines[0]:  # not simply appended to: a sliding window?
             for drop, line in enumerate(lines):
                 found = _find(words, line)
                 if found is not None:
@@ -122,7 +123,7 @@ class CaptionLayout:
                 return 0, []
         reused, position = [], at
         for line in lines:  # stop at the first line whose words were revised
-            if words[position:position + len(line)] != line:
+            if words[position : position + len(line)] != line:
                 break
             reused.append(line)
             position += len(line)
@@ -134,8 +135,8 @@ class CaptionLayout:
             if not row or any(piece for _, _, piece in row):
                 break  # a broken-up long word is not a whole word: it cannot be matched again
             committed.append([w for w, _, _ in row])
-        keep = committed[-self._lines:]
-        self._anchor = first_index + sum(len(line) for line in committed[:len(committed) - len(keep)])
+        keep = committed[-self._lines :]
+        self._anchor = first_index + sum(len(line) for line in committed[: len(committed) - len(keep)])
         self._committed = keep
 
     # -- measuring and wrapping --------------------------------------------------------------

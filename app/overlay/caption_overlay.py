@@ -21,21 +21,30 @@ Design notes, because each choice answers a complaint people have with overlays:
 Wayland: compositors decide stacking and placement. Stay-on-top and
 restoring the position may be ignored there; see the README ("Caption overlay").
 """
+
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, Qt, Signal
-from PySide6.QtGui import (QAction, QColor, QFont, QFontMetricsF, QGuiApplication,
-                           QKeySequence, QPainter, QPainterPath, QPen)
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QGuiApplication,
+    QKeySequence,
+    QPainter,
+    QPainterPath,
+    QPen,
+)
 from PySide6.QtWidgets import QMenu, QWidget
 from shiboken6 import isValid
 
 from app.overlay import geometry as og
 from app.overlay.caption_layout import CaptionLayout, Line
 from app.overlay.placement import OverlayPlacement
-from app.settings import (OVERLAY_CLICK_THROUGH, OVERLAY_FONT_SIZE, OVERLAY_LINES, OVERLAY_OPACITY,
-                          AppSettings)
-from app.theme import caption_colors
 from app.overlay.window_drag import WindowDrag
+from app.settings import OVERLAY_CLICK_THROUGH, OVERLAY_FONT_SIZE, OVERLAY_LINES, OVERLAY_OPACITY, AppSettings
+from app.theme import caption_colors
 
 CLICK_THROUGH_SHORTCUT = "Ctrl+Shift+T"
 MIN_LINES, MAX_LINES = 1, 4
@@ -47,8 +56,10 @@ def wayland_notice() -> str:
     """One line for the UI when running as a Wayland client, where overlays are limited; else ""."""
     if QGuiApplication.platformName() != "wayland":
         return ""
-    return ("On Wayland the desktop decides whether the caption overlay stays on top and where it "
-            "opens. If it hides behind the meeting, start livecap with QT_QPA_PLATFORM=xcb.")
+    return (
+        "On Wayland the desktop decides whether the caption overlay stays on top and where it "
+        "opens. If it hides behind the meeting, start livecap with QT_QPA_PLATFORM=xcb."
+    )
 
 
 class CaptionOverlay(OverlayPlacement, QWidget):
@@ -72,8 +83,10 @@ class CaptionOverlay(OverlayPlacement, QWidget):
         self.setMouseTracking(True)
         self.setWindowTitle("livecap captions")
         self.setAccessibleName("Caption overlay")
-        self.setAccessibleDescription("Live captions. Drag to move, drag the left or right edge "
-                                      "to resize, right-click for text size, lines and background.")
+        self.setAccessibleDescription(
+            "Live captions. Drag to move, drag the left or right edge "
+            "to resize, right-click for text size, lines and background."
+        )
         self.setMinimumWidth(og.MIN_WIDTH)
         self._layout = CaptionLayout()
         self._texts = ("", "")
@@ -113,8 +126,9 @@ class CaptionOverlay(OverlayPlacement, QWidget):
 
     def _relayout(self) -> None:
         settled_font, provisional_font = self.fonts()
-        self._layout.configure(settled_font, provisional_font, self.width() - 2 * self.PAD_X,
-                               self._style.lines)
+        self._layout.configure(
+            settled_font, provisional_font, self.width() - 2 * self.PAD_X, self._style.lines
+        )
         self._lines = self._layout.layout(*self._texts)
         # Bottom-aligned like subtitles: the newest line is always on the last row.
         first_row = self._style.lines - len(self._lines)
@@ -149,22 +163,30 @@ class CaptionOverlay(OverlayPlacement, QWidget):
         self.set_click_through(bool(self._settings.get(OVERLAY_CLICK_THROUGH)))
 
     def _global_style(self) -> tuple[int, int, float]:
-        return (self._settings.get(OVERLAY_LINES), self._settings.get(OVERLAY_FONT_SIZE),
-                self._settings.get(OVERLAY_OPACITY))
+        return (
+            self._settings.get(OVERLAY_LINES),
+            self._settings.get(OVERLAY_FONT_SIZE),
+            self._settings.get(OVERLAY_OPACITY),
+        )
 
-    def _set_style(self, lines: int | None = None, font_size: int | None = None,
-                   opacity: float | None = None) -> None:
+    def _set_style(
+        self, lines: int | None = None, font_size: int | None = None, opacity: float | None = None
+    ) -> None:
         s = self._style
-        style = og.Style(lines=s.lines if lines is None else lines,
-                         font_size=s.font_size if font_size is None else font_size,
-                         opacity=s.opacity if opacity is None else opacity)
+        style = og.Style(
+            lines=s.lines if lines is None else lines,
+            font_size=s.font_size if font_size is None else font_size,
+            opacity=s.opacity if opacity is None else opacity,
+        )
         if style != self._style:
             self._apply_style(style, persist=True)
 
     def _apply_style(self, style: og.Style, persist: bool) -> None:
-        style = og.Style(lines=min(MAX_LINES, max(MIN_LINES, style.lines)),
-                         font_size=min(MAX_FONT, max(MIN_FONT, style.font_size)),
-                         opacity=min(1.0, max(0.0, style.opacity)))
+        style = og.Style(
+            lines=min(MAX_LINES, max(MIN_LINES, style.lines)),
+            font_size=min(MAX_FONT, max(MIN_FONT, style.font_size)),
+            opacity=min(1.0, max(0.0, style.opacity)),
+        )
         old_bottom = self.geometry().bottom()
         self._style = style
         height = self._content_height()
@@ -248,8 +270,12 @@ class CaptionOverlay(OverlayPlacement, QWidget):
         return action
 
     def _flags(self) -> Qt.WindowType:
-        flags = (Qt.WindowType.Tool | Qt.WindowType.FramelessWindowHint
-                 | Qt.WindowType.WindowStaysOnTopHint | Qt.WindowType.WindowDoesNotAcceptFocus)
+        flags = (
+            Qt.WindowType.Tool
+            | Qt.WindowType.FramelessWindowHint
+            | Qt.WindowType.WindowStaysOnTopHint
+            | Qt.WindowType.WindowDoesNotAcceptFocus
+        )
         if self._click_through:
             flags |= Qt.WindowType.WindowTransparentForInput
         return flags
@@ -275,10 +301,17 @@ class CaptionOverlay(OverlayPlacement, QWidget):
             baseline = self.height() - self.PAD_Y - metrics.descent() - 2
             provisional.addText(self.PAD_X, baseline, self.fonts()[1], PLACEHOLDER)
         # An outline under the fill keeps text readable on a light video frame even with no panel.
-        outline = QPen(colors.outline, max(2.0, self._style.font_size / 7), Qt.PenStyle.SolidLine,
-                       Qt.PenCapStyle.RoundCap, Qt.PenJoinStyle.RoundJoin)
-        for path, colour in ((settled, colors.settled),
-                             (provisional, colors.provisional if self._lines else colors.partial)):
+        outline = QPen(
+            colors.outline,
+            max(2.0, self._style.font_size / 7),
+            Qt.PenStyle.SolidLine,
+            Qt.PenCapStyle.RoundCap,
+            Qt.PenJoinStyle.RoundJoin,
+        )
+        for path, colour in (
+            (settled, colors.settled),
+            (provisional, colors.provisional if self._lines else colors.partial),
+        ):
             if not path.isEmpty():
                 p.strokePath(path, outline)
                 p.fillPath(path, colour)

@@ -11,6 +11,7 @@ lowered), so a remembered rectangle is always clamped into the screen's
 available area before use: an overlay restored off-screen would be invisible
 and, in click-through mode, unreachable.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -3,14 +3,21 @@
 Built afresh on every right-click, so its ticks always show the overlay's
 current state; the overlay deletes it after use.
 """
+
 from __future__ import annotations
 
 from PySide6.QtGui import QActionGroup
 from PySide6.QtWidgets import QMenu
 
 FONT_CHOICES = (18, 22, 28, 36, 48, 64)
-OPACITY_CHOICES = ((0.0, "&Transparent"), (0.25, "&25 %"), (0.5, "&50 %"), (0.65, "&65 %"),
-                   (0.8, "&80 %"), (1.0, "&Opaque"))
+OPACITY_CHOICES = (
+    (0.0, "&Transparent"),
+    (0.25, "&25 %"),
+    (0.5, "&50 %"),
+    (0.65, "&65 %"),
+    (0.8, "&80 %"),
+    (1.0, "&Opaque"),
+)
 FONT_STEP = 4
 
 
@@ -22,14 +29,22 @@ def build_menu(overlay) -> QMenu:
     menu = QMenu(overlay)
     menu.setAccessibleName("Caption overlay options")
     lines = menu.addMenu("&Lines")
-    _choices(lines, [(n, f"&{n}") for n in range(MIN_LINES, MAX_LINES + 1)], style.lines,
-             overlay.set_lines, "lines")
+    _choices(
+        lines,
+        [(n, f"&{n}") for n in range(MIN_LINES, MAX_LINES + 1)],
+        style.lines,
+        overlay.set_lines,
+        "lines",
+    )
     size = menu.addMenu("Text &size")
-    larger = size.addAction("&Larger\tCtrl+Wheel up",
-                            lambda: overlay.set_font_size(overlay.style_values().font_size + FONT_STEP))
+    larger = size.addAction(
+        "&Larger\tCtrl+Wheel up", lambda: overlay.set_font_size(overlay.style_values().font_size + FONT_STEP)
+    )
     larger.setObjectName("font-larger")
-    smaller = size.addAction("S&maller\tCtrl+Wheel down",
-                             lambda: overlay.set_font_size(overlay.style_values().font_size - FONT_STEP))
+    smaller = size.addAction(
+        "S&maller\tCtrl+Wheel down",
+        lambda: overlay.set_font_size(overlay.style_values().font_size - FONT_STEP),
+    )
     smaller.setObjectName("font-smaller")
     size.addSeparator()
     _choices(size, [(n, f"{n} pt") for n in FONT_CHOICES], style.font_size, overlay.set_font_size, "font")

@@ -3,6 +3,7 @@ back into view when screens come and go. A mixin of ``CaptionOverlay``, kept apa
 painting and the style so that each file has one job; the per-screen records themselves
 are read and written by ``overlay_geometry``.
 """
+
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, QTimer
@@ -61,8 +62,11 @@ class OverlayPlacement:
         handle = self.windowHandle()
         if self.isVisible() and handle is not None and handle.screen() is not None:
             return handle.screen()  # the platform knows best (on Wayland, the only one who knows)
-        return (QGuiApplication.screenAt(self.geometry().center()) or self.screen()
-                or QGuiApplication.primaryScreen())
+        return (
+            QGuiApplication.screenAt(self.geometry().center())
+            or self.screen()
+            or QGuiApplication.primaryScreen()
+        )
 
     def _queue_screen_check(self, _screen=None) -> None:
         self._screens_timer.start()  # after Qt has moved windows off a removed screen

@@ -9,6 +9,7 @@ the window is moved by hand from the mouse's global position.
 Only the left and right edges resize: the overlay's height follows its
 number of lines and font size.
 """
+
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect, Qt

@@ -20,6 +20,7 @@ Exactly one of finished/failed/cancelled is emitted, then ``done()``.
 ``start_download`` starts one; ``DownloadProgressDialog`` shows one with a
 Cancel button.
 """
+
 from __future__ import annotations
 
 import logging
@@ -30,8 +31,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
-from engine.vosk_models.catalogue import CatalogueEntry
 from engine.cli.progress import format_bytes
+from engine.vosk_models.catalogue import CatalogueEntry
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +51,9 @@ class DownloadSignals(QObject):
 class ModelDownloadWorker(QRunnable):
     """Install ``entry``; ``models_dir``/``cache_dir`` default to the per-user folders."""
 
-    def __init__(self, entry: CatalogueEntry, models_dir: str | Path | None = None,
-                 cache_dir: str | Path | None = None):
+    def __init__(
+        self, entry: CatalogueEntry, models_dir: str | Path | None = None, cache_dir: str | Path | None = None
+    ):
         super().__init__()
         # The pool must not delete the runnable while Python code still holds it (and reads
         # ``running``); Python owns it and frees it when the last reference goes.
@@ -77,17 +79,23 @@ class ModelDownloadWorker(QRunnable):
 
         self.running = True
         try:
-            path = install_model(self.entry, models_dir=self.models_dir, cache_dir=self.cache_dir,
-                                 progress=self._progress, cancel=self._cancel,
-                                 notify=self.signals.note.emit)
+            path = install_model(
+                self.entry,
+                models_dir=self.models_dir,
+                cache_dir=self.cache_dir,
+                progress=self._progress,
+                cancel=self._cancel,
+                notify=self.signals.note.emit,
+            )
         except DownloadCancelled:
             self.signals.cancelled.emit()
         except DownloadError as exc:  # the engine's messages already say what to do
             self.signals.failed.emit(str(exc))
         except Exception as exc:  # a bug must not kill the pool thread silently
             log.exception("installing %s failed", self.entry.name)
-            self.signals.failed.emit(f"Installing {self.entry.name} failed unexpectedly: {exc}. "
-                                     "Please report this as a bug.")
+            self.signals.failed.emit(
+                f"Installing {self.entry.name} failed unexpectedly: {exc}. Please report this as a bug."
+            )
         else:
             self.signals.finished.emit(str(path))
         finally:
@@ -101,9 +109,13 @@ class ModelDownloadWorker(QRunnable):
             self.signals.progress.emit(int(done), int(total or 0))
 
 
-def start_download(entry: CatalogueEntry, *, models_dir: str | Path | None = None,
-                   cache_dir: str | Path | None = None,
-                   pool: QThreadPool | None = None) -> ModelDownloadWorker:
+def start_download(
+    entry: CatalogueEntry,
+    *,
+    models_dir: str | Path | None = None,
+    cache_dir: str | Path | None = None,
+    pool: QThreadPool | None = None,
+) -> ModelDownloadWorker:
     """Start installing ``entry`` on ``pool`` (default: the global pool). Keep the returned
     worker referenced until ``signals.done``: its signals live on it."""
     worker = ModelDownloadWorker(entry, models_dir, cache_dir)
@@ -120,8 +132,13 @@ class DownloadProgressDialog(QProgressDialog):
 
     def __init__(self, worker: ModelDownloadWorker, parent: QWidget | None = None):
         entry = worker.entry
-        super().__init__(f"Downloading {entry.name} ({entry.size_text or format_bytes(entry.size)})…",
-                         "&Cancel", 0, 1000, parent)
+        super().__init__(
+            f"Downloading {entry.name} ({entry.size_text or format_bytes(entry.size)})…",
+            "&Cancel",
+            0,
+            1000,
+            parent,
+        )
         self.setWindowTitle("Downloading a speech model")
         self.setAccessibleName("Speech model download progress")
         self.setMinimumDuration(0)
@@ -144,8 +161,9 @@ class DownloadProgressDialog(QProgressDialog):
     def _progress(self, done: int, total: int) -> None:
         if total:
             self.setValue(min(1000, int(1000 * done / total)))
-            self.setLabelText(f"Downloading {self._worker.entry.name}: "
-                              f"{format_bytes(done)} of {format_bytes(total)}")
+            self.setLabelText(
+                f"Downloading {self._worker.entry.name}: {format_bytes(done)} of {format_bytes(total)}"
+            )
         else:
             self.setRange(0, 0)  # unknown size: a busy indicator
             self.setLabelText(f"Downloading {self._worker.entry.name}: {format_bytes(done)}")

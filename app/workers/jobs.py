@@ -9,6 +9,7 @@ the function can poll; what it means is the function's business.
 Keep a reference to a running Job (the caller's attribute): a Job that Python collects
 while running would take its signals with it.
 """
+
 from __future__ import annotations
 
 import logging
@@ -77,8 +78,8 @@ class Job(QObject):
 def _expected(exc: Exception) -> bool:
     """Errors with a message meant for users: no traceback in the log for those."""
     from engine.audio.base import AudioError
-    from engine.vosk_models.errors import DownloadError
     from engine.transcript.export import ExportError
+    from engine.vosk_models.errors import DownloadError
 
     return isinstance(exc, (AudioError, DownloadError, ExportError, OSError))
 

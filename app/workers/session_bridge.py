@@ -20,6 +20,7 @@ engine thread's copy.
 Pause: the source stops delivering audio (``app.workers.sources.PausableSource``); the session, its
 journal and the transcript stay. See that module for how the sentence in progress settles.
 """
+
 from __future__ import annotations
 
 import logging
@@ -33,8 +34,8 @@ import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run befor
 from app.workers.sources import SourceChoice, open_source
 from engine.punctuation.engine_thread import EngineFailed
 from engine.session.live import AudioLevel, PartialWords, SourceNotice
-from engine.transcript.transcript import Transcript
 from engine.transcript.builder import TranscriptBuilder
+from engine.transcript.transcript import Transcript
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,7 @@ IDLE, STARTING, RUNNING, PAUSED, STOPPING = "idle", "starting", "running", "paus
 @dataclass(frozen=True)
 class SessionSpec:
     """Everything a session is built from; the window fills it from the settings."""
+
     source: SourceChoice = field(default_factory=lambda: SourceChoice("mic"))
     realtime: bool = True  # pace a file like live audio (False: as fast as it decodes, for tests)
     recognizer: str = "auto"  # "auto" | "vosk" | "pocketsphinx"
@@ -73,12 +75,16 @@ def default_recognizer_factory(kind: str, model: str):
 
     # isolated: PocketSphinx decodes in a child process, since in this one it would hold the GIL
     # and freeze the window for up to half a second at the end of each utterance.
-    return create_recognizer(None if kind == "auto" else kind, model or None, paths.vosk_models_dir(), isolated=True)
+    return create_recognizer(
+        None if kind == "auto" else kind, model or None, paths.vosk_models_dir(), isolated=True
+    )
 
 
 class SessionBridge(QObject):
     state_changed = Signal(str)
-    captions_changed = Signal(object, object)  # engine events (list), partial words (tuple, or None: unchanged)
+    captions_changed = Signal(
+        object, object
+    )  # engine events (list), partial words (tuple, or None: unchanged)
     level_changed = Signal(float)  # loudest chunk's RMS since the last flush, 0..1
     notice = Signal(str, str)  # kind, message (source events, journal problems)
     error = Signal(str)  # a session could not start, or failed
@@ -231,8 +237,8 @@ class SessionBridge(QObject):
 
     def _start_work(self, spec: SessionSpec) -> None:
         from engine.punctuation.streaming import StreamingDecoder
-        from engine.transcript.journal import JournalWriter
         from engine.session.live import LiveSession
+        from engine.transcript.journal import JournalWriter
 
         try:
             model = self.punctuation_model(spec.model_dir)
@@ -240,13 +246,24 @@ class SessionBridge(QObject):
             source = open_source(spec.source, spec.realtime)
             pauses = spec.pause_threshold > 0
             decoder = StreamingDecoder.from_model(
-                model, casing=spec.casing, use_pauses=pauses, threshold=spec.threshold, l_max=spec.l_max,
-                pause_threshold=spec.pause_threshold if pauses else None)
+                model,
+                casing=spec.casing,
+                use_pauses=pauses,
+                threshold=spec.threshold,
+                l_max=spec.l_max,
+                pause_threshold=spec.pause_threshold if pauses else None,
+            )
             journal = None
             if spec.journal:
-                journal = JournalWriter.create(spec.journal_dir, header={
-                    "recognizer": info.name, "model": info.model or ("built-in" if info.name == "pocketsphinx" else None),
-                    "punctuation_model": str(model.model_dir), "source": source.name})
+                journal = JournalWriter.create(
+                    spec.journal_dir,
+                    header={
+                        "recognizer": info.name,
+                        "model": info.model or ("built-in" if info.name == "pocketsphinx" else None),
+                        "punctuation_model": str(model.model_dir),
+                        "source": source.name,
+                    },
+                )
             session = LiveSession(source, recognizer, decoder, journal)
             session.subscribe(self._on_engine_events)
             try:

@@ -15,6 +15,7 @@ session (the transcript, journal and model stay; only the audio stops):
 
 Qt-free, so it is tested with plain threads.
 """
+
 from __future__ import annotations
 
 import threading
@@ -34,6 +35,7 @@ _SILENCE_CHUNK = int(0.1 * SAMPLE_RATE)
 class SourceChoice:
     """What the source picker holds: ``kind`` "mic", "system" or "file"; ``device`` a device
     name ("" = the default) or the file's path."""
+
     kind: str
     device: str = ""
 
@@ -169,6 +171,7 @@ class PausableSource:
 @dataclass
 class DeviceScan:
     """The microphones and system-audio monitors found, and why a kind is missing (or "")."""
+
     microphones: list[str]
     default_microphone: str | None
     monitors: list[tuple[str, str]]  # (name for the source, description for people)
@@ -201,8 +204,10 @@ def scan_devices() -> DeviceScan:
     except Exception as exc:  # no PortAudio library (OSError), PortAudio failing to start
         problem = f"Microphones are unavailable: {exc}"
     if not mics and not problem:
-        problem = ("No microphone was found. Plug one in and check that it is not muted or disabled "
-                   "in the system sound settings, or caption system audio or a file instead.")
+        problem = (
+            "No microphone was found. Plug one in and check that it is not muted or disabled "
+            "in the system sound settings, or caption system audio or a file instead."
+        )
     monitors, monitor_problem = [], ""
     try:
         monitors = [(m.name, m.description) for m in _list_monitors()]

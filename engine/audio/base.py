@@ -10,6 +10,7 @@ copies raw chunks into a bounded queue and bumps counters; conversion happens
 in ``read()`` on the consumer's thread, and events are emitted from threads
 that may block (never from the audio callback).
 """
+
 from __future__ import annotations
 
 import logging
@@ -65,8 +66,8 @@ class AudioSource(ABC):
         self.events: queue.Queue[SourceEvent] = queue.Queue(maxsize=EVENT_QUEUE_SIZE)
         # Written only by the producer thread (a single writer, so no lock is
         # needed for the increments); read by anyone.
-        self._dropped = 0       # chunks lost because our bounded queue was full
-        self._overflows = 0     # chunks the driver itself reported as lost
+        self._dropped = 0  # chunks lost because our bounded queue was full
+        self._overflows = 0  # chunks the driver itself reported as lost
         self._reported = 0
         self._last_report = float("-inf")
         self._report_lock = threading.Lock()
@@ -87,7 +88,7 @@ class AudioSource(ABC):
         return self._finished
 
     @abstractmethod
-    def start(self) -> "AudioSource": ...
+    def start(self) -> AudioSource: ...
 
     @abstractmethod
     def read(self, timeout: float) -> np.ndarray | None: ...
@@ -99,7 +100,7 @@ class AudioSource(ABC):
     def close(self) -> None:
         self.stop()
 
-    def __enter__(self) -> "AudioSource":
+    def __enter__(self) -> AudioSource:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -133,9 +134,12 @@ class AudioSource(ABC):
             if not force and now - self._last_report < OVERRUN_REPORT_INTERVAL:
                 return
             new, self._reported, self._last_report = total - self._reported, total, now
-        self._emit("overrun", f"{self.name}: {new} audio chunk(s) lost because captioning "
-                   f"fell behind ({total} in total); captions may skip words. Close other "
-                   "busy programs or choose a smaller model.")
+        self._emit(
+            "overrun",
+            f"{self.name}: {new} audio chunk(s) lost because captioning "
+            f"fell behind ({total} in total); captions may skip words. Close other "
+            "busy programs or choose a smaller model.",
+        )
 
 
 # -- sample conversion ---------------------------------------------------------------
@@ -182,8 +186,11 @@ class Resampler:
         self.in_rate = float(in_rate)
         self.out_rate = out_rate
         # At the target rate soxr would only add delay; pass samples straight through.
-        self._stream = None if self.in_rate == out_rate else soxr.ResampleStream(
-            self.in_rate, out_rate, 1, dtype="float32", quality=quality)
+        self._stream = (
+            None
+            if self.in_rate == out_rate
+            else soxr.ResampleStream(self.in_rate, out_rate, 1, dtype="float32", quality=quality)
+        )
 
     def process(self, chunk: np.ndarray, last: bool = False) -> np.ndarray:
         mono = to_mono_float(chunk)

@@ -15,6 +15,7 @@ overruns, so there is no producer thread and no queue. With ``realtime=True``
 each chunk is held back until the wall clock reaches its end, like a
 microphone would deliver it, so a demo looks live.
 """
+
 from __future__ import annotations
 
 import re
@@ -42,8 +43,10 @@ def _not_audio(path: Path, detail: str = "") -> AudioError:
 
 
 def _corrupt(path: Path, detail: str) -> AudioError:
-    return AudioError(f"{path} is truncated or corrupt ({detail}); was it copied or "
-                      "recorded completely? Try the original file, or re-export it.")
+    return AudioError(
+        f"{path} is truncated or corrupt ({detail}); was it copied or "
+        "recorded completely? Try the original file, or re-export it."
+    )
 
 
 def _sniff(head: bytes) -> str | None:
@@ -65,8 +68,9 @@ def _check_wav(path: Path, f: sf.SoundFile) -> None:
     if m:
         declared, present = int(m.group(1)), int(m.group(2))
         if present < declared < _PLACEHOLDER_SIZE:
-            raise _corrupt(path, f"the header promises {declared} bytes of audio "
-                                 f"but only {present} are there")
+            raise _corrupt(
+                path, f"the header promises {declared} bytes of audio but only {present} are there"
+            )
 
 
 def _check_flac(path: Path, f: sf.SoundFile) -> None:
@@ -94,11 +98,11 @@ def _check_ogg(path: Path) -> None:
     pos, complete = tail.find(b"OggS"), False
     while 0 <= pos and pos + 27 <= len(tail):
         nsegs = tail[pos + 26]
-        end = pos + 27 + nsegs + sum(tail[pos + 27:pos + 27 + nsegs])
+        end = pos + 27 + nsegs + sum(tail[pos + 27 : pos + 27 + nsegs])
         if end == len(tail):
             complete = bool(tail[pos + 5] & 0x04)
             break
-        pos = end if tail[end:end + 4] == b"OggS" else tail.find(b"OggS", pos + 1)
+        pos = end if tail[end : end + 4] == b"OggS" else tail.find(b"OggS", pos + 1)
     if not complete:
         raise _corrupt(path, "the OGG stream stops before its final page ends")
 
@@ -166,8 +170,13 @@ def read_all(path: str | Path) -> np.ndarray:
 class FileSource(AudioSource):
     """An audio file played as a source, as fast as possible or in real time."""
 
-    def __init__(self, path: str | Path, realtime: bool = False, chunk_seconds: float = 0.1,
-                 on_event: EventCallback | None = None):
+    def __init__(
+        self,
+        path: str | Path,
+        realtime: bool = False,
+        chunk_seconds: float = 0.1,
+        on_event: EventCallback | None = None,
+    ):
         if chunk_seconds <= 0:
             raise ValueError("chunk_seconds must be positive")
         self.path = Path(path)
@@ -182,8 +191,8 @@ class FileSource(AudioSource):
             self._frames = f.frames
         self._file: sf.SoundFile | None = None
         self._resampler: Resampler | None = None
-        self._pending: np.ndarray | None = None   # converted, waiting for its due time
-        self._emitted = 0                          # 16 kHz samples handed out
+        self._pending: np.ndarray | None = None  # converted, waiting for its due time
+        self._emitted = 0  # 16 kHz samples handed out
         self._eof = False
         self._t0 = 0.0
         self._started = False
@@ -203,7 +212,7 @@ class FileSource(AudioSource):
         ``started_at + t`` (what latency measurements count from)."""
         return self._t0
 
-    def start(self) -> "FileSource":
+    def start(self) -> FileSource:
         """(Re)start from the beginning of the file."""
         self.stop()
         with self._lock:

@@ -21,6 +21,7 @@ re-initialises it (``sd._terminate(); sd._initialize()``, the workaround its
 maintainers recommend) so a replugged device can be found. That also stops
 any other PortAudio stream of this process; ours is already closed by then.
 """
+
 from __future__ import annotations
 
 import functools
@@ -35,8 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 import sounddevice as sd
 
-from engine.audio.base import (SAMPLE_RATE, AudioError, AudioSource, EventCallback,
-                               Resampler)
+from engine.audio.base import SAMPLE_RATE, AudioError, AudioSource, EventCallback, Resampler
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ class InputDevice:
     name: str
     index: int
     default_samplerate: float
-    channels: int       # most input channels the device offers
+    channels: int  # most input channels the device offers
     hostapi: str
     is_default: bool
 
@@ -62,8 +62,9 @@ def _hostapi_name(query_hostapis, index: int) -> str:
         return f"host API {index}"
 
 
-def list_input_devices(query_devices: Callable = sd.query_devices,
-                       query_hostapis: Callable = sd.query_hostapis) -> list[InputDevice]:
+def list_input_devices(
+    query_devices: Callable = sd.query_devices, query_hostapis: Callable = sd.query_hostapis
+) -> list[InputDevice]:
     """Every device that can record, the system default marked."""
     try:
         default = query_devices(kind="input")["index"]
@@ -72,19 +73,25 @@ def list_input_devices(query_devices: Callable = sd.query_devices,
     devices = []
     for index, info in enumerate(query_devices()):
         if info["max_input_channels"] > 0:
-            devices.append(InputDevice(
-                name=info["name"], index=info.get("index", index),
-                default_samplerate=float(info["default_samplerate"]),
-                channels=int(info["max_input_channels"]),
-                hostapi=_hostapi_name(query_hostapis, info["hostapi"]),
-                is_default=info.get("index", index) == default))
+            devices.append(
+                InputDevice(
+                    name=info["name"],
+                    index=info.get("index", index),
+                    default_samplerate=float(info["default_samplerate"]),
+                    channels=int(info["max_input_channels"]),
+                    hostapi=_hostapi_name(query_hostapis, info["hostapi"]),
+                    is_default=info.get("index", index) == default,
+                )
+            )
     return devices
 
 
 def _describe(devices: list[InputDevice]) -> str:
     if not devices:
-        return ("no input devices were found: plug in a microphone and check that it is "
-                "not muted or disabled in the system sound settings")
+        return (
+            "no input devices were found: plug in a microphone and check that it is "
+            "not muted or disabled in the system sound settings"
+        )
     names = "; ".join(f"{d.name!r}" + (" (default)" if d.is_default else "") for d in devices)
     return f"available input devices: {names}. Choose one in the settings"
 
@@ -97,8 +104,10 @@ def find_input_device(devices: list[InputDevice], wanted: str | int | None) -> I
         return next((d for d in devices if d.is_default), None)
     if isinstance(wanted, int):
         return next((d for d in devices if d.index == wanted), None)
-    for same in (lambda d: d.name == wanted,
-                 lambda d: _ALSA_SUFFIX.sub("", d.name) == _ALSA_SUFFIX.sub("", wanted)):
+    for same in (
+        lambda d: d.name == wanted,
+        lambda d: _ALSA_SUFFIX.sub("", d.name) == _ALSA_SUFFIX.sub("", wanted),
+    ):
         matches = [d for d in devices if same(d)]
         if matches:  # the same name on several host APIs: prefer the default's
             return next((d for d in matches if d.is_default), matches[0])
@@ -115,15 +124,24 @@ def refresh_portaudio() -> None:
 class MicrophoneSource(AudioSource):
     """Capture from an input device, delivering 16 kHz mono int16 chunks."""
 
-    def __init__(self, device: str | int | None = None, queue_chunks: int = 50,
-                 block_seconds: float = 0.1, on_event: EventCallback | None = None,
-                 stream_factory: Callable = sd.InputStream,
-                 query_devices: Callable = sd.query_devices,
-                 query_hostapis: Callable = sd.query_hostapis,
-                 rescan: Callable[[], None] | None = None,
-                 retry_seconds: float = 1.0, stall_seconds: float = 5.0):
-        label = device if isinstance(device, str) else (
-            "default microphone" if device is None else f"input device #{device}")
+    def __init__(
+        self,
+        device: str | int | None = None,
+        queue_chunks: int = 50,
+        block_seconds: float = 0.1,
+        on_event: EventCallback | None = None,
+        stream_factory: Callable = sd.InputStream,
+        query_devices: Callable = sd.query_devices,
+        query_hostapis: Callable = sd.query_hostapis,
+        rescan: Callable[[], None] | None = None,
+        retry_seconds: float = 1.0,
+        stall_seconds: float = 5.0,
+    ):
+        label = (
+            device
+            if isinstance(device, str)
+            else ("default microphone" if device is None else f"input device #{device}")
+        )
         super().__init__(label, on_event)
         self.device = device
         self.block_seconds = block_seconds
@@ -139,14 +157,14 @@ class MicrophoneSource(AudioSource):
         self._rescan = rescan or (lambda: None)
         self._queue: queue.Queue = queue.Queue(maxsize=queue_chunks)
         self._stream = None
-        self._rate = 0.0            # rate of the open stream; tags every chunk
-        self._generation = 0        # tells a stale stream's finished_callback apart
+        self._rate = 0.0  # rate of the open stream; tags every chunk
+        self._generation = 0  # tells a stale stream's finished_callback apart
         self._lost = threading.Event()
         self._last_audio = 0.0
         self._resampler: Resampler | None = None
         self._stop_watch = threading.Event()
         self._watcher: threading.Thread | None = None
-        self._lock = threading.Lock()   # guards _stream against stop() vs the watcher
+        self._lock = threading.Lock()  # guards _stream against stop() vs the watcher
         self._started = False
         self.current_device: InputDevice | None = None
 
@@ -166,15 +184,14 @@ class MicrophoneSource(AudioSource):
             self._lost.set()
 
     # -- lifecycle -------------------------------------------------------------------
-    def start(self) -> "MicrophoneSource":
+    def start(self) -> MicrophoneSource:
         if self._started:
             return self
         with self._lock:
             self._open(self._resolve())
         self._started = True
         self._stop_watch.clear()
-        self._watcher = threading.Thread(target=self._watch, name=f"mic-watch {self.name}",
-                                         daemon=True)
+        self._watcher = threading.Thread(target=self._watch, name=f"mic-watch {self.name}", daemon=True)
         self._watcher.start()
         return self
 
@@ -211,26 +228,31 @@ class MicrophoneSource(AudioSource):
             raise AudioError(f"cannot list audio input devices: {e}") from e
         found = find_input_device(devices, self.device)
         if found is None:
-            what = ("there is no default microphone" if self.device is None
-                    else f"microphone {self.device!r} was not found")
+            what = (
+                "there is no default microphone"
+                if self.device is None
+                else f"microphone {self.device!r} was not found"
+            )
             raise AudioError(f"{what}; {_describe(devices)}.")
         return found
 
     def _open(self, dev: InputDevice) -> None:
         """Open ``dev`` at 16 kHz if it can, else at its own rate (resampled in
         read()); mono if it can, else with all its channels (averaged)."""
-        attempts = [(SAMPLE_RATE, 1), (dev.default_samplerate, 1),
-                    (dev.default_samplerate, dev.channels)]
+        attempts = [(SAMPLE_RATE, 1), (dev.default_samplerate, 1), (dev.default_samplerate, dev.channels)]
         self._generation += 1
         error: Exception | None = None
         for rate, channels in dict.fromkeys(attempts):
             try:
                 stream = self._stream_factory(
-                    samplerate=rate, channels=channels, dtype="float32", device=dev.index,
+                    samplerate=rate,
+                    channels=channels,
+                    dtype="float32",
+                    device=dev.index,
                     blocksize=max(1, round(rate * self.block_seconds)),
                     callback=self._callback,
-                    finished_callback=functools.partial(self._finished_callback,
-                                                        self._generation))
+                    finished_callback=functools.partial(self._finished_callback, self._generation),
+                )
             except (sd.PortAudioError, ValueError) as e:  # unsupported rate/channels
                 error = e
                 continue
@@ -241,12 +263,15 @@ class MicrophoneSource(AudioSource):
                 stream.start()
             except sd.PortAudioError as e:
                 stream.close()
-                raise AudioError(f"cannot start microphone {dev.name!r}: {e}. Is another "
-                                 "program using it exclusively?") from e
+                raise AudioError(
+                    f"cannot start microphone {dev.name!r}: {e}. Is another program using it exclusively?"
+                ) from e
             self._stream, self.current_device, self._name = stream, dev, dev.name
             return
-        raise AudioError(f"microphone {dev.name!r} refused every format tried "
-                         f"(16 kHz or {dev.default_samplerate:g} Hz): {error}")
+        raise AudioError(
+            f"microphone {dev.name!r} refused every format tried "
+            f"(16 kHz or {dev.default_samplerate:g} Hz): {error}"
+        )
 
     def _close_stream(self) -> None:
         stream, self._stream = self._stream, None
@@ -278,8 +303,11 @@ class MicrophoneSource(AudioSource):
                 if self._stream is not None:
                     if self._stream_broken():
                         self._close_stream()
-                        self._emit("device_lost", f"microphone {self.name!r} stopped "
-                                   "delivering audio (unplugged?); waiting for it to return")
+                        self._emit(
+                            "device_lost",
+                            f"microphone {self.name!r} stopped "
+                            "delivering audio (unplugged?); waiting for it to return",
+                        )
                         next_try = time.monotonic() + self.retry_seconds
                 elif time.monotonic() >= next_try:
                     next_try = time.monotonic() + self.retry_seconds

@@ -25,6 +25,7 @@ loopback driver (e.g. BlackHole), add a Multi-Output Device in Audio MIDI Setup
 (speakers + BlackHole) so the meeting stays audible, and choose "BlackHole 2ch"
 as the microphone.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,33 +47,37 @@ from engine.audio.base import SAMPLE_RATE, AudioError, AudioSource, EventCallbac
 log = logging.getLogger(__name__)
 
 CHUNK_SECONDS = 0.1
-_CHUNK_BYTES = int(SAMPLE_RATE * CHUNK_SECONDS) * 2   # s16le mono
+_CHUNK_BYTES = int(SAMPLE_RATE * CHUNK_SECONDS) * 2  # s16le mono
 # An idle sink sends nothing; this long without data means silence, not a stall.
 IDLE_FILL_AFTER = 0.5
 _PACTL_TIMEOUT = 5.0
-_INSTALL_HINT = ("install the PulseAudio client tools (Debian/Ubuntu: sudo apt install "
-                 "pulseaudio-utils; Fedora: sudo dnf install pulseaudio-utils; Arch: "
-                 "sudo pacman -S libpulse)")
-_NO_SERVER_HINT = ("no PulseAudio or PipeWire sound server is running for this user. "
-                   "Start it (PipeWire: systemctl --user start pipewire-pulse; PulseAudio: "
-                   "pulseaudio --start) or check PULSE_SERVER")
+_INSTALL_HINT = (
+    "install the PulseAudio client tools (Debian/Ubuntu: sudo apt install "
+    "pulseaudio-utils; Fedora: sudo dnf install pulseaudio-utils; Arch: "
+    "sudo pacman -S libpulse)"
+)
+_NO_SERVER_HINT = (
+    "no PulseAudio or PipeWire sound server is running for this user. "
+    "Start it (PipeWire: systemctl --user start pipewire-pulse; PulseAudio: "
+    "pulseaudio --start) or check PULSE_SERVER"
+)
 
 _UNSUPPORTED = {
     "win32": "capturing system audio is not available on Windows yet (WASAPI loopback is "
-             "planned). Meanwhile enable \"Stereo Mix\" under Sound settings > Recording, or "
-             "route the meeting through a virtual cable such as VB-CABLE, and choose it as "
-             "the microphone.",
+    'planned). Meanwhile enable "Stereo Mix" under Sound settings > Recording, or '
+    "route the meeting through a virtual cable such as VB-CABLE, and choose it as "
+    "the microphone.",
     "darwin": "macOS does not let apps record system audio directly. Install a loopback "
-              "driver such as BlackHole, create a Multi-Output Device (speakers + BlackHole) "
-              "in Audio MIDI Setup, and choose \"BlackHole 2ch\" as the microphone.",
+    "driver such as BlackHole, create a Multi-Output Device (speakers + BlackHole) "
+    'in Audio MIDI Setup, and choose "BlackHole 2ch" as the microphone.',
 }
 
 
 @dataclass(frozen=True)
 class MonitorSource:
-    name: str            # what parec --device wants, e.g. "alsa_output.pci-0000.monitor"
-    description: str     # what a person recognises, e.g. "Monitor of Built-in Audio"
-    sink: str | None     # the sink it records, when the server says
+    name: str  # what parec --device wants, e.g. "alsa_output.pci-0000.monitor"
+    description: str  # what a person recognises, e.g. "Monitor of Built-in Audio"
+    sink: str | None  # the sink it records, when the server says
     sample_spec: str
     state: str
 
@@ -96,11 +101,14 @@ def _pactl(*args: str) -> str:
     if shutil.which("pactl") is None:
         raise AudioError(f"pactl was not found; {_INSTALL_HINT}")
     try:
-        done = subprocess.run(["pactl", *args], capture_output=True, text=True,
-                              env=_env(), timeout=_PACTL_TIMEOUT)
+        done = subprocess.run(
+            ["pactl", *args], capture_output=True, text=True, env=_env(), timeout=_PACTL_TIMEOUT
+        )
     except subprocess.TimeoutExpired as e:
-        raise AudioError(f"the sound server did not answer within {_PACTL_TIMEOUT:g} s "
-                         "(pactl timed out); it may be hung, try restarting it") from e
+        raise AudioError(
+            f"the sound server did not answer within {_PACTL_TIMEOUT:g} s "
+            "(pactl timed out); it may be hung, try restarting it"
+        ) from e
     if done.returncode != 0:
         err = (done.stderr or done.stdout).strip()
         if "connection" in err.lower() or "connect" in err.lower():
@@ -118,9 +126,15 @@ def _parse_json_sources(text: str) -> list[MonitorSource]:
         sink = None if sink in (None, "", "n/a") else sink
         if sink is None and props.get("device.class") != "monitor":
             continue
-        monitors.append(MonitorSource(
-            name=src["name"], description=src.get("description") or src["name"], sink=sink,
-            sample_spec=src.get("sample_specification", ""), state=src.get("state", "")))
+        monitors.append(
+            MonitorSource(
+                name=src["name"],
+                description=src.get("description") or src["name"],
+                sink=sink,
+                sample_spec=src.get("sample_specification", ""),
+                state=src.get("state", ""),
+            )
+        )
     return monitors
 
 
@@ -130,10 +144,15 @@ def _parse_short_sources(text: str) -> list[MonitorSource]:
     for line in text.splitlines():
         cols = line.split("\t")
         if len(cols) >= 2 and cols[1].endswith(".monitor"):
-            monitors.append(MonitorSource(
-                name=cols[1], description=cols[1], sink=cols[1][: -len(".monitor")],
-                sample_spec=cols[3] if len(cols) > 3 else "",
-                state=cols[4] if len(cols) > 4 else ""))
+            monitors.append(
+                MonitorSource(
+                    name=cols[1],
+                    description=cols[1],
+                    sink=cols[1][: -len(".monitor")],
+                    sample_spec=cols[3] if len(cols) > 3 else "",
+                    state=cols[4] if len(cols) > 4 else "",
+                )
+            )
     return monitors
 
 
@@ -156,11 +175,11 @@ def default_monitor() -> str:
         info = _pactl("info")
     except _PactlFailed as e:
         raise AudioError(f"cannot ask the sound server for its default output: {e}") from e
-    sink = next((line.split(":", 1)[1].strip() for line in info.splitlines()
-                 if line.startswith("Default Sink:")), "")
+    sink = next(
+        (line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("Default Sink:")), ""
+    )
     if not sink or sink == "@DEFAULT_SINK@":
-        raise AudioError("the sound server has no default output; choose a monitor "
-                         "source by name instead")
+        raise AudioError("the sound server has no default output; choose a monitor source by name instead")
     found = next((m.name for m in list_monitor_sources() if m.sink == sink), None)
     return found or f"{sink}.monitor"
 
@@ -168,9 +187,14 @@ def default_monitor() -> str:
 class SystemAudioSource(AudioSource):
     """Record a PulseAudio/PipeWire monitor source (default: the default sink's)."""
 
-    def __init__(self, monitor: str | None = None, queue_chunks: int = 50,
-                 on_event: EventCallback | None = None, retry_seconds: float = 1.0,
-                 check_seconds: float = 1.0):
+    def __init__(
+        self,
+        monitor: str | None = None,
+        queue_chunks: int = 50,
+        on_event: EventCallback | None = None,
+        retry_seconds: float = 1.0,
+        check_seconds: float = 1.0,
+    ):
         _check_platform()
         super().__init__(monitor or "system audio", on_event)
         self.monitor = monitor
@@ -180,14 +204,14 @@ class SystemAudioSource(AudioSource):
         self._proc: subprocess.Popen | None = None
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
-        self._lock = threading.Lock()   # guards _proc: stop() vs the reconnecting pump
+        self._lock = threading.Lock()  # guards _proc: stop() vs the reconnecting pump
 
     @property
     def pid(self) -> int | None:
         """The running parec's process id (for diagnostics)."""
         return self._proc.pid if self._proc is not None else None
 
-    def start(self) -> "SystemAudioSource":
+    def start(self) -> SystemAudioSource:
         if self._thread is not None:
             return self
         if shutil.which("parec") is None:
@@ -195,8 +219,9 @@ class SystemAudioSource(AudioSource):
         name = self.monitor or default_monitor()
         if not self._present(name, raise_errors=True):
             listed = ", ".join(repr(m.name) for m in list_monitor_sources()) or "none"
-            raise AudioError(f"system audio source {name!r} was not found; available "
-                             f"monitor sources: {listed}")
+            raise AudioError(
+                f"system audio source {name!r} was not found; available monitor sources: {listed}"
+            )
         self._name = name
         self._stopping.clear()
         self._proc = self._spawn()
@@ -227,11 +252,20 @@ class SystemAudioSource(AudioSource):
 
     # -- the capture process ----------------------------------------------------------
     def _spawn(self) -> subprocess.Popen:
-        cmd = ["parec", f"--device={self._name}", "--format=s16le", f"--rate={SAMPLE_RATE}",
-               "--channels=1", "--raw", "--latency-msec=100", "--client-name=livecap",
-               "--stream-name=livecap system audio"]
-        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=_env())
+        cmd = [
+            "parec",
+            f"--device={self._name}",
+            "--format=s16le",
+            f"--rate={SAMPLE_RATE}",
+            "--channels=1",
+            "--raw",
+            "--latency-msec=100",
+            "--client-name=livecap",
+            "--stream-name=livecap system audio",
+        ]
+        return subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env()
+        )
 
     def _present(self, name: str, raise_errors: bool = False) -> bool:
         try:
@@ -257,8 +291,9 @@ class SystemAudioSource(AudioSource):
                 return
             err = _end(proc)
             detail = reason or (f"parec: {err}" if err else "parec ended")
-            self._emit("device_lost", f"system audio {self._name!r} stopped ({detail}); "
-                       "waiting for it to return")
+            self._emit(
+                "device_lost", f"system audio {self._name!r} stopped ({detail}); waiting for it to return"
+            )
             proc = self._respawn()
             if proc is not None:
                 self._emit("device_back", f"system audio {self._name!r} is back")

@@ -5,6 +5,7 @@ can raise it without importing ``engine.cli.main``: run as ``python -m engine.cl
 that module is ``__main__``, and importing it again would create a second,
 different ``CliError`` class that ``main()`` would not catch.
 """
+
 from __future__ import annotations
 
 import sys

@@ -5,6 +5,7 @@ captured is still recognized, every mark settles) and the journal is closed
 cleanly. A second Ctrl-C during that drain gives up at once; the journal then
 stays "unfinished" and ``livecap recover`` offers it.
 """
+
 from __future__ import annotations
 
 import sys
@@ -40,10 +41,10 @@ def open_source(kind: str, device: str | None, realtime: bool):
 def cmd_listen(args) -> int:
     from engine.audio.base import AudioError
     from engine.cli.main import load_model
-    from engine.punctuation.streaming import StreamingDecoder
-    from engine.transcript.journal import JournalWriter
-    from engine.session.live import LiveSession
     from engine.cli.terminal_captions import TerminalCaptions
+    from engine.punctuation.streaming import StreamingDecoder
+    from engine.session.live import LiveSession
+    from engine.transcript.journal import JournalWriter
 
     if args.realtime and args.source in ("mic", "system"):
         raise CliError("--realtime paces a file; a microphone or system audio is live already")
@@ -52,8 +53,14 @@ def cmd_listen(args) -> int:
     model = load_model(args.model_dir, args.threads)
     decoder = StreamingDecoder.from_model(model)
     try:
-        journal = JournalWriter.create(header={"recognizer": recognizer.name, "model": recognizer_model(recognizer),
-                                               "punctuation_model": str(model.model_dir), "source": source.name})
+        journal = JournalWriter.create(
+            header={
+                "recognizer": recognizer.name,
+                "model": recognizer_model(recognizer),
+                "punctuation_model": str(model.model_dir),
+                "source": source.name,
+            }
+        )
     except OSError as exc:
         raise CliError(f"cannot create the session journal: {exc.strerror or exc}") from None
     session = LiveSession(source, recognizer, decoder, journal)
@@ -74,6 +81,9 @@ def cmd_listen(args) -> int:
         print("livecap: stopping (settling the last marks)...", file=sys.stderr, flush=True)
     transcript = session.stop()
     captions.finish()
-    print(f"livecap: {len(transcript.words)} words; transcript journal saved to {journal.path}",
-          file=sys.stderr, flush=True)
+    print(
+        f"livecap: {len(transcript.words)} words; transcript journal saved to {journal.path}",
+        file=sys.stderr,
+        flush=True,
+    )
     return 1 if session.error else 0

@@ -1,4 +1,5 @@
 """``livecap`` on the command line: one entry point, one subcommand per job."""
+
 from __future__ import annotations
 
 import argparse
@@ -19,10 +20,12 @@ class _Parser(argparse.ArgumentParser):
 
 def _lazy(module: str, name: str):
     """A command that imports its module only when run: `livecap devices` must not load ONNX Runtime."""
+
     def run(args):
         import importlib
 
         return getattr(importlib.import_module(module), name)(args)
+
     return run
 
 
@@ -32,16 +35,31 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser("punctuate", help="punctuate and capitalise text or timed words")
-    p.add_argument("file", nargs="?", default="-", help="text or JSON words (Vosk format accepted); - for stdin")
-    p.add_argument("--mode", choices=["stream", "offline"], default="stream",
-                   help="stream: live decoder, word by word; offline: whole-text decoder (default: stream)")
-    p.add_argument("--threshold", type=float, default=None, metavar="H",
-                   help="entropy threshold h in bits (0-2); lower waits for more context")
-    p.add_argument("--lookahead", type=int, default=None, metavar="N", help="maximum lookahead l_max in words")
+    p.add_argument(
+        "file", nargs="?", default="-", help="text or JSON words (Vosk format accepted); - for stdin"
+    )
+    p.add_argument(
+        "--mode",
+        choices=["stream", "offline"],
+        default="stream",
+        help="stream: live decoder, word by word; offline: whole-text decoder (default: stream)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        metavar="H",
+        help="entropy threshold h in bits (0-2); lower waits for more context",
+    )
+    p.add_argument(
+        "--lookahead", type=int, default=None, metavar="N", help="maximum lookahead l_max in words"
+    )
     p.add_argument("--no-casing", action="store_true", help="leave words lowercase")
     p.add_argument("--no-pauses", action="store_true", help="ignore word timings ([PAUSE] tokens)")
     p.add_argument("--format", choices=["text", "json"], default="text")
-    p.add_argument("--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)")
+    p.add_argument(
+        "--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)"
+    )
     p.add_argument("--threads", type=int, default=1)
     p.set_defaults(func=cmd_punctuate)
     _add_live_commands(sub)
@@ -49,27 +67,52 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_recognizer_options(p) -> None:
-    p.add_argument("--recognizer", choices=["vosk", "pocketsphinx"], default=None,
-                   help="speech recognizer (default: Vosk if a model is installed, else the built-in PocketSphinx)")
-    p.add_argument("--model", default=None, metavar="NAME|PATH", help="Vosk model: an installed name or a folder")
-    p.add_argument("--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)")
+    p.add_argument(
+        "--recognizer",
+        choices=["vosk", "pocketsphinx"],
+        default=None,
+        help="speech recognizer (default: Vosk if a model is installed, else the built-in PocketSphinx)",
+    )
+    p.add_argument(
+        "--model", default=None, metavar="NAME|PATH", help="Vosk model: an installed name or a folder"
+    )
+    p.add_argument(
+        "--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)"
+    )
     p.add_argument("--threads", type=int, default=1, help="threads for the punctuation model")
 
 
 def _add_live_commands(sub) -> None:
-    p = sub.add_parser("transcribe", help="transcribe audio files (WAV, FLAC, OGG) to punctuated text or subtitles")
+    p = sub.add_parser(
+        "transcribe", help="transcribe audio files (WAV, FLAC, OGG) to punctuated text or subtitles"
+    )
     p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--format", choices=["txt", "srt", "vtt", "json"], default=None,
-                   help="output format (default: from -o's extension, else txt)")
-    p.add_argument("-o", "--output", default=None, metavar="PATH",
-                   help="output file (a folder for several inputs; - for stdout); default: next to each FILE")
+    p.add_argument(
+        "--format",
+        choices=["txt", "srt", "vtt", "json"],
+        default=None,
+        help="output format (default: from -o's extension, else txt)",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        metavar="PATH",
+        help="output file (a folder for several inputs; - for stdout); default: next to each FILE",
+    )
     _add_recognizer_options(p)
     p.set_defaults(func=_lazy("engine.cli.transcribe", "cmd_transcribe"))
 
     p = sub.add_parser("listen", help="live captions in the terminal")
-    p.add_argument("--source", default="mic", metavar="mic|system|FILE",
-                   help="a microphone, what the speakers play, or an audio file (default: mic)")
-    p.add_argument("--device", default=None, metavar="NAME", help="microphone or monitor name (see livecap devices)")
+    p.add_argument(
+        "--source",
+        default="mic",
+        metavar="mic|system|FILE",
+        help="a microphone, what the speakers play, or an audio file (default: mic)",
+    )
+    p.add_argument(
+        "--device", default=None, metavar="NAME", help="microphone or monitor name (see livecap devices)"
+    )
     p.add_argument("--realtime", action="store_true", help="play a FILE at its real speed, as if live")
     _add_recognizer_options(p)
     p.set_defaults(func=_lazy("engine.cli.listen", "cmd_listen"))
@@ -90,7 +133,9 @@ def _add_live_commands(sub) -> None:
 
     p = sub.add_parser("recover", help="save transcripts of sessions that ended in a crash")
     p.add_argument("--list", action="store_true", help="only list unfinished sessions")
-    p.add_argument("-o", "--output-dir", default=".", metavar="DIR", help="where to save them (default: here)")
+    p.add_argument(
+        "-o", "--output-dir", default=".", metavar="DIR", help="where to save them (default: here)"
+    )
     p.add_argument("--format", choices=["txt", "srt", "vtt", "json"], default="txt")
     p.set_defaults(func=_lazy("engine.cli.recover", "cmd_recover"))
 
@@ -100,8 +145,10 @@ def load_model(model_dir: Path | None, threads: int = 1):
 
     folder = model_dir or default_model_dir()
     if not (folder / "config.json").exists() and not (folder / "model.onnx").exists():
-        raise CliError(f"no punctuation model is installed in {folder}; reinstall livecap, "
-                       f"or pass --model-dir with a folder holding model.onnx, tokenizer.json and config.json")
+        raise CliError(
+            f"no punctuation model is installed in {folder}; reinstall livecap, "
+            f"or pass --model-dir with a folder holding model.onnx, tokenizer.json and config.json"
+        )
     try:
         return PunctuationModel(folder, threads=threads)
     except ModelError as exc:
@@ -125,8 +172,8 @@ def read_input(path: str) -> tuple[str, str]:
 
 
 def cmd_punctuate(args) -> int:
-    from engine.punctuation.streaming import Settled, StreamingDecoder
     from engine.punctuation.offline import OfflineDecoder
+    from engine.punctuation.streaming import Settled, StreamingDecoder
     from engine.punctuation.word_input import InputError, parse_words
 
     if args.threshold is not None and not 0.0 <= args.threshold <= 2.0:
@@ -143,15 +190,17 @@ def cmd_punctuate(args) -> int:
         views = None
         if args.lookahead is not None:
             views = [(args.lookahead, w) for _, w in model.config.decoder.offline_views]
-        decoder = OfflineDecoder.from_model(model, casing=not args.no_casing, views=views,
-                                            use_pauses=not args.no_pauses)
+        decoder = OfflineDecoder.from_model(
+            model, casing=not args.no_casing, views=views, use_pauses=not args.no_pauses
+        )
         settled = decoder.decode(words)
     else:
         overrides = {"threshold": args.threshold, "l_max": args.lookahead}
         if args.lookahead is not None:
             overrides["l_min"] = min(model.config.decoder.l_min, args.lookahead)
-        decoder = StreamingDecoder.from_model(model, casing=not args.no_casing, use_pauses=not args.no_pauses,
-                                              **overrides)
+        decoder = StreamingDecoder.from_model(
+            model, casing=not args.no_casing, use_pauses=not args.no_pauses, **overrides
+        )
         settled_by_pos: dict[int, Settled] = {}
         for word in words:
             for event in decoder.push(word):
@@ -169,8 +218,10 @@ def write_output(words, settled, fmt: str) -> None:
     from engine.words import MARK_TEXT
 
     if fmt == "json":
-        rows = [{"word": w.text, "form": s.form, "mark": s.mark, "case": s.case, "lookahead": s.lookahead_used}
-                for w, s in zip(words, settled)]
+        rows = [
+            {"word": w.text, "form": s.form, "mark": s.mark, "case": s.case, "lookahead": s.lookahead_used}
+            for w, s in zip(words, settled)
+        ]
         # One word per line: readable, and still one JSON document.
         sys.stdout.write("[\n" + ",\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n]\n")
     else:

@@ -5,6 +5,7 @@ server at all (a fresh VM, a container): each half says what it could not do
 in one line and the command still succeeds, because "there is nothing" is a
 correct answer to "what is there".
 """
+
 from __future__ import annotations
 
 import sys
@@ -66,8 +67,10 @@ def _list(lang: str | None) -> int:
     have = {m.name for m in installed}
     shown = [e for e in entries if lang is None or e.lang.lower().startswith(lang.lower())]
     if lang is not None and not shown:
-        raise CliError(f"no catalogued model for language {lang!r}; languages: "
-                       f"{', '.join(sorted({e.lang for e in entries}))}")
+        raise CliError(
+            f"no catalogued model for language {lang!r}; languages: "
+            f"{', '.join(sorted({e.lang for e in entries}))}"
+        )
     width = max((len(e.name) for e in shown), default=10)
     print(f"{'':2}{'NAME':{width}}  {'LANGUAGE':18} {'SIZE':>8}  TYPE")
     for e in shown:
@@ -81,9 +84,9 @@ def _list(lang: str | None) -> int:
 
 
 def _download(name: str) -> int:
+    from engine.cli.progress import ProgressBar, format_bytes
     from engine.vosk_models.catalogue import CatalogueError, UnknownModelError, find
     from engine.vosk_models.install import DownloadError, install_model
-    from engine.cli.progress import ProgressBar, format_bytes
 
     try:
         entry = find(name)
@@ -97,8 +100,9 @@ def _download(name: str) -> int:
         bar.update(done, total, amount)
 
     try:
-        folder = install_model(entry, progress=progress,
-                               notify=lambda message: print(f"livecap: {message}", file=sys.stderr))
+        folder = install_model(
+            entry, progress=progress, notify=lambda message: print(f"livecap: {message}", file=sys.stderr)
+        )
     except DownloadError as exc:
         raise CliError(str(exc)) from None
     finally:
@@ -119,6 +123,8 @@ def _remove(name: str) -> int:
         raise CliError(f"cannot remove {name}: {exc.strerror or exc}") from None
     if not removed:
         names = ", ".join(m.name for m in installed_models()) or "none"
-        raise CliError(f"no model named {name!r} is installed in {paths.vosk_models_dir()} (installed: {names})")
+        raise CliError(
+            f"no model named {name!r} is installed in {paths.vosk_models_dir()} (installed: {names})"
+        )
     print(f"Removed {name}", file=sys.stderr)
     return 0

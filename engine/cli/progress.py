@@ -5,6 +5,7 @@ stderr is a file or a pipe (a log, CI), carriage returns would make a mess, so
 it writes an ordinary line at most every ``line_interval`` seconds and at each
 tenth of the way instead.
 """
+
 from __future__ import annotations
 
 import sys
@@ -42,8 +43,9 @@ def render(fraction: float | None, elapsed: float, label: str = "") -> str:
 
 
 class ProgressBar:
-    def __init__(self, label: str = "", stream: TextIO | None = None, line_interval: float = 5.0,
-                 clock=time.monotonic):
+    def __init__(
+        self, label: str = "", stream: TextIO | None = None, line_interval: float = 5.0, clock=time.monotonic
+    ):
         self.stream = stream if stream is not None else sys.stderr
         self.label = label
         self.line_interval = line_interval

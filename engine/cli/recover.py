@@ -4,6 +4,7 @@ Each unfinished journal is written out as a transcript file (its marks were
 settled live, so no model is needed) and then marked recovered, so the next
 run does not offer it again. ``--list`` only shows what there is.
 """
+
 from __future__ import annotations
 
 import sys

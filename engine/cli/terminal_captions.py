@@ -12,6 +12,7 @@ colour: each sentence is written once all its marks have settled.
 Subscribers are called from two threads (the engine's and the recognizer's),
 hence the lock.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -27,8 +28,13 @@ DIM, RESET, ERASE = "\x1b[2m", "\x1b[0m", "\r\x1b[K"
 
 
 class TerminalCaptions:
-    def __init__(self, out: TextIO | None = None, err: TextIO | None = None, interactive: bool | None = None,
-                 width: int | None = None):
+    def __init__(
+        self,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+        interactive: bool | None = None,
+        width: int | None = None,
+    ):
         self.out = out if out is not None else sys.stdout
         self.err = err if err is not None else sys.stderr
         if interactive is None:
@@ -135,7 +141,7 @@ class TerminalCaptions:
         line = " ".join(parts)
         plain = " ".join([self._words[p][0] for p in self._positions()] + self._unstable)
         if len(plain) > width:  # a long unsettled run: the newest words matter most
-            line = DIM + "…" + plain[len(plain) - width + 1:] + RESET
+            line = DIM + "…" + plain[len(plain) - width + 1 :] + RESET
         self.out.write(ERASE + line)
 
     def _print_sentences(self) -> None:

@@ -4,6 +4,7 @@ Every input file is checked before any model is loaded, so a typo in the
 fifth name fails in a second, not after four files' worth of work. Marks come
 from the offline decoder, which sees the whole text: better than live captions.
 """
+
 from __future__ import annotations
 
 import sys
@@ -27,7 +28,9 @@ def output_paths(files: list[Path], fmt: str, output: str | None) -> list[Path |
         elif out.is_dir():
             targets = [out / f.with_suffix(EXTENSIONS[fmt]).name for f in files]
         else:
-            raise CliError(f"-o {output}: with several input files, -o must be an existing folder (or - for stdout)")
+            raise CliError(
+                f"-o {output}: with several input files, -o must be an existing folder (or - for stdout)"
+            )
     for source, target in zip(files, targets):
         if target.resolve() == source.resolve():
             raise CliError(f"{source}: the transcript would overwrite the audio file; pass -o")
@@ -53,11 +56,11 @@ def cmd_transcribe(args) -> int:
     from engine.audio.base import AudioError
     from engine.audio.file_source import audio_duration
     from engine.cli.main import load_model
-    from engine.transcript.export import FORMATS, ExportError, export
-    from engine.punctuation.offline import OfflineDecoder
     from engine.cli.progress import ProgressBar
+    from engine.punctuation.offline import OfflineDecoder
     from engine.recognizers import RecognizerError
     from engine.session.live import transcribe_file
+    from engine.transcript.export import FORMATS, ExportError, export
 
     files = [Path(f) for f in args.files]
     fmt = pick_format(args.format, args.output)

@@ -4,6 +4,7 @@ Prints one JSON object per thread count (1 and 2). Runs on the shipped model, or
 on a same-shape model with random weights when none is shipped (random weights
 are never confident, so every step re-scores the full l_max backlog: a worst case).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.punctuation.streaming import StreamingDecoder
 from engine.punctuation.model import PunctuationModel, default_model_dir
 from engine.punctuation.offline import OfflineDecoder
+from engine.punctuation.streaming import StreamingDecoder
 from engine.punctuation.textnorm import split_words
 from engine.words import Word
 
@@ -97,7 +98,10 @@ def main(argv=None) -> int:
         model_dir = write_model_dir(Path(temp.name), shape=MINILM_L6, quantize=True)
         label = "random-weights MiniLM-L6 shape, int8"
     for threads in (1, 2):
-        row = {"model": label, **measure(model_dir, threads, args.stream_words, args.offline_words, args.repeat)}
+        row = {
+            "model": label,
+            **measure(model_dir, threads, args.stream_words, args.offline_words, args.repeat),
+        }
         print(json.dumps(row), flush=True)
     return 0
 

@@ -29,6 +29,7 @@ without compute time: a quick look, while the targets are judged on paced runs.
 CPU share: process CPU time (all threads) over wall time while the session
 ran, as a fraction of one core; meaningful only when paced.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,7 +47,14 @@ from pathlib import Path
 import numpy as np
 
 from engine.evaluation.e2e_score import case_class, score
-from engine.evaluation.e2e_speech import SAMPLE_RATE, Excerpt, Speech, default_corpus, load_excerpts, synthesize
+from engine.evaluation.e2e_speech import (
+    SAMPLE_RATE,
+    Excerpt,
+    Speech,
+    default_corpus,
+    load_excerpts,
+    synthesize,
+)
 
 TARGETS = {"first_display_p90_s": 1.0, "settled_p90_s": 2.0, "cpu_share_of_one_core": 0.5}
 DISPLAY_TOLERANCE = 0.15  # seconds: a displayed word is "the same word" if its span overlaps within this
@@ -64,9 +72,12 @@ class Shown:
 @dataclass
 class Probe:
     """A session subscriber that timestamps every displayed word and every settled position."""
+
     session: object = None
     shown: list[Shown] = field(default_factory=list)
-    settled: dict[int, tuple[float, float]] = field(default_factory=dict)  # position -> (wall, stream), the last one
+    settled: dict[int, tuple[float, float]] = field(
+        default_factory=dict
+    )  # position -> (wall, stream), the last one
     withdrawn: int = 0  # settled marks taken back because the recognizer replaced their word
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -95,7 +106,11 @@ def first_display(word, shown: Sequence[Shown], tolerance: float = DISPLAY_TOLER
     for s in shown:
         if s.text != word.text or s.start is None or s.end is None:
             continue
-        if s.start < word.end + tolerance and s.end > word.start - tolerance and (best is None or s.wall < best.wall):
+        if (
+            s.start < word.end + tolerance
+            and s.end > word.start - tolerance
+            and (best is None or s.wall < best.wall)
+        ):
             best = s
     return best
 
@@ -121,10 +136,17 @@ def latencies(words, probe: Probe, origin: float | None) -> dict:
         if p in probe.settled:
             wall, stream = probe.settled[p]
             settled.append((wall if origin is not None else stream) - heard)
-    summary = lambda xs: {"p50": percentile(xs, 50), "p90": percentile(xs, 90), "max": percentile(xs, 100),
-                          "words": len(xs)}
-    return {"clock": "wall" if origin is not None else "stream", "first_display_s": summary(display),
-            "settled_s": summary(settled)}
+    summary = lambda xs: {
+        "p50": percentile(xs, 50),
+        "p90": percentile(xs, 90),
+        "max": percentile(xs, 100),
+        "words": len(xs),
+    }
+    return {
+        "clock": "wall" if origin is not None else "stream",
+        "first_display_s": summary(display),
+        "settled_s": summary(settled),
+    }
 
 
 class Lockstep:
@@ -148,8 +170,16 @@ class Lockstep:
         return self.source.read(timeout)
 
 
-def run_live(wav: Path, recognizer, model, realtime: bool = True, progress=None, stabiliser=None,
-             threshold: float | None = None, l_max: int | None = None) -> dict:
+def run_live(
+    wav: Path,
+    recognizer,
+    model,
+    realtime: bool = True,
+    progress=None,
+    stabiliser=None,
+    threshold: float | None = None,
+    l_max: int | None = None,
+) -> dict:
     """``wav`` through FileSource → LiveSession with the model's streaming decoder.
 
     ``threshold`` and ``l_max`` override the decoder's entropy threshold h and its longest
@@ -179,20 +209,44 @@ def run_live(wav: Path, recognizer, model, realtime: bool = True, progress=None,
     cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
     # Stream time t is due at started_at + t: a paced read() releases a chunk only then.
     origin = file.started_at if realtime else None
-    return {"transcript": transcript, "probe": probe, "origin": origin, "cpu": cpu, "wall": wall,
-            "pushed": session.words_pushed, "retracted": session.words_retracted, "error": session.error,
-            "withdrawn": probe.withdrawn,
-            "all_settled": session.builder.all_settled, "audio": session.stream_time,
-            "load": [round(x, 2) for x in load + os.getloadavg()]}
+    return {
+        "transcript": transcript,
+        "probe": probe,
+        "origin": origin,
+        "cpu": cpu,
+        "wall": wall,
+        "pushed": session.words_pushed,
+        "retracted": session.words_retracted,
+        "error": session.error,
+        "withdrawn": probe.withdrawn,
+        "all_settled": session.builder.all_settled,
+        "audio": session.stream_time,
+        "load": [round(x, 2) for x in load + os.getloadavg()],
+    }
 
 
-def evaluate(excerpts: Sequence[Excerpt], speech: Speech, wav: Path, recognizer, model, realtime: bool = True,
-             progress=None, stabiliser=None, threshold: float | None = None, l_max: int | None = None) -> dict:
+def evaluate(
+    excerpts: Sequence[Excerpt],
+    speech: Speech,
+    wav: Path,
+    recognizer,
+    model,
+    realtime: bool = True,
+    progress=None,
+    stabiliser=None,
+    threshold: float | None = None,
+    l_max: int | None = None,
+) -> dict:
     run = run_live(wav, recognizer, model, realtime, progress, stabiliser, threshold, l_max)
     words = run["transcript"].words
-    result = score(excerpts, speech.spans, [w.text for w in words], [w.mark for w in words],
-                   [case_class(w.word) for w in words],
-                   [None if w.start is None else (w.start + w.end) / 2 for w in words])
+    result = score(
+        excerpts,
+        speech.spans,
+        [w.text for w in words],
+        [w.mark for w in words],
+        [case_class(w.word) for w in words],
+        [None if w.start is None else (w.start + w.end) / 2 for w in words],
+    )
     lat = latencies(words, run["probe"], run["origin"])
     cpu_share = run["cpu"] / run["wall"] if run["wall"] else None
     result = {
@@ -212,10 +266,15 @@ def evaluate(excerpts: Sequence[Excerpt], speech: Speech, wav: Path, recognizer,
         "load_average_before_after": run["load"],
     }
     if realtime:
-        measured = {"first_display_p90_s": lat["first_display_s"]["p90"], "settled_p90_s": lat["settled_s"]["p90"],
-                    "cpu_share_of_one_core": result["cpu_share_of_one_core"]}
-        result["targets"] = {k: {"target": t, "measured": measured[k],
-                                 "met": measured[k] is not None and measured[k] <= t} for k, t in TARGETS.items()}
+        measured = {
+            "first_display_p90_s": lat["first_display_s"]["p90"],
+            "settled_p90_s": lat["settled_s"]["p90"],
+            "cpu_share_of_one_core": result["cpu_share_of_one_core"],
+        }
+        result["targets"] = {
+            k: {"target": t, "measured": measured[k], "met": measured[k] is not None and measured[k] <= t}
+            for k, t in TARGETS.items()
+        }
     return result
 
 
@@ -263,9 +322,14 @@ def espeak_version() -> str | None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine.evaluation.e2e", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpus", type=Path, default=None, help="folder of punctuated .txt (default: ../shared/corpus/dev)")
+    parser = argparse.ArgumentParser(
+        prog="python -m engine.evaluation.e2e",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--corpus", type=Path, default=None, help="folder of punctuated .txt (default: ../shared/corpus/dev)"
+    )
     parser.add_argument("--excerpts", type=int, default=12)
     parser.add_argument("--min-words", type=int, default=40)
     parser.add_argument("--max-words", type=int, default=60)
@@ -275,23 +339,55 @@ def main(argv=None) -> int:
     parser.add_argument("--speed", type=int, default=130, help="espeak-ng words per minute")
     parser.add_argument("--recognizer", choices=("pocketsphinx", "vosk"), default="pocketsphinx")
     parser.add_argument("--model", default=None, help="Vosk model folder or installed name")
-    parser.add_argument("--final-pass", action="store_true",
-                        help="PocketSphinx: also run its fwdflat and bestpath passes (the batch setting)")
-    parser.add_argument("--decoder-option", action="append", default=[], metavar="KEY=VALUE",
-                        help="PocketSphinx decoder setting, e.g. lw=6.5 (repeatable)")
-    parser.add_argument("--rewrite-agreement", type=int, default=None,
-                        help="stabiliser: partials a rewrite of a committed word must stand for (default: its own)")
-    parser.add_argument("--agreement", type=int, default=None,
-                        help="stabiliser: partials a new word must stand for before it is committed (default: its own)")
-    parser.add_argument("--max-age", type=float, default=None,
-                        help="stabiliser: seconds after which an unchanged word is committed anyway (default: its own)")
-    parser.add_argument("--threshold", type=float, default=None,
-                        help="punctuation decoder: entropy threshold h in bits (default: the model's config)")
-    parser.add_argument("--l-max", type=int, default=None,
-                        help="punctuation decoder: most words of lookahead it waits for (default: the model's config)")
-    parser.add_argument("--model-dir", type=Path, default=None, help="punctuation model (default: the shipped one)")
+    parser.add_argument(
+        "--final-pass",
+        action="store_true",
+        help="PocketSphinx: also run its fwdflat and bestpath passes (the batch setting)",
+    )
+    parser.add_argument(
+        "--decoder-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="PocketSphinx decoder setting, e.g. lw=6.5 (repeatable)",
+    )
+    parser.add_argument(
+        "--rewrite-agreement",
+        type=int,
+        default=None,
+        help="stabiliser: partials a rewrite of a committed word must stand for (default: its own)",
+    )
+    parser.add_argument(
+        "--agreement",
+        type=int,
+        default=None,
+        help="stabiliser: partials a new word must stand for before it is committed (default: its own)",
+    )
+    parser.add_argument(
+        "--max-age",
+        type=float,
+        default=None,
+        help="stabiliser: seconds after which an unchanged word is committed anyway (default: its own)",
+    )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="punctuation decoder: entropy threshold h in bits (default: the model's config)",
+    )
+    parser.add_argument(
+        "--l-max",
+        type=int,
+        default=None,
+        help="punctuation decoder: most words of lookahead it waits for (default: the model's config)",
+    )
+    parser.add_argument(
+        "--model-dir", type=Path, default=None, help="punctuation model (default: the shipped one)"
+    )
     parser.add_argument("--threads", type=int, default=1, help="threads for the punctuation model")
-    parser.add_argument("--fast", action="store_true", help="no real-time pacing: latency in stream time only")
+    parser.add_argument(
+        "--fast", action="store_true", help="no real-time pacing: latency in stream time only"
+    )
     parser.add_argument("--keep-wav", type=Path, default=None, help="also save the synthesised speech here")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = parser.parse_args(argv)
@@ -319,10 +415,15 @@ def main(argv=None) -> int:
             log(notice)
     from engine.recognizers.stabiliser import WordStabiliser
 
-    stabiliser_settings = {key: value for key, value in (("agreement", args.agreement),
-                                                         ("max_age", args.max_age),
-                                                         ("rewrite_agreement", args.rewrite_agreement))
-                           if value is not None}
+    stabiliser_settings = {
+        key: value
+        for key, value in (
+            ("agreement", args.agreement),
+            ("max_age", args.max_age),
+            ("rewrite_agreement", args.rewrite_agreement),
+        )
+        if value is not None
+    }
     stabiliser = WordStabiliser(**stabiliser_settings)
     model_dir = args.model_dir or default_model_dir()
     model = PunctuationModel(model_dir, threads=args.threads)
@@ -340,26 +441,50 @@ def main(argv=None) -> int:
                 last[0] = done
                 log(f"{done:.0f} / {total:.0f} s")
 
-        result = evaluate(excerpts, speech, wav, recognizer, model, realtime=not args.fast, progress=progress,
-                          stabiliser=stabiliser, threshold=args.threshold, l_max=args.l_max)
+        result = evaluate(
+            excerpts,
+            speech,
+            wav,
+            recognizer,
+            model,
+            realtime=not args.fast,
+            progress=progress,
+            stabiliser=stabiliser,
+            threshold=args.threshold,
+            l_max=args.l_max,
+        )
     result = {
         "command": "python -m engine.evaluation.e2e " + " ".join(argv if argv is not None else sys.argv[1:]),
         "recognizer": recognizer.name,
         "recognizer_model": str(getattr(recognizer, "model_path", "built-in")),
-        "recognizer_settings": ({"final_pass": recognizer.final_pass, **parse_options(args.decoder_option)}
-                                if args.recognizer == "pocketsphinx" else {}),
-        "stabiliser": {"agreement": stabiliser.agreement, "max_age": stabiliser.max_age,
-                       "rewrite_agreement": stabiliser.rewrite_agreement},
+        "recognizer_settings": (
+            {"final_pass": recognizer.final_pass, **parse_options(args.decoder_option)}
+            if args.recognizer == "pocketsphinx"
+            else {}
+        ),
+        "stabiliser": {
+            "agreement": stabiliser.agreement,
+            "max_age": stabiliser.max_age,
+            "rewrite_agreement": stabiliser.rewrite_agreement,
+        },
         "punctuation_model": str(model_dir),
         "punctuation_decoder": {
             "threshold": args.threshold if args.threshold is not None else model.config.decoder.threshold,
-            "l_max": args.l_max if args.l_max is not None else model.config.decoder.l_max},
+            "l_max": args.l_max if args.l_max is not None else model.config.decoder.l_max,
+        },
         # which model file was measured: it is retrained, and figures are compared across versions
         "punctuation_model_sha256": file_digest(model_dir / "model.onnx"),
         "espeak_ng": espeak_version(),
         "excerpts": [e.source for e in excerpts],
-        "settings": {"seed": args.seed, "excerpts": args.excerpts, "words": [args.min_words, args.max_words],
-                     "gap_s": args.gap, "voice": args.voice, "speed_wpm": args.speed, "threads": args.threads},
+        "settings": {
+            "seed": args.seed,
+            "excerpts": args.excerpts,
+            "words": [args.min_words, args.max_words],
+            "gap_s": args.gap,
+            "voice": args.voice,
+            "speed_wpm": args.speed,
+            "threads": args.threads,
+        },
         **result,
         "elapsed_seconds": round(time.monotonic() - began, 1),  # the whole command: synthesis, load, run
     }

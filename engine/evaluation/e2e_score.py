@@ -10,6 +10,7 @@ it), and a "strict" variant that also counts the marks of deleted and inserted
 words; casing of correctly recognized words (displayed case class against the
 reference spelling).
 """
+
 from __future__ import annotations
 
 import bisect
@@ -58,8 +59,14 @@ def word_errors(ref: Sequence[str], hyp: Sequence[str], pairs: Sequence[Pair]) -
     subs = sum(1 for i, j in pairs if i is not None and j is not None and ref[i].lower() != hyp[j].lower())
     dels = sum(1 for i, j in pairs if j is None)
     ins = sum(1 for i, j in pairs if i is None)
-    return {"reference_words": len(ref), "recognized_words": len(hyp), "substitutions": subs,
-            "deletions": dels, "insertions": ins, "wer": round((subs + dels + ins) / len(ref), 4) if ref else None}
+    return {
+        "reference_words": len(ref),
+        "recognized_words": len(hyp),
+        "substitutions": subs,
+        "deletions": dels,
+        "insertions": ins,
+        "wer": round((subs + dels + ins) / len(ref), 4) if ref else None,
+    }
 
 
 def _prf(tp: int, fp: int, fn: int) -> dict:
@@ -69,7 +76,9 @@ def _prf(tp: int, fp: int, fn: int) -> dict:
     return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4), "tp": tp, "fp": fp, "fn": fn}
 
 
-def mark_scores(ref_marks: Sequence[str], hyp_marks: Sequence[str], pairs: Sequence[Pair], strict: bool = False) -> dict:
+def mark_scores(
+    ref_marks: Sequence[str], hyp_marks: Sequence[str], pairs: Sequence[Pair], strict: bool = False
+) -> dict:
     """Per-mark and micro-averaged P/R/F1 over comma, period, question.
 
     On the aligned pairs only, or (``strict``) also counting a deleted reference word's mark
@@ -99,8 +108,13 @@ def case_class(form: str) -> str:
     return CASE_LABELS[case_of(form)[0]]
 
 
-def case_scores(ref: Sequence[str], ref_cases: Sequence[str], hyp: Sequence[str], hyp_cases: Sequence[str],
-                pairs: Sequence[Pair]) -> dict:
+def case_scores(
+    ref: Sequence[str],
+    ref_cases: Sequence[str],
+    hyp: Sequence[str],
+    hyp_cases: Sequence[str],
+    pairs: Sequence[Pair],
+) -> dict:
     """Casing of the correctly recognized words: accuracy, and P/R/F1 of the non-lowercase classes
     (a hit needs the same class: "capitalized" for "upper" is a miss and a false alarm)."""
     n = right = tp = fp = fn = 0

@@ -8,6 +8,7 @@ cases mean exactly what the model's do). espeak-ng reads them with their
 punctuation in the text, so the voice pauses where a reader would; they are
 joined by short silences into one 16 kHz stream.
 """
+
 from __future__ import annotations
 
 import random
@@ -41,10 +42,14 @@ class Excerpt:
     @property
     def text(self) -> str:
         """The excerpt as written, marks included: what espeak-ng reads."""
-        return " ".join(apply_case(w, c) + MARK_TEXT[m] for w, c, m in zip(self.words, self.cases, self.marks))
+        return " ".join(
+            apply_case(w, c) + MARK_TEXT[m] for w, c, m in zip(self.words, self.cases, self.marks)
+        )
 
 
-def choose_excerpts(docs, count: int = 12, min_words: int = 40, max_words: int = 60, seed: int = 0) -> list[Excerpt]:
+def choose_excerpts(
+    docs, count: int = 12, min_words: int = 40, max_words: int = 60, seed: int = 0
+) -> list[Excerpt]:
     """``count`` excerpts of whole sentences, ``min_words``–``max_words`` words, from each source file
     in turn (a file's documents weighted by length), none overlapping, every word speakable, the
     first one capitalised (a mark before a lowercase word, as in '"Why?" asks Freya', is no sentence end)."""
@@ -59,7 +64,7 @@ def choose_excerpts(docs, count: int = 12, min_words: int = 40, max_words: int =
     ends_cache: dict[str, np.ndarray] = {}
     taken: dict[str, list[tuple[int, int]]] = defaultdict(list)
     out: list[Excerpt] = []
-    for attempt in range(200 * count):
+    for _attempt in range(200 * count):
         if len(out) == count:
             break
         group = by_source[sources[len(out) % len(sources)]]
@@ -82,12 +87,19 @@ def choose_excerpts(docs, count: int = 12, min_words: int = 40, max_words: int =
         if any(start < b and a < stop for a, b in taken[d.name]):
             continue
         taken[d.name].append((start, stop))
-        out.append(Excerpt(f"{d.name}:{start}", list(words), [PUNCT_LABELS[m] for m in d.marks[start:stop]],
-                           [CASE_LABELS[c] for c in d.cases[start:stop]]))
+        out.append(
+            Excerpt(
+                f"{d.name}:{start}",
+                list(words),
+                [PUNCT_LABELS[m] for m in d.marks[start:stop]],
+                [CASE_LABELS[c] for c in d.cases[start:stop]],
+            )
+        )
     if len(out) < count:
-        raise ValueError(f"found only {len(out)} of {count} excerpts of {min_words}-{max_words} speakable words")
+        raise ValueError(
+            f"found only {len(out)} of {count} excerpts of {min_words}-{max_words} speakable words"
+        )
     return out
-
 
 
 def load_excerpts(corpus: Path, count: int, min_words: int, max_words: int, seed: int) -> list[Excerpt]:
@@ -102,8 +114,14 @@ class Speech:
     spans: list[tuple[float, float]]  # each excerpt's (start, end) in seconds
 
 
-def synthesize(excerpts: Sequence[Excerpt], gap: float = 1.0, lead: float = 0.5, tail: float = 2.0,
-               voice: str = "en-us", speed: int = 130) -> Speech:
+def synthesize(
+    excerpts: Sequence[Excerpt],
+    gap: float = 1.0,
+    lead: float = 0.5,
+    tail: float = 2.0,
+    voice: str = "en-us",
+    speed: int = 130,
+) -> Speech:
     """The excerpts spoken one after another, ``gap`` seconds of silence between them."""
     from engine.evaluation.soak import speak
 
@@ -111,8 +129,12 @@ def synthesize(excerpts: Sequence[Excerpt], gap: float = 1.0, lead: float = 0.5,
     for i, excerpt in enumerate(excerpts):
         clip = speak(excerpt.text, voice, speed)
         voiced = np.flatnonzero(np.abs(clip) > 200)  # espeak pads its clips with silence
-        spans.append(((at + (voiced[0] if len(voiced) else 0)) / SAMPLE_RATE,
-                      (at + (voiced[-1] + 1 if len(voiced) else len(clip))) / SAMPLE_RATE))
+        spans.append(
+            (
+                (at + (voiced[0] if len(voiced) else 0)) / SAMPLE_RATE,
+                (at + (voiced[-1] + 1 if len(voiced) else len(clip))) / SAMPLE_RATE,
+            )
+        )
         pause = np.zeros(int((gap if i + 1 < len(excerpts) else tail) * SAMPLE_RATE), np.int16)
         parts += [clip, pause]
         at += len(clip) + len(pause)

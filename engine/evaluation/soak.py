@@ -14,6 +14,7 @@ The speech is a bank of espeak-ng clips (a few dozen seconds in all) replayed
 in a shuffled order with silences of varied length between them, generated
 chunk by chunk so the soak itself holds no hours of audio in memory.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,9 +56,12 @@ def speak(text: str, voice: str = "en-us", speed: int = 130) -> np.ndarray:
     import soundfile as sf
 
     if shutil.which("espeak-ng") is None:
-        raise RuntimeError("espeak-ng is not installed (apt-get install espeak-ng): it synthesises the soak's speech")
-    wav = subprocess.run(["espeak-ng", "--stdout", "-v", voice, "-s", str(speed), text],
-                         capture_output=True, check=True).stdout
+        raise RuntimeError(
+            "espeak-ng is not installed (apt-get install espeak-ng): it synthesises the soak's speech"
+        )
+    wav = subprocess.run(
+        ["espeak-ng", "--stdout", "-v", voice, "-s", str(speed), text], capture_output=True, check=True
+    ).stdout
     data, rate = sf.read(io.BytesIO(wav), dtype="int16")
     resampler = Resampler(rate)
     return np.concatenate([resampler.process(data), resampler.flush()])
@@ -75,7 +79,7 @@ class GeneratedSpeech(AudioSource):
         self._buffer = np.zeros(0, np.int16)
         self._stopped = threading.Event()
 
-    def start(self) -> "GeneratedSpeech":
+    def start(self) -> GeneratedSpeech:
         return self
 
     def read(self, timeout: float) -> np.ndarray | None:
@@ -115,24 +119,32 @@ def punctuation_model_dir(requested: Path | None, scratch: Path) -> tuple[Path, 
     from engine.evaluation.synthetic_model import MINILM_L6, write_model_dir
 
     # No trained model shipped yet: a same-shape model with random weights costs the same to run.
-    return write_model_dir(scratch / "model", shape=MINILM_L6, quantize=True), "random-weights MiniLM-L6 shape, int8"
+    return write_model_dir(
+        scratch / "model", shape=MINILM_L6, quantize=True
+    ), "random-weights MiniLM-L6 shape, int8"
 
 
-def run_soak(seconds: float, model_dir: Path | None = None, journal_dir: Path | None = None,
-             progress=None, seed: int = 0) -> dict:
-    from engine.punctuation.streaming import StreamingDecoder
-    from engine.transcript.journal import JournalWriter, read_journal
+def run_soak(
+    seconds: float,
+    model_dir: Path | None = None,
+    journal_dir: Path | None = None,
+    progress=None,
+    seed: int = 0,
+) -> dict:
     from engine.punctuation.model import PunctuationModel
+    from engine.punctuation.streaming import StreamingDecoder
     from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
     from engine.session.live import LiveSession
+    from engine.transcript.journal import JournalWriter, read_journal
 
     with tempfile.TemporaryDirectory(prefix="livecap-soak-") as scratch:
         folder, label = punctuation_model_dir(model_dir, Path(scratch))
         clips = [speak(s) for s in SENTENCES]
         source = GeneratedSpeech(clips, seconds, seed)
         model = PunctuationModel(folder)
-        journal = JournalWriter.create(journal_dir or Path(scratch) / "journal",
-                                       header={"recognizer": "pocketsphinx", "source": "soak"})
+        journal = JournalWriter.create(
+            journal_dir or Path(scratch) / "journal", header={"recognizer": "pocketsphinx", "source": "soak"}
+        )
         session = LiveSession(source, PocketSphinxRecognizer(), StreamingDecoder.from_model(model), journal)
         rss = {"start": rss_mb()}
         series, clock = [], []  # memory and wall time at every tenth of the audio: growth, or a plateau?
@@ -173,19 +185,33 @@ def run_soak(seconds: float, model_dir: Path | None = None, journal_dir: Path | 
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     length = parser.add_mutually_exclusive_group()
     length.add_argument("--hours", type=float, default=None)
     length.add_argument("--minutes", type=float, default=None)
-    parser.add_argument("--model-dir", type=Path, default=None, help="punctuation model (default: the shipped one)")
-    parser.add_argument("--journal-dir", type=Path, default=None, help="keep the journal here (default: a temp dir)")
+    parser.add_argument(
+        "--model-dir", type=Path, default=None, help="punctuation model (default: the shipped one)"
+    )
+    parser.add_argument(
+        "--journal-dir", type=Path, default=None, help="keep the journal here (default: a temp dir)"
+    )
     args = parser.parse_args(argv)
-    seconds = 3600 * args.hours if args.hours is not None else 60 * (args.minutes if args.minutes is not None else 5)
+    seconds = (
+        3600 * args.hours
+        if args.hours is not None
+        else 60 * (args.minutes if args.minutes is not None else 5)
+    )
     from engine.cli.progress import ProgressBar, format_elapsed
 
     bar = ProgressBar("audio")
-    result = run_soak(seconds, args.model_dir, args.journal_dir,
-                      progress=lambda done, total: bar.update(done, total, f"{format_elapsed(done)} of audio"))
+    result = run_soak(
+        seconds,
+        args.model_dir,
+        args.journal_dir,
+        progress=lambda done, total: bar.update(done, total, f"{format_elapsed(done)} of audio"),
+    )
     bar.finish()
     print(json.dumps(result, indent=2))
     return 0 if result["words_equal"] and result["error"] is None else 1

@@ -8,6 +8,7 @@ torch: embeddings, post-LayerNorm encoder layers, the hidden state of the
 
 Needs the ``onnx`` package (a dev dependency), never torch.
 """
+
 from __future__ import annotations
 
 import json
@@ -71,7 +72,9 @@ def build_graph(shape: EncoderShape, punct_id: int, seed: int = 0, opset: int = 
     words = node("Gather", [weight("emb.word", shape.vocab_size, d), "input_ids"], "emb.words")
     seq_len = node("Shape", ["input_ids"], "emb.shape")
     t = node("Slice", [seq_len, const("c1", [1], np.int64), const("c2", [2], np.int64)], "emb.T")
-    positions = node("Slice", [weight("emb.pos", shape.max_positions, d), const("c0", [0], np.int64), t], "emb.positions")
+    positions = node(
+        "Slice", [weight("emb.pos", shape.max_positions, d), const("c0", [0], np.int64), t], "emb.positions"
+    )
     x = node("Add", [words, positions], "emb.sum")
     x = node("Add", [x, weight("emb.type", d)], "emb.sum_type")
     x = layer_norm(x, "emb.ln")
@@ -106,9 +109,17 @@ def build_graph(shape: EncoderShape, punct_id: int, seed: int = 0, opset: int = 
         ff = linear(x, f"{p}.ff1", d, shape.intermediate)
         # GELU, exact (erf) form, as BERT uses.
         erf = node("Erf", [node("Mul", [ff, const(f"{p}.rsqrt2", 1 / math.sqrt(2))], f"{p}.gx")], f"{p}.erf")
-        gelu = node("Mul", [node("Mul", [ff, const(f"{p}.half", 0.5)], f"{p}.hx"),
-                            node("Add", [erf, const(f"{p}.one", 1.0)], f"{p}.erf1")], f"{p}.gelu")
-        x = layer_norm(node("Add", [x, linear(gelu, f"{p}.ff2", shape.intermediate, d)], f"{p}.res2"), f"{p}.ln2")
+        gelu = node(
+            "Mul",
+            [
+                node("Mul", [ff, const(f"{p}.half", 0.5)], f"{p}.hx"),
+                node("Add", [erf, const(f"{p}.one", 1.0)], f"{p}.erf1"),
+            ],
+            f"{p}.gelu",
+        )
+        x = layer_norm(
+            node("Add", [x, linear(gelu, f"{p}.ff2", shape.intermediate, d)], f"{p}.res2"), f"{p}.ln2"
+        )
 
     # The hidden state at [PUNCT]: a one-hot row vector times the hidden states.
     is_punct = node("Equal", ["input_ids", const("punct_id", punct_id, np.int64)], "pool.eq")
@@ -122,11 +133,16 @@ def build_graph(shape: EncoderShape, punct_id: int, seed: int = 0, opset: int = 
     nodes.append(helper.make_node("Identity", [case], ["case_logits"]))
 
     graph = helper.make_graph(
-        nodes, "livecap_punct",
-        inputs=[helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "tokens"]),
-                helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"])],
-        outputs=[helper.make_tensor_value_info("punct_logits", TensorProto.FLOAT, ["batch", 4]),
-                 helper.make_tensor_value_info("case_logits", TensorProto.FLOAT, ["batch", 3])],
+        nodes,
+        "livecap_punct",
+        inputs=[
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "tokens"]),
+            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"]),
+        ],
+        outputs=[
+            helper.make_tensor_value_info("punct_logits", TensorProto.FLOAT, ["batch", 4]),
+            helper.make_tensor_value_info("case_logits", TensorProto.FLOAT, ["batch", 3]),
+        ],
         initializer=inits,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
@@ -136,7 +152,8 @@ def build_graph(shape: EncoderShape, punct_id: int, seed: int = 0, opset: int = 
 
 
 _COMMON_WORDS = (
-    "the a an and or but so of to in on at for with is are was were be been it this that i you he she we they "
+    "the a an and or but so of to in on at for with is are was were be been it this that "
+    "i you he she we they "
     "what where when why how who do does did not no yes hello there here my your our their can will would "
     "should could have has had go went come came see saw know think say said today tomorrow time day good "
     "well okay right now then meeting team project plan next week thanks thank please let us start talk"
@@ -181,7 +198,9 @@ def write_model_dir(
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     vocab = build_vocab(shape.vocab_size or None)
-    shape = EncoderShape(len(vocab), shape.hidden, shape.layers, shape.heads, shape.intermediate, shape.max_positions)
+    shape = EncoderShape(
+        len(vocab), shape.hidden, shape.layers, shape.heads, shape.intermediate, shape.max_positions
+    )
     write_tokenizer(directory / "tokenizer.json", vocab)
     model = build_graph(shape, punct_id=vocab.index("[unused0]"), seed=seed)
     if quantize:
@@ -189,8 +208,12 @@ def write_model_dir(
 
         fp32 = directory / "model.fp32.onnx"
         onnx.save(model, fp32)
-        quantize_dynamic(str(fp32), str(directory / "model.onnx"), weight_type=QuantType.QInt8,
-                         op_types_to_quantize=["MatMul", "Gather"])
+        quantize_dynamic(
+            str(fp32),
+            str(directory / "model.onnx"),
+            weight_type=QuantType.QInt8,
+            op_types_to_quantize=["MatMul", "Gather"],
+        )
         fp32.unlink()
     else:
         onnx.save(model, directory / "model.onnx")

@@ -6,6 +6,7 @@ recipe: write a temporary file in the *same* directory (so the final rename
 never crosses a filesystem), fsync it, ``os.replace`` it over the target, then
 fsync the directory so the rename itself survives a power loss.
 """
+
 from __future__ import annotations
 
 import contextlib

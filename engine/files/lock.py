@@ -4,14 +4,15 @@ fcntl.flock on Linux/macOS, msvcrt.locking on Windows. Both locks belong to
 the open file and vanish when the process dies, so a crash never leaves a
 stale lock that would need a human to delete it.
 """
+
 from __future__ import annotations
 
 import errno
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 if sys.platform == "win32":
     import msvcrt
@@ -44,7 +45,9 @@ class LockTimeout(TimeoutError):
 
 
 class FileLock:
-    """Exclusive lock on ``path``; works between processes, and between threads that each use their own FileLock.
+    """Exclusive lock on ``path``.
+
+    It works between processes, and between threads that each use their own FileLock.
 
     ``on_wait`` is called between polls while another holder has the lock;
     raising from it gives up (a download uses that to honour a cancel button).
@@ -52,8 +55,13 @@ class FileLock:
     process lock a fresh file while a second still holds the old one.
     """
 
-    def __init__(self, path: str | os.PathLike[str], timeout: float | None = None,
-                 on_wait: Callable[[], None] | None = None, poll_s: float = 0.05):
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        timeout: float | None = None,
+        on_wait: Callable[[], None] | None = None,
+        poll_s: float = 0.05,
+    ):
         self.path = Path(path)
         self.timeout = timeout
         self._on_wait = on_wait

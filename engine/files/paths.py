@@ -13,6 +13,7 @@ These functions only compute paths; they never create folders, so merely
 asking where something would go has no side effects. Callers ``mkdir`` when
 they are about to write.
 """
+
 from __future__ import annotations
 
 import os

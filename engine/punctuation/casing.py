@@ -4,6 +4,7 @@ The model predicts the *intrinsic* case of a word (names, acronyms). Capitals at
 the start of a sentence are not predicted: they follow from the marks, so they
 are derived here from the previous word's mark (seed 004 §4.3.1).
 """
+
 from __future__ import annotations
 
 from engine.words import SENTENCE_END_MARKS, apply_case
@@ -31,7 +32,9 @@ class CaseRenderer:
             if sentence_start:
                 form = form[:1].upper() + form[1:]
             return ("capitalized" if form[:1].isupper() else "lower"), form
-        if text.replace("\u2019", "'") in _FIRST_PERSON:  # typed or pasted text may carry a typographic apostrophe
+        if (
+            text.replace("\u2019", "'") in _FIRST_PERSON
+        ):  # typed or pasted text may carry a typographic apostrophe
             case = "capitalized"
         elif sentence_start and case == "lower":
             case = "capitalized"

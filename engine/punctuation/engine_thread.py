@@ -4,6 +4,7 @@ It owns the decoder (and so the model), consumes commands from a bounded queue
 and hands every batch of events to its subscribers, on its own thread. It knows
 nothing of Qt: the app wraps subscribers into signals.
 """
+
 from __future__ import annotations
 
 import logging
@@ -21,6 +22,7 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class EngineFailed:
     """The engine hit an error it cannot recover from; it has stopped."""
+
     message: str
 
 
@@ -38,7 +40,7 @@ class PunctuationEngine:
         self.failed: str | None = None
 
     # -- lifecycle ----------------------------------------------------------------
-    def start(self) -> "PunctuationEngine":
+    def start(self) -> PunctuationEngine:
         self._thread.start()
         return self
 

@@ -15,6 +15,7 @@ threshold then moves linearly between the usual bounds, and no lookahead is prom
 
 Headless on purpose: the engine owns decoder settings; the app only shows the slider.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,6 +42,7 @@ class SweepRow:
 @dataclass(frozen=True)
 class LatencySetting:
     """What one slider value means for the decoder, and what it costs."""
+
     value: int
     threshold: float
     l_max: int
@@ -80,8 +82,13 @@ class LatencyMap:
             self._f1 = np.array([r.f1 for r in self.rows], dtype=float) if have_f1 else None
             # The default threshold's lookahead, read off the sweep (threshold falls as lookahead rises).
             by_threshold = sorted(self.rows, key=lambda r: r.threshold)
-            self._mid = float(np.interp(self.default_threshold, [r.threshold for r in by_threshold],
-                                        [r.avg_lookahead for r in by_threshold]))
+            self._mid = float(
+                np.interp(
+                    self.default_threshold,
+                    [r.threshold for r in by_threshold],
+                    [r.avg_lookahead for r in by_threshold],
+                )
+            )
         else:
             self._lookahead = None
 
@@ -92,8 +99,14 @@ class LatencyMap:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
             sweep = data["text"]["etd_sweep"]
-            rows = [SweepRow(float(r["threshold"]), float(r["avg_lookahead"]),
-                             None if r.get("f1") is None else float(r["f1"])) for r in sweep["rows"]]
+            rows = [
+                SweepRow(
+                    float(r["threshold"]),
+                    float(r["avg_lookahead"]),
+                    None if r.get("f1") is None else float(r["f1"]),
+                )
+                for r in sweep["rows"]
+            ]
             l_max = int(sweep.get("l_max", 4))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}: no usable ETD sweep ({type(exc).__name__}: {exc})") from exc
@@ -102,8 +115,9 @@ class LatencyMap:
         return cls(rows, l_max, default_threshold)
 
     @classmethod
-    def for_model(cls, model_dir: str | os.PathLike[str] | None, default_threshold: float,
-                  l_max: int) -> LatencyMap:
+    def for_model(
+        cls, model_dir: str | os.PathLike[str] | None, default_threshold: float, l_max: int
+    ) -> LatencyMap:
         """The map for a model folder: its sweep if it ships one, else the linear fallback."""
         if model_dir is not None:
             report = Path(model_dir) / REPORT_FILE
@@ -129,4 +143,6 @@ class LatencyMap:
         f1 = float(np.interp(target, self._lookahead, self._f1)) if self._f1 is not None else None
         if v == 50:
             h = self.default_threshold  # exactly the model's recommendation, not an interpolation of it
-        return LatencySetting(v, round(h, 4), self.l_max, round(target, 3), None if f1 is None else round(f1, 2))
+        return LatencySetting(
+            v, round(h, 4), self.l_max, round(target, 3), None if f1 is None else round(f1, 2)
+        )

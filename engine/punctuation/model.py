@@ -7,6 +7,7 @@ inputs ``input_ids`` and ``attention_mask`` (int64 [B, T]); outputs
 A ``config.json`` beside the model names the labels, the window, the pause
 threshold, the special tokens and the recommended decoder settings.
 """
+
 from __future__ import annotations
 
 import json
@@ -58,17 +59,27 @@ class ModelConfig:
             "pause_threshold": self.pause_threshold,
             "special_tokens": {"punct": self.punct_token, "pause": self.pause_token, "drop": self.drop_token},
             "files": {"model": self.model_file, "tokenizer": self.tokenizer_file},
-            "decoder": {"l_min": d.l_min, "l_max": d.l_max, "threshold": d.threshold,
-                        "silence_gap": d.silence_gap, "offline_views": [list(v) for v in d.offline_views]},
+            "decoder": {
+                "l_min": d.l_min,
+                "l_max": d.l_max,
+                "threshold": d.threshold,
+                "silence_gap": d.silence_gap,
+                "offline_views": [list(v) for v in d.offline_views],
+            },
             "lexicon": dict(sorted(self.lexicon.items())),
         }
 
     @classmethod
-    def from_dict(cls, data: dict, source: str = "config.json") -> "ModelConfig":
+    def from_dict(cls, data: dict, source: str = "config.json") -> ModelConfig:
         try:
             labels = data.get("labels", {})
-            if tuple(labels.get("punct", PUNCT_LABELS)) != PUNCT_LABELS or tuple(labels.get("case", CASE_LABELS)) != CASE_LABELS:
-                raise ModelError(f"{source}: labels {labels} differ from the engine's {PUNCT_LABELS} / {CASE_LABELS}")
+            if (
+                tuple(labels.get("punct", PUNCT_LABELS)) != PUNCT_LABELS
+                or tuple(labels.get("case", CASE_LABELS)) != CASE_LABELS
+            ):
+                raise ModelError(
+                    f"{source}: labels {labels} differ from the engine's {PUNCT_LABELS} / {CASE_LABELS}"
+                )
             special = data.get("special_tokens", {})
             files = data.get("files", {})
             dec = data.get("decoder", {})
@@ -78,7 +89,9 @@ class ModelConfig:
                 l_max=int(dec.get("l_max", defaults.l_max)),
                 threshold=float(dec.get("threshold", defaults.threshold)),
                 silence_gap=float(dec.get("silence_gap", defaults.silence_gap)),
-                offline_views=tuple((int(l), int(w)) for l, w in dec.get("offline_views", defaults.offline_views)),
+                offline_views=tuple(
+                    (int(l), int(w)) for l, w in dec.get("offline_views", defaults.offline_views)
+                ),
             )
             pause = data.get("pause_threshold", DEFAULT_PAUSE_THRESHOLD)
             return cls(
@@ -96,7 +109,7 @@ class ModelConfig:
             raise ModelError(f"{source} is malformed: {exc}") from exc
 
     @classmethod
-    def load(cls, model_dir: Path) -> "ModelConfig":
+    def load(cls, model_dir: Path) -> ModelConfig:
         path = Path(model_dir) / CONFIG_FILE
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -139,10 +152,13 @@ class PunctuationModel:
         tokenizer_path = self.model_dir / self.config.tokenizer_file
         for needed in (model_path, tokenizer_path):
             if not needed.is_file():
-                raise ModelError(f"the punctuation model in {self.model_dir} is incomplete: {needed.name} is missing")
+                raise ModelError(
+                    f"the punctuation model in {self.model_dir} is incomplete: {needed.name} is missing"
+                )
         try:
-            self.tokenizer = WordTokenizer(tokenizer_path, self.config.punct_token, self.config.pause_token,
-                                           self.config.drop_token)
+            self.tokenizer = WordTokenizer(
+                tokenizer_path, self.config.punct_token, self.config.pause_token, self.config.drop_token
+            )
         except Exception as exc:  # tokenizers raises plain Exceptions for bad JSON
             raise ModelError(f"cannot load {tokenizer_path}: {exc}") from exc
         options = ort.SessionOptions()
@@ -156,8 +172,10 @@ class PunctuationModel:
         inputs = {i.name for i in self._session.get_inputs()}
         outputs = {o.name for o in self._session.get_outputs()}
         if not {"input_ids", "attention_mask"} <= inputs or not {"punct_logits", "case_logits"} <= outputs:
-            raise ModelError(f"{model_path} does not honour the model contract (inputs {sorted(inputs)}, "
-                             f"outputs {sorted(outputs)})")
+            raise ModelError(
+                f"{model_path} does not honour the model contract (inputs {sorted(inputs)}, "
+                f"outputs {sorted(outputs)})"
+            )
         self.threads = options.intra_op_num_threads
         self.max_batch = max_batch
 
@@ -169,7 +187,9 @@ class PunctuationModel:
         punct, case = [], []
         for i in range(0, len(samples), self.max_batch):
             ids, mask = pad_batch(samples[i : i + self.max_batch], self.special.pad)
-            p, c = self._session.run(["punct_logits", "case_logits"], {"input_ids": ids, "attention_mask": mask})
+            p, c = self._session.run(
+                ["punct_logits", "case_logits"], {"input_ids": ids, "attention_mask": mask}
+            )
             punct.append(p)
             case.append(c)
         return np.concatenate(punct), np.concatenate(case)

@@ -10,6 +10,7 @@ A sample for word *i* at lookahead *l* reads::
 
 truncated from the LEFT to ``window`` tokens, specials included.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -53,8 +54,13 @@ class WordTokenizer:
             return found
 
         self.special = SpecialIds(
-            cls=token_id("[CLS]"), sep=token_id("[SEP]"), pad=token_id("[PAD]"), unk=token_id("[UNK]"),
-            punct=token_id(punct_token), pause=token_id(pause_token), drop=token_id(drop_token),
+            cls=token_id("[CLS]"),
+            sep=token_id("[SEP]"),
+            pad=token_id("[PAD]"),
+            unk=token_id("[UNK]"),
+            punct=token_id(punct_token),
+            pause=token_id(pause_token),
+            drop=token_id(drop_token),
         )
         self._cache: dict[str, tuple[int, ...]] = {}
 
@@ -70,8 +76,10 @@ class WordTokenizer:
         found = {k: cache.get(k) for k in set(keys)}
         missing = [k for k, ids in found.items() if ids is None]
         if missing:
-            encoded = {key: tuple(enc.ids) or (self.special.unk,)
-                       for key, enc in zip(missing, self._tokenizer.encode_batch(missing, add_special_tokens=False))}
+            encoded = {
+                key: tuple(enc.ids) or (self.special.unk,)
+                for key, enc in zip(missing, self._tokenizer.encode_batch(missing, add_special_tokens=False))
+            }
             found.update(encoded)
             if len(cache) > 200_000:  # bound memory over a very long session
                 cache.clear()

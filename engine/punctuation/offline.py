@@ -5,6 +5,7 @@ in several *views* (a lookahead and a window size, so the word sits at a
 different place in each window) and the probability distributions are averaged.
 Exports use this, so an exported transcript is better than the live captions.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -13,18 +14,26 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from engine.punctuation.casing import CaseRenderer
-from engine.punctuation.streaming import ModelScorer, Scorer, Settled
 from engine.punctuation.model_inputs import pauses_from_times
+from engine.punctuation.streaming import ModelScorer, Scorer, Settled
 from engine.words import CASE_LABELS, PUNCT_LABELS, Word
 
 ProgressCallback = Callable[[int, int], None]
 
 
 class OfflineDecoder:
-    CHUNK = 64  # positions per model call (one batch); the progress step, the unit of parallel work, and how soon a cancel lands
+    # Positions per model call (one batch): also the progress step, the unit of parallel work,
+    # and how soon a cancel lands.
+    CHUNK = 64
 
-    def __init__(self, scorer: Scorer, views: Sequence[tuple[int, int]] = ((4, 32), (3, 32)),
-                 pause_threshold: float | None = 0.28, casing: CaseRenderer | None = None, workers: int = 1):
+    def __init__(
+        self,
+        scorer: Scorer,
+        views: Sequence[tuple[int, int]] = ((4, 32), (3, 32)),
+        pause_threshold: float | None = 0.28,
+        casing: CaseRenderer | None = None,
+        workers: int = 1,
+    ):
         """``workers`` > 1 scores that many chunks at once: ONNX Runtime lets go of the GIL while it
         runs, so a single-threaded model session still uses that many cores (exports after a
         session, when the live engine is idle)."""
@@ -37,11 +46,16 @@ class OfflineDecoder:
         self.workers = max(1, int(workers))
 
     @classmethod
-    def from_model(cls, model, casing: bool = True, views=None, use_pauses: bool = True,
-                   workers: int = 1) -> "OfflineDecoder":
-        return cls(ModelScorer(model), views=views or model.config.decoder.offline_views,
-                   pause_threshold=model.config.pause_threshold if use_pauses else None,
-                   casing=CaseRenderer(model.config.lexicon, enabled=casing), workers=workers)
+    def from_model(
+        cls, model, casing: bool = True, views=None, use_pauses: bool = True, workers: int = 1
+    ) -> OfflineDecoder:
+        return cls(
+            ModelScorer(model),
+            views=views or model.config.decoder.offline_views,
+            pause_threshold=model.config.pause_threshold if use_pauses else None,
+            casing=CaseRenderer(model.config.lexicon, enabled=casing),
+            workers=workers,
+        )
 
     def probabilities(self, words: Sequence[Word], progress: ProgressCallback | None = None):
         """Averaged punctuation [N, 4] and case [N, 3] probabilities for every word."""
@@ -53,8 +67,11 @@ class OfflineDecoder:
         punct = np.zeros((n, len(PUNCT_LABELS)))
         case = np.zeros((n, len(CASE_LABELS)))
         total, done = n * len(self.views), 0
-        chunks = [(lookahead, window, range(lo, min(n, lo + self.CHUNK)))
-                  for lookahead, window in self.views for lo in range(0, n, self.CHUNK)]
+        chunks = [
+            (lookahead, window, range(lo, min(n, lo + self.CHUNK)))
+            for lookahead, window in self.views
+            for lo in range(0, n, self.CHUNK)
+        ]
 
         def score(chunk):
             lookahead, window, positions = chunk
@@ -62,9 +79,15 @@ class OfflineDecoder:
 
         # Results are summed in chunk order, so any number of workers gives the same answer.
         # A progress callback may raise to cancel: the chunks not yet started are dropped.
-        pool = ThreadPoolExecutor(self.workers, thread_name_prefix="offline-punctuation") if self.workers > 1 else None
+        pool = (
+            ThreadPoolExecutor(self.workers, thread_name_prefix="offline-punctuation")
+            if self.workers > 1
+            else None
+        )
         try:
-            for (_, _, positions), (p, c) in zip(chunks, pool.map(score, chunks) if pool else map(score, chunks)):
+            for (_, _, positions), (p, c) in zip(
+                chunks, pool.map(score, chunks) if pool else map(score, chunks)
+            ):
                 punct[positions.start : positions.stop] += p
                 case[positions.start : positions.stop] += c
                 done += len(positions)
@@ -88,4 +111,3 @@ class OfflineDecoder:
             results.append(Settled(i, mark, case_label, lookahead, form, float(punct[i].max())))
             previous = mark
         return results
-

@@ -7,6 +7,7 @@ model is sure enough (entropy ≤ h) at lookahead ≥ l_min, or when it reaches
 l_max. Settled marks never change; they are emitted in word order, because the
 capital of a word depends on the settled mark before it.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from engine.words import CASE_LABELS, PUNCT_LABELS, Word
 @dataclass(frozen=True)
 class Appended:
     """A word joined the stream at ``position``."""
+
     position: int
     word: Word
 
@@ -31,6 +33,7 @@ class Appended:
 @dataclass(frozen=True)
 class Provisional:
     """The current best guess for a position that may still change."""
+
     position: int
     mark: str
     case: str
@@ -41,6 +44,7 @@ class Provisional:
 @dataclass(frozen=True)
 class Settled:
     """The final mark and case of a position. Never changes, unless the word itself is withdrawn."""
+
     position: int
     mark: str
     case: str
@@ -52,12 +56,14 @@ class Settled:
 @dataclass(frozen=True)
 class Withdrawn:
     """A settled word was replaced by the recognizer; its settled mark no longer holds."""
+
     position: int
 
 
 @dataclass(frozen=True)
 class Retracted:
     """Every word from ``from_position`` on was removed from the stream."""
+
     from_position: int
 
 
@@ -66,8 +72,13 @@ Event = Appended | Provisional | Settled | Withdrawn | Retracted
 
 # ---- scoring ----------------------------------------------------------------
 class Scorer(Protocol):
-    def score(self, words: Sequence[str], pauses: Sequence[bool], requests: Sequence[tuple[int, int]],
-              window: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def score(
+        self,
+        words: Sequence[str],
+        pauses: Sequence[bool],
+        requests: Sequence[tuple[int, int]],
+        window: int | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Probabilities [len(requests), 4] and [len(requests), 3] for (position, lookahead) requests."""
 
 
@@ -103,6 +114,7 @@ def entropy_bits(probs: np.ndarray) -> float:
 @dataclass
 class _Slot:
     """Decoder state for one word position."""
+
     word: Word
     pause_after: bool = False
     punct: np.ndarray | None = None  # latest probabilities
@@ -120,9 +132,16 @@ class StreamingDecoder:
     # so this covers any window up to 128 tokens (a scorer with a wider one raises it, below).
     CONTEXT_WORDS = 128
 
-    def __init__(self, scorer: Scorer, l_min: int = 1, l_max: int = 4, threshold: float = 0.5,
-                 silence_gap: float | None = 1.2, pause_threshold: float | None = 0.28,
-                 casing: CaseRenderer | None = None):
+    def __init__(
+        self,
+        scorer: Scorer,
+        l_min: int = 1,
+        l_max: int = 4,
+        threshold: float = 0.5,
+        silence_gap: float | None = 1.2,
+        pause_threshold: float | None = 0.28,
+        casing: CaseRenderer | None = None,
+    ):
         if not 0 <= l_min <= l_max:
             raise ValueError(f"need 0 <= l_min <= l_max, got l_min={l_min}, l_max={l_max}")
         self.scorer = scorer
@@ -136,11 +155,16 @@ class StreamingDecoder:
         self.first_unsettled = 0
 
     @classmethod
-    def from_model(cls, model, casing: bool = True, use_pauses: bool = True, **overrides) -> "StreamingDecoder":
+    def from_model(cls, model, casing: bool = True, use_pauses: bool = True, **overrides) -> StreamingDecoder:
         """A decoder on the model's recommended settings; ``overrides`` that are not None win."""
         d = model.config.decoder
-        settings = dict(l_min=d.l_min, l_max=d.l_max, threshold=d.threshold, silence_gap=d.silence_gap,
-                        pause_threshold=model.config.pause_threshold if use_pauses else None)
+        settings = dict(
+            l_min=d.l_min,
+            l_max=d.l_max,
+            threshold=d.threshold,
+            silence_gap=d.silence_gap,
+            pause_threshold=model.config.pause_threshold if use_pauses else None,
+        )
         settings.update({k: v for k, v in overrides.items() if v is not None})
         return cls(ModelScorer(model), casing=CaseRenderer(model.config.lexicon, enabled=casing), **settings)
 
@@ -163,7 +187,11 @@ class StreamingDecoder:
         events: list[Event] = []
         if self._slots:
             last = self._slots[-1]
-            gap = (word.start - last.word.end) if (word.start is not None and last.word.end is not None) else None
+            gap = (
+                (word.start - last.word.end)
+                if (word.start is not None and last.word.end is not None)
+                else None
+            )
             if gap is not None and self.silence_gap is not None and gap >= self.silence_gap and self.pending:
                 events += self.flush()  # the speaker stopped: captions must not hang
             if gap is not None and self.pause_threshold is not None and gap >= self.pause_threshold:
@@ -199,7 +227,7 @@ class StreamingDecoder:
             return []
         cut = self.word_count - count
         events: list[Event] = [Withdrawn(p) for p in range(cut, min(self.first_unsettled, self.word_count))]
-        del self._slots[len(self._slots) - count:]
+        del self._slots[len(self._slots) - count :]
         self.first_unsettled = min(self.first_unsettled, cut)
         if self._slots:
             self._slots[-1].pause_after = False  # its following gap is unknown again
@@ -221,7 +249,7 @@ class StreamingDecoder:
             # Hand the scorer only the words a window can reach (each word is at least one
             # token): the slot list holds up to ~3 x KEEP_SETTLED words, rebuilt on every word.
             lo = max(self._base, requests[0][0] - self._context_words)
-            slots = self._slots[lo - self._base:]
+            slots = self._slots[lo - self._base :]
             words = [s.word.text for s in slots]
             pauses = [s.pause_after for s in slots]
             punct, case = self.scorer.score(words, pauses, [(p - lo, l) for p, l in requests])
@@ -264,5 +292,3 @@ class StreamingDecoder:
         if surplus > self.KEEP_SETTLED:  # trim in chunks, not on every word
             del self._slots[:surplus]
             self._base += surplus
-
-

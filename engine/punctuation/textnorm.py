@@ -3,6 +3,7 @@
 ``livecap punctuate`` strips whatever punctuation and case its input has, so a
 punctuated text can be fed straight in and compared with the result.
 """
+
 from __future__ import annotations
 
 import re

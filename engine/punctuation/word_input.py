@@ -6,6 +6,7 @@ Accepted JSON shapes:
 - a list of words ``[{"word" | "text", "start", "end", "conf" | "confidence"}...]`` or of strings;
 - livecap's own transcript JSON (``{"words": [...]}``).
 """
+
 from __future__ import annotations
 
 import json
@@ -46,12 +47,16 @@ def _words_from_json(data, source: str) -> list[Word]:
             return [Word(w) for w in split_words(data["text"])]
         raise InputError(f"{source}: JSON object has neither 'result', 'words' nor 'text'")
     if not isinstance(data, list):
-        raise InputError(f"{source}: expected a JSON list of words or a Vosk result, got {type(data).__name__}")
+        raise InputError(
+            f"{source}: expected a JSON list of words or a Vosk result, got {type(data).__name__}"
+        )
     words: list[Word] = []
     for index, item in enumerate(data):
         if isinstance(item, str):
             words += [Word(w) for w in split_words(item)]
-        elif isinstance(item, dict) and ("result" in item or ("text" in item and "word" not in item and "start" not in item)):
+        elif isinstance(item, dict) and (
+            "result" in item or ("text" in item and "word" not in item and "start" not in item)
+        ):
             words += _words_from_json(item, source)
         elif isinstance(item, dict):
             text = item.get("word", item.get("text"))
@@ -62,7 +67,9 @@ def _words_from_json(data, source: str) -> list[Word]:
                 end = None if item.get("end") is None else float(item["end"])
                 conf = float(item.get("conf", item.get("confidence", 1.0)))
             except (TypeError, ValueError):
-                raise InputError(f"{source}: word {index} ({text!r}) has a non-numeric time or confidence") from None
+                raise InputError(
+                    f"{source}: word {index} ({text!r}) has a non-numeric time or confidence"
+                ) from None
             if start is not None and end is not None and end < start:
                 raise InputError(f"{source}: word {index} ({text!r}) ends before it starts")
             words += [Word(w, start, end, conf) for w in split_words(text)]

@@ -3,6 +3,7 @@
 Backends are imported lazily by ``select.create_recognizer`` so that merely
 importing this package loads neither libvosk nor pocketsphinx.
 """
+
 from engine.recognizers.base import Recognizer, RecognizerError, RecognizerUpdate
 
 __all__ = ["Recognizer", "RecognizerError", "RecognizerUpdate"]

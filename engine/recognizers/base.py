@@ -6,6 +6,7 @@ the words it finalised if it reached an endpoint in that chunk. Word times are
 seconds from the start of the stream, counted from the samples the recognizer
 was fed (not the wall clock), so they stay right however late audio arrives.
 """
+
 from __future__ import annotations
 
 import math
@@ -57,7 +58,9 @@ def as_pcm_bytes(pcm: bytes | bytearray | memoryview | np.ndarray) -> bytes:
     if isinstance(pcm, np.ndarray):
         if pcm.dtype != np.int16:
             # Silently casting float audio in [-1, 1] to int16 would feed the recognizer silence.
-            raise TypeError(f"audio must be int16 samples, got a {pcm.dtype} array (scale floats by 32767 first)")
+            raise TypeError(
+                f"audio must be int16 samples, got a {pcm.dtype} array (scale floats by 32767 first)"
+            )
         if pcm.ndim != 1:
             raise ValueError(f"audio must be mono (one dimension), got shape {pcm.shape}")
         return pcm.astype("<i2", copy=False).tobytes()

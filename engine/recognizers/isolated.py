@@ -13,6 +13,7 @@ waited for only on first use, so creating one costs the app no start-up time.
 If the child dies, the next call raises ``RecognizerError`` saying so; if the
 app dies, the child sees its pipe close and exits.
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -65,8 +66,9 @@ class IsolatedRecognizer:
         # spawn, not fork: a fork of a process with Qt and ONNX Runtime threads may deadlock.
         context = multiprocessing.get_context("spawn")
         self._conn, child_end = context.Pipe()
-        self._process = context.Process(target=_serve, args=(child_end, factory, settings),
-                                        name=f"livecap-{name}", daemon=True)
+        self._process = context.Process(
+            target=_serve, args=(child_end, factory, settings), name=f"livecap-{name}", daemon=True
+        )
         self._process.start()
         child_end.close()  # so that a dead child shows as EOF here
         self._lock = threading.Lock()  # one call at a time on the pipe
@@ -136,8 +138,11 @@ class IsolatedRecognizer:
             self._closed = True
             self._process.join(5.0)
             message = reply[2]
-            raise RecognizerError(message if reply[1] == "RecognizerError" else
-                                  f"{self.name} could not start: {reply[1]}: {message}")
+            raise RecognizerError(
+                message
+                if reply[1] == "RecognizerError"
+                else f"{self.name} could not start: {reply[1]}: {message}"
+            )
         self._ready = True
 
     def _receive(self, timeout: float, what: str):
@@ -148,8 +153,10 @@ class IsolatedRecognizer:
             if not self._process.is_alive() and not self._conn.poll(0):
                 raise self._died()
             if waited >= timeout:
-                raise RecognizerError(f"The {self.name} recognizer did not {what} within {timeout:.0f} s; "
-                                      f"the machine may be overloaded. Stop and start the session again")
+                raise RecognizerError(
+                    f"The {self.name} recognizer did not {what} within {timeout:.0f} s; "
+                    f"the machine may be overloaded. Stop and start the session again"
+                )
         try:
             return self._conn.recv()
         except (EOFError, OSError) as exc:
@@ -158,5 +165,7 @@ class IsolatedRecognizer:
     def _died(self) -> RecognizerError:
         self._process.join(1.0)
         self._closed = True
-        return RecognizerError(f"The {self.name} recognizer process stopped unexpectedly "
-                               f"(exit code {self._process.exitcode}); start the session again")
+        return RecognizerError(
+            f"The {self.name} recognizer process stopped unexpectedly "
+            f"(exit code {self._process.exitcode}); start the session again"
+        )

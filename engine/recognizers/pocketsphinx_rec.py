@@ -23,6 +23,7 @@ each sentence. It costs about a third less CPU, but gives no word posteriors:
 confidences are then 1.0 ("unknown"). Batch transcription, where retractions
 cost nothing, keeps both passes (``final_pass=True``).
 """
+
 from __future__ import annotations
 
 import re
@@ -67,8 +68,14 @@ def words_from_segments(segments: Iterable, offset: float, frame_rate: int, fina
         if text is None:
             continue
         confidence = clamp_confidence(seg.prob) if final else 1.0
-        words.append(Word(text, round(offset + seg.start_frame / frame_rate, 3),
-                          round(offset + (seg.end_frame + 1) / frame_rate, 3), confidence))
+        words.append(
+            Word(
+                text,
+                round(offset + seg.start_frame / frame_rate, 3),
+                round(offset + (seg.end_frame + 1) / frame_rate, 3),
+                confidence,
+            )
+        )
     return words
 
 
@@ -94,11 +101,20 @@ class PocketSphinxRecognizer:
     sample_rate = SAMPLE_RATE
     final_pass = False
 
-    def __init__(self, silence: float = 0.5, vad_mode: int = 0, start_frames: int = 3, preroll: float = 0.3,
-                 max_utterance: float = 20.0, final_pass: bool = False, **decoder_config):
+    def __init__(
+        self,
+        silence: float = 0.5,
+        vad_mode: int = 0,
+        start_frames: int = 3,
+        preroll: float = 0.3,
+        max_utterance: float = 20.0,
+        final_pass: bool = False,
+        **decoder_config,
+    ):
         """``final_pass``: run pocketsphinx's fwdflat and bestpath passes at the end of each
         utterance (more accurate finals with confidences, but they rewrite committed words:
-        for batch work); ``silence``: non-speech that ends an utterance; ``vad_mode``: 0 (loose) to 3 (strict);
+        for batch work); ``silence``: non-speech that ends an utterance;
+        ``vad_mode``: 0 (loose) to 3 (strict);
         ``start_frames``: consecutive 30 ms speech frames that start one (a click is not speech);
         ``preroll``: audio kept before the start, so soft onsets are not clipped;
         ``max_utterance``: force a final after this long, so a noisy room still gets finals.
@@ -116,8 +132,12 @@ class PocketSphinxRecognizer:
             self._new_vad = lambda: pocketsphinx.Vad(vad_mode, SAMPLE_RATE)
             self._vad = self._new_vad()
         except (RuntimeError, ValueError, KeyError) as exc:
-            advice = (f"check the settings {sorted(decoder_config)}" if decoder_config else
-                      "its built-in model may be damaged: reinstall it with `pip install --force-reinstall pocketsphinx`")
+            advice = (
+                f"check the settings {sorted(decoder_config)}"
+                if decoder_config
+                else "its built-in model may be damaged: "
+                "reinstall it with `pip install --force-reinstall pocketsphinx`"
+            )
             raise RecognizerError(f"PocketSphinx could not start ({exc}); {advice}") from exc
         self._frame_bytes = self._vad.frame_bytes
         self._frame_seconds = self._vad.frame_length
@@ -137,7 +157,7 @@ class PocketSphinxRecognizer:
         finals: list[Word] | None = None
         batch: list[bytes] = []  # frames for the decoder: one process_raw per call is much cheaper
         for at in range(0, usable, self._frame_bytes):
-            frame = data[at:at + self._frame_bytes]
+            frame = data[at : at + self._frame_bytes]
             ended = self._step(frame, self._vad.is_speech(frame), batch)
             if ended is not None:
                 finals = (finals or []) + ended
@@ -229,4 +249,6 @@ class PocketSphinxRecognizer:
         try:
             self._decoder.process_raw(data)
         except RuntimeError as exc:
-            raise RecognizerError(f"PocketSphinx failed to decode audio ({exc}); call reset() to start over") from exc
+            raise RecognizerError(
+                f"PocketSphinx failed to decode audio ({exc}); call reset() to start over"
+            ) from exc

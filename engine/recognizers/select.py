@@ -4,6 +4,7 @@ The choice comes back with a notice for the user (empty when there is nothing
 to say), which the UI and the CLI show: falling back silently to the weaker
 recognizer would leave people wondering why captions are poor.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,8 +13,10 @@ from typing import Literal
 from engine.recognizers.base import Recognizer, RecognizerError
 from engine.recognizers.vosk_rec import check_vosk_model
 
-FALLBACK_NOTICE = ("No Vosk model installed: using the built-in PocketSphinx recognizer. "
-                   "Run `livecap models download NAME` for better accuracy.")
+FALLBACK_NOTICE = (
+    "No Vosk model installed: using the built-in PocketSphinx recognizer. "
+    "Run `livecap models download NAME` for better accuracy."
+)
 
 Kind = Literal["vosk", "pocketsphinx"]
 
@@ -40,13 +43,19 @@ def resolve_vosk_model(model: str | Path, models_dir: Path | None) -> Path:
     if named.exists():
         return check_vosk_model(named)
     names = ", ".join(p.name for p in installed_vosk_models(models_dir)) or "none"
-    raise RecognizerError(f"No Vosk model named {model!r} in {models_dir} (installed: {names}); "
-                          f"run `livecap models download {model}` or pass a model folder")
+    raise RecognizerError(
+        f"No Vosk model named {model!r} in {models_dir} (installed: {names}); "
+        f"run `livecap models download {model}` or pass a model folder"
+    )
 
 
-def create_recognizer(kind: Kind | None = None, model: str | Path | None = None,
-                      models_dir: Path | None = None, live: bool = True,
-                      isolated: bool = False) -> tuple[Recognizer, str]:
+def create_recognizer(
+    kind: Kind | None = None,
+    model: str | Path | None = None,
+    models_dir: Path | None = None,
+    live: bool = True,
+    isolated: bool = False,
+) -> tuple[Recognizer, str]:
     """A ready recognizer and the notice to show (may be ""). ``live=False`` is for batch work:
     PocketSphinx then runs its final passes, which rewrite words a live caption already showed.
     ``isolated``: PocketSphinx runs in a child process (``IsolatedRecognizer``), for a caller
@@ -63,11 +72,14 @@ def create_recognizer(kind: Kind | None = None, model: str | Path | None = None,
         installed = installed_vosk_models(models_dir)
         if not installed:
             if kind == "vosk":
-                raise RecognizerError(f"No Vosk model installed in {models_dir}: "
-                                      f"run `livecap models download NAME` or pass a model folder")
+                raise RecognizerError(
+                    f"No Vosk model installed in {models_dir}: "
+                    f"run `livecap models download NAME` or pass a model folder"
+                )
             return _pocketsphinx(live, isolated), FALLBACK_NOTICE
         path = installed[0]
     from engine.recognizers.vosk_rec import VoskRecognizer
+
     return VoskRecognizer(path), ""
 
 

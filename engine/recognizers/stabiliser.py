@@ -22,6 +22,7 @@ Indices count from the start of the utterance: both Vosk and PocketSphinx
 report the whole utterance in every partial, and committed words are always a
 prefix of it. Retractions never reach back past the last final.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -86,7 +87,7 @@ class WordStabiliser:
         d = _divergence(stable, self._utterance)
         if d < len(stable) and (d == len(self._utterance) or self._rewrite_confirmed(d, now)):
             self._replace_from(d, stable[d:], out)  # stable words beyond, or instead of, what is committed
-        out.unstable = list(update.partial[len(self._utterance):])
+        out.unstable = list(update.partial[len(self._utterance) :])
         return out
 
     def flush(self) -> StabiliserOutput:
@@ -107,7 +108,9 @@ class WordStabiliser:
         self._reset_utterance()
 
     def _replace_from(self, index: int, words: list[Word], out: StabiliserOutput) -> None:
-        """Make the utterance's committed words ``self._utterance[:index] + words``, recording the change in ``out``."""
+        """Make the utterance's committed words ``self._utterance[:index] + words``.
+
+        The change is recorded in ``out``."""
         # At most one call per utterance per output, and the utterance's words precede
         # anything committed later in the same output: "retract, then commit" stays true.
         withdraw = len(self._utterance) - index

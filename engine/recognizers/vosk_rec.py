@@ -11,6 +11,7 @@ can be tested on Vosk's documented output without a model:
 Vosk's times already count from the first sample the recognizer was fed, across
 endpoints; ``reset`` makes a fresh ``KaldiRecognizer`` so a new stream starts at 0.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,10 +47,14 @@ def _words(entries, offset: float) -> list[Word]:
         if not text or text in _NOT_WORDS:
             continue
         start, end = entry.get("start"), entry.get("end")
-        words.append(Word(text,
-                          None if start is None else round(float(start) + offset, 3),
-                          None if end is None else round(float(end) + offset, 3),
-                          clamp_confidence(entry.get("conf"))))
+        words.append(
+            Word(
+                text,
+                None if start is None else round(float(start) + offset, 3),
+                None if end is None else round(float(end) + offset, 3),
+                clamp_confidence(entry.get("conf")),
+            )
+        )
     return words
 
 
@@ -71,16 +76,22 @@ def check_vosk_model(path: str | Path) -> Path:
     """Return the model folder, or raise RecognizerError saying what is wrong with it."""
     folder = Path(path).expanduser()
     if not folder.exists():
-        raise RecognizerError(f"Vosk model folder {folder} does not exist: run `livecap models download NAME` "
-                              f"or pass the folder of an unpacked Vosk model")
+        raise RecognizerError(
+            f"Vosk model folder {folder} does not exist: run `livecap models download NAME` "
+            f"or pass the folder of an unpacked Vosk model"
+        )
     if not folder.is_dir():
         raise RecognizerError(f"{folder} is a file, not a Vosk model folder: unpack the model archive first")
     has_am = any(all((folder / f).is_file() for f in layout) for layout in _LAYOUTS)
     has_graph = any((folder / g).is_file() for g in _GRAPHS)
     if not (has_am and has_graph):
         inner = [p for p in folder.iterdir() if p.is_dir() and (p / "am" / "final.mdl").is_file()]
-        hint = (f"; the model seems to be one level down, in {inner[0]}" if inner else
-                "; expected am/final.mdl, conf/model.conf, conf/mfcc.conf and graph/HCLG.fst (or graph/HCLr.fst)")
+        hint = (
+            f"; the model seems to be one level down, in {inner[0]}"
+            if inner
+            else "; expected am/final.mdl, conf/model.conf, conf/mfcc.conf "
+            "and graph/HCLG.fst (or graph/HCLr.fst)"
+        )
         raise RecognizerError(f"{folder} is not a Vosk model{hint}")
     return folder
 
@@ -100,8 +111,10 @@ class VoskRecognizer:
         try:
             self._model = vosk.Model(str(folder))
         except Exception as exc:  # vosk raises a bare Exception("Failed to create a model")
-            raise RecognizerError(f"Vosk could not load the model in {folder} ({exc}); it may be damaged or "
-                                  f"incomplete: download it again with `livecap models download NAME`") from exc
+            raise RecognizerError(
+                f"Vosk could not load the model in {folder} ({exc}); it may be damaged or "
+                f"incomplete: download it again with `livecap models download NAME`"
+            ) from exc
         self.model_path = folder
         self.reset()
 
@@ -113,7 +126,9 @@ class VoskRecognizer:
         try:
             endpoint = self._rec.AcceptWaveform(data)
         except Exception as exc:
-            raise RecognizerError(f"Vosk failed to process audio ({exc}); call reset() to start over") from exc
+            raise RecognizerError(
+                f"Vosk failed to process audio ({exc}); call reset() to start over"
+            ) from exc
         if endpoint:
             # Result() closes the utterance; the next audio starts a new one (and an empty partial).
             final = words_from_vosk_result(json.loads(self._rec.Result()))

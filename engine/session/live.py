@@ -18,6 +18,7 @@ keeps only unsettled ones, and the queues are bounded.
 ``transcribe_file`` is the batch path: the whole file, the recognizer's final
 words, and the offline decoder (which sees all right context) for the marks.
 """
+
 from __future__ import annotations
 
 import logging
@@ -30,11 +31,11 @@ import numpy as np
 
 from engine.punctuation.engine_thread import PunctuationEngine, Subscriber
 from engine.punctuation.streaming import StreamingDecoder
-from engine.transcript.journal import JournalWriter
 from engine.recognizers.base import SAMPLE_RATE, Recognizer
 from engine.recognizers.stabiliser import StabiliserOutput, WordStabiliser
-from engine.transcript.transcript import Transcript, TranscriptWord
 from engine.transcript.builder import TranscriptBuilder
+from engine.transcript.journal import JournalWriter
+from engine.transcript.transcript import Transcript, TranscriptWord
 from engine.words import Word
 
 log = logging.getLogger(__name__)
@@ -47,12 +48,14 @@ DRAIN_CHUNKS = 200  # audio still queued in a live source when it stops (~20 s a
 @dataclass(frozen=True)
 class PartialWords:
     """The recognizer's uncommitted words, for display only; replaces the previous ones."""
+
     words: tuple[Word, ...]
 
 
 @dataclass(frozen=True)
 class AudioLevel:
     """Root mean square of the latest chunk, 0 (silence) to 1 (full scale)."""
+
     rms: float
 
 
@@ -60,6 +63,7 @@ class AudioLevel:
 class SourceNotice:
     """Something the user should know: a source event (overrun, device lost/back,
     finished) or a failure (``kind`` "error") that ended the session's input."""
+
     kind: str
     message: str
 
@@ -73,9 +77,15 @@ def rms_level(chunk: np.ndarray) -> float:
 
 # ---- the live session ----------------------------------------------------------------------
 class LiveSession:
-    def __init__(self, source, recognizer: Recognizer, decoder: StreamingDecoder,
-                 journal: JournalWriter | None = None, stabiliser: WordStabiliser | None = None,
-                 read_timeout: float = READ_TIMEOUT):
+    def __init__(
+        self,
+        source,
+        recognizer: Recognizer,
+        decoder: StreamingDecoder,
+        journal: JournalWriter | None = None,
+        stabiliser: WordStabiliser | None = None,
+        read_timeout: float = READ_TIMEOUT,
+    ):
         self.source = source
         self.recognizer = recognizer
         self.stabiliser = stabiliser or WordStabiliser()
@@ -105,7 +115,7 @@ class LiveSession:
         with self._sub_lock:
             self._subscribers.append(callback)
 
-    def start(self) -> "LiveSession":
+    def start(self) -> LiveSession:
         self.recognizer.reset()  # word times count from this session's first sample
         self.engine.start()
         try:
@@ -249,15 +259,16 @@ class LiveSession:
 Progress = Callable[[str, float, float], None]  # (stage, done, total)
 
 
-def recognize_audio(audio: np.ndarray, recognizer: Recognizer, progress: Progress | None = None,
-                    chunk_seconds: float = 0.5) -> list[Word]:
+def recognize_audio(
+    audio: np.ndarray, recognizer: Recognizer, progress: Progress | None = None, chunk_seconds: float = 0.5
+) -> list[Word]:
     """Every final word of ``audio`` (16 kHz mono int16), with times from its first sample."""
     recognizer.reset()
     step = int(chunk_seconds * SAMPLE_RATE)
     total = len(audio) / SAMPLE_RATE
     words: list[Word] = []
     for at in range(0, len(audio), step):
-        update = recognizer.accept(audio[at:at + step])
+        update = recognizer.accept(audio[at : at + step])
         if update.final:
             words.extend(update.final)
         if progress:
@@ -268,7 +279,9 @@ def recognize_audio(audio: np.ndarray, recognizer: Recognizer, progress: Progres
     return words
 
 
-def transcribe_file(path: str | Path, recognizer: Recognizer, decoder, progress: Progress | None = None) -> Transcript:
+def transcribe_file(
+    path: str | Path, recognizer: Recognizer, decoder, progress: Progress | None = None
+) -> Transcript:
     """Recognize a whole file and punctuate it with the offline decoder (``OfflineDecoder``)."""
     from engine.audio.file_source import read_all
 
@@ -279,5 +292,9 @@ def transcribe_file(path: str | Path, recognizer: Recognizer, decoder, progress:
         return Transcript([])
     on_step = (lambda done, total: progress("punctuating", done, total)) if progress else None
     settled = decoder.decode(words, on_step)
-    return Transcript([TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form)
-                       for w, s in zip(words, settled)])
+    return Transcript(
+        [
+            TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form)
+            for w, s in zip(words, settled)
+        ]
+    )

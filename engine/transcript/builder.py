@@ -4,6 +4,7 @@ Subscribers that want the whole text (CLI, journal, app) apply events here
 instead of re-implementing the bookkeeping of provisional, settled and
 withdrawn positions.
 """
+
 from __future__ import annotations
 
 from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled, Withdrawn
@@ -39,9 +40,9 @@ class TranscriptBuilder:
             elif isinstance(event, Withdrawn):
                 self.settled[event.position] = False
             elif isinstance(event, Retracted):
-                del words[event.from_position:]
-                del self.settled[event.from_position:]
-                del self.lookahead[event.from_position:]
+                del words[event.from_position :]
+                del self.settled[event.from_position :]
+                del self.lookahead[event.from_position :]
 
     @property
     def all_settled(self) -> bool:

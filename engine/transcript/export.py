@@ -5,6 +5,7 @@ most 42 characters, at most 7 seconds on screen, and a cue never carries the
 end of one sentence together with the start of the next (a reader should not
 have to re-parse a sentence boundary in the middle of a cue).
 """
+
 from __future__ import annotations
 
 import json
@@ -93,9 +94,7 @@ def balance_lines(tokens: Sequence[str], max_chars: int, max_lines: int) -> list
     return [" ".join(line) for line in wrap_tokens(tokens, lo)]
 
 
-def make_cues(
-    t: Transcript, max_chars: int = 42, max_lines: int = 2, max_duration: float = 7.0
-) -> list[Cue]:
+def make_cues(t: Transcript, max_chars: int = 42, max_lines: int = 2, max_duration: float = 7.0) -> list[Cue]:
     """Lay the transcript out as subtitle cues. Needs word timings (raises ExportError otherwise)."""
     if max_chars < 1 or max_lines < 1 or max_duration <= 0:
         raise ValueError("max_chars and max_lines must be at least 1, max_duration positive")

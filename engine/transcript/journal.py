@@ -21,6 +21,7 @@ While a session runs, its writer holds an inter-process lock on a hidden
 sidecar file, so another livecap process never offers a *running* session's
 journal for recovery.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,8 @@ from datetime import datetime
 from pathlib import Path
 
 from engine.files import paths
-from engine.punctuation.streaming import Appended, Retracted, Settled, Withdrawn
 from engine.files.lock import FileLock, LockTimeout
+from engine.punctuation.streaming import Appended, Retracted, Settled, Withdrawn
 from engine.transcript.transcript import Transcript, TranscriptWord
 from engine.words import Word
 
@@ -57,8 +58,13 @@ def _lock_path(path: Path) -> Path:
 class JournalWriter:
     """Appends a session's settled words to its journal; ``apply`` is an engine subscriber."""
 
-    def __init__(self, path: str | os.PathLike[str], header: dict | None = None,
-                 fsync_interval: float = FSYNC_INTERVAL, on_error: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        header: dict | None = None,
+        fsync_interval: float = FSYNC_INTERVAL,
+        on_error: Callable[[str], None] | None = None,
+    ):
         self.path = Path(path)
         self.fsync_interval = fsync_interval
         self.on_error = on_error
@@ -90,8 +96,9 @@ class JournalWriter:
         self._timer.start()
 
     @classmethod
-    def create(cls, directory: str | os.PathLike[str] | None = None, header: dict | None = None,
-               **options) -> "JournalWriter":
+    def create(
+        cls, directory: str | os.PathLike[str] | None = None, header: dict | None = None, **options
+    ) -> JournalWriter:
         """A new journal named after the current time, in ``directory`` (default: the per-user one).
 
         ``header`` (recognizer, model, source...) goes into the first line; ``options``
@@ -118,9 +125,19 @@ class JournalWriter:
                 word = self._pending.pop(event.position, None)
                 if word is None:
                     continue  # appended before this writer subscribed: nothing to say about it
-                records.append({"t": "word", "position": event.position, "text": word.text, "form": event.form,
-                                "mark": event.mark, "case": event.case, "start": word.start, "end": word.end,
-                                "confidence": word.confidence})
+                records.append(
+                    {
+                        "t": "word",
+                        "position": event.position,
+                        "text": word.text,
+                        "form": event.form,
+                        "mark": event.mark,
+                        "case": event.case,
+                        "start": word.start,
+                        "end": word.end,
+                        "confidence": word.confidence,
+                    }
+                )
                 self.words += 1
                 self._settled.add(event.position)
             elif isinstance(event, Withdrawn):
@@ -259,10 +276,15 @@ def read_journal(path: str | os.PathLike[str]) -> JournalContents:
 
 def _transcript_word(record: dict) -> TranscriptWord:
     start, end, form = record.get("start"), record.get("end"), record.get("form")
-    return TranscriptWord(text=str(record["text"]), start=None if start is None else float(start),
-                          end=None if end is None else float(end),
-                          confidence=float(record.get("confidence", 1.0)), mark=str(record.get("mark", "none")),
-                          case=str(record.get("case", "lower")), form=None if form is None else str(form))
+    return TranscriptWord(
+        text=str(record["text"]),
+        start=None if start is None else float(start),
+        end=None if end is None else float(end),
+        confidence=float(record.get("confidence", 1.0)),
+        mark=str(record.get("mark", "none")),
+        case=str(record.get("case", "lower")),
+        form=None if form is None else str(form),
+    )
 
 
 def in_use(path: str | os.PathLike[str]) -> bool:

@@ -6,6 +6,7 @@ the timings stay attached to the words they belong to. Sentences and
 paragraphs are derived on demand as index ranges; they are never stored, so
 they cannot go stale after an edit.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping

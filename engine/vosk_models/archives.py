@@ -7,6 +7,7 @@ archive leaves nothing behind. We never call ``zipfile.extract`` or
 ``tarfile.extractall``: their sanitizing differs between Python versions and
 silently rewrites names instead of refusing them.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -17,8 +18,8 @@ import stat
 import tarfile
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Callable
 
 from engine.vosk_models.errors import CorruptArchiveError, StorageError, UnsafeArchiveError
 
@@ -26,12 +27,16 @@ CHUNK = 64 * 1024
 
 
 def archive_kind(name: str) -> str:
-    """"tar" for .tar.gz/.tgz names, otherwise "zip" (what Vosk publishes)."""
+    """ "tar" for .tar.gz/.tgz names, otherwise "zip" (what Vosk publishes)."""
     return "tar" if name.endswith((".tar.gz", ".tgz")) else "zip"
 
 
-def extract_archive(archive: str | os.PathLike[str], target: str | os.PathLike[str],
-                    check: Callable[[], None] | None = None, kind: str | None = None) -> None:
+def extract_archive(
+    archive: str | os.PathLike[str],
+    target: str | os.PathLike[str],
+    check: Callable[[], None] | None = None,
+    kind: str | None = None,
+) -> None:
     """Unpack ``archive`` into the existing folder ``target``.
 
     ``kind`` is "zip" or "tar" (default: from the file name). ``check`` is
@@ -120,5 +125,8 @@ def _check_plan(plan: list, target: Path, archive: Path) -> None:
     needed = sum(size for _, is_dir, size, _ in plan if not is_dir)
     free = shutil.disk_usage(target).free
     if needed > free:  # refuse up front rather than fill the disk halfway (or feed a zip bomb)
-        raise StorageError(f"Not enough disk space in {target.parent}: unpacking needs "
-                           f"{needed // 2**20} MiB, {free // 2**20} MiB are free.", target.parent)
+        raise StorageError(
+            f"Not enough disk space in {target.parent}: unpacking needs "
+            f"{needed // 2**20} MiB, {free // 2**20} MiB are free.",
+            target.parent,
+        )

@@ -6,6 +6,7 @@ cannot fetch the list at start-up, and pinning it means a size or md5 we verify
 downloads against cannot change under us. Its ``source`` field says where the
 data came from.
 """
+
 from __future__ import annotations
 
 import difflib

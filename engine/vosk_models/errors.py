@@ -3,6 +3,7 @@
 One base class, so the UI can catch ``DownloadError`` and show ``str(exc)``;
 subclasses, so code (and tests) can react to the kind of failure.
 """
+
 from __future__ import annotations
 
 import errno
@@ -66,8 +67,10 @@ def storage_error(exc: OSError, folder: Path) -> StorageError:
     if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
         why = "the disk is full. Free some space and try again"
     elif isinstance(exc, PermissionError) or exc.errno == errno.EROFS:
-        why = ("it is read-only or you lack permission. Fix its permissions, "
-               f"or point {paths.OVERRIDE_ENV} at a writable folder")
+        why = (
+            "it is read-only or you lack permission. Fix its permissions, "
+            f"or point {paths.OVERRIDE_ENV} at a writable folder"
+        )
     elif isinstance(exc, (NotADirectoryError, FileExistsError)):
         why = "part of that path is a file, not a folder"
     else:

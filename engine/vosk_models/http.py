@@ -5,6 +5,7 @@ drop, so bytes go to a ``.part`` file and a retry asks only for the rest with
 an HTTP ``Range`` request. Servers may ignore ``Range`` (RFC 9110 allows it)
 and answer 200 with the whole file: then we start over instead of appending.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -20,12 +21,19 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Union
 
-from engine.vosk_models.errors import (ChecksumError, DownloadCancelled, DownloadError,
-                                    DownloadInterrupted, HttpError, InsecureUrlError,
-                                    OfflineError, storage_error)
+from engine.vosk_models.errors import (
+    ChecksumError,
+    DownloadCancelled,
+    DownloadError,
+    DownloadInterrupted,
+    HttpError,
+    InsecureUrlError,
+    OfflineError,
+    storage_error,
+)
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +43,8 @@ RETRIES = 2  # automatic resumes after a dropped connection, per call
 RETRY_DELAY_S = 1.0  # grows linearly with the attempt number
 USER_AGENT = "livecap-model-downloader/1"
 
-Progress = Callable[[int, Union[int, None]], None]  # (done_bytes, total_bytes or None)
-Cancel = Union[threading.Event, Callable[[], bool], None]
+Progress = Callable[[int, int | None], None]  # (done_bytes, total_bytes or None)
+Cancel = threading.Event | Callable[[], bool] | None
 
 
 def check_url(url: str) -> None:
@@ -53,8 +61,10 @@ def check_url(url: str) -> None:
     if parts.scheme == "http" and is_loopback(parts.hostname):
         return
     if parts.scheme == "http":
-        raise InsecureUrlError(f"Refusing to download {url} over plain http: anyone on the network "
-                               "could swap the archive. Use an https:// URL.")
+        raise InsecureUrlError(
+            f"Refusing to download {url} over plain http: anyone on the network "
+            "could swap the archive. Use an https:// URL."
+        )
     raise InsecureUrlError(f"Cannot download {url!r}: only https:// URLs are supported.")
 
 
@@ -76,9 +86,16 @@ def cancel_fn(cancel: Cancel) -> Callable[[], bool]:
     return cancel.is_set if hasattr(cancel, "is_set") else cancel
 
 
-def fetch(url: str, part: str | os.PathLike[str], *, expected_size: int | None = None,
-          progress: Progress | None = None, cancel: Cancel = None,
-          timeout: float = TIMEOUT_S, retries: int = RETRIES) -> Path:
+def fetch(
+    url: str,
+    part: str | os.PathLike[str],
+    *,
+    expected_size: int | None = None,
+    progress: Progress | None = None,
+    cancel: Cancel = None,
+    timeout: float = TIMEOUT_S,
+    retries: int = RETRIES,
+) -> Path:
     """Download ``url`` into ``part``, resuming what ``part`` already holds. Returns ``part``.
 
     Resumes automatically up to ``retries`` times when the connection drops;
@@ -106,8 +123,14 @@ def fetch(url: str, part: str | os.PathLike[str], *, expected_size: int | None =
     raise AssertionError("unreachable")
 
 
-def _fetch_once(url: str, part: Path, expected: int | None, progress: Progress | None,
-                cancelled: Callable[[], bool], timeout: float) -> None:
+def _fetch_once(
+    url: str,
+    part: Path,
+    expected: int | None,
+    progress: Progress | None,
+    cancelled: Callable[[], bool],
+    timeout: float,
+) -> None:
     have = part.stat().st_size if part.exists() else 0
     if expected is not None and have > expected:
         part.unlink()  # longer than the file can be: not a prefix of it
@@ -130,8 +153,9 @@ def _fetch_once(url: str, part: Path, expected: int | None, progress: Progress |
         else:  # 200: the server ignored Range, so the body is the whole file
             total, mode, done = _int(response.headers.get("Content-Length")), "wb", 0
         if expected is not None and total is not None and total != expected:
-            raise ChecksumError(f"Size mismatch for {url}: the server has {total} bytes, "
-                                f"the catalogue expects {expected}.")
+            raise ChecksumError(
+                f"Size mismatch for {url}: the server has {total} bytes, the catalogue expects {expected}."
+            )
         total = expected if expected is not None else total
         try:
             out = open(part, mode)
@@ -149,8 +173,9 @@ def _fetch_once(url: str, part: Path, expected: int | None, progress: Progress |
                 if not chunk:
                     break
                 if total is not None and done + len(chunk) > total:
-                    raise ChecksumError(f"Size mismatch for {url}: the server sent more than "
-                                        f"the {total} bytes expected.")
+                    raise ChecksumError(
+                        f"Size mismatch for {url}: the server sent more than the {total} bytes expected."
+                    )
                 try:
                     out.write(chunk)
                 except OSError as exc:
@@ -163,9 +188,14 @@ def _fetch_once(url: str, part: Path, expected: int | None, progress: Progress |
 
 
 def _open(url: str, part: Path, have: int, timeout: float):  # -> http.client.HTTPResponse | None
-    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT,
-                                                   # byte offsets only mean something uncompressed
-                                                   "Accept-Encoding": "identity"})
+    request = urllib.request.Request(
+        url,
+        headers={
+            "User-Agent": USER_AGENT,
+            # byte offsets only mean something uncompressed
+            "Accept-Encoding": "identity",
+        },
+    )
     if have:
         request.add_header("Range", f"bytes={have}-")
     try:
@@ -215,8 +245,10 @@ def _int(value: str | None) -> int | None:
 def _network_error(url: str, reason: object) -> DownloadError:
     host = urllib.parse.urlsplit(url).hostname
     if isinstance(reason, ssl.SSLError):  # first: SSLError is an OSError too
-        return DownloadError(f"The secure connection to {host} failed ({reason}). A captive portal "
-                             "or an intercepting proxy can cause this.")
+        return DownloadError(
+            f"The secure connection to {host} failed ({reason}). A captive portal "
+            "or an intercepting proxy can cause this."
+        )
     if isinstance(reason, socket.gaierror):
         what = "could not be found (no network, or DNS is down)"
     elif isinstance(reason, ConnectionRefusedError):
@@ -227,8 +259,9 @@ def _network_error(url: str, reason: object) -> DownloadError:
         what = f"could not be reached ({reason})"
     else:
         return DownloadError(f"Could not download from {host}: {reason}")
-    return OfflineError(f"{host} {what}. Check your internet connection and try again; "
-                        "the download resumes where it stopped.")
+    return OfflineError(
+        f"{host} {what}. Check your internet connection and try again; the download resumes where it stopped."
+    )
 
 
 def _report(progress: Progress | None, done: int, total: int | None) -> None:
@@ -236,8 +269,7 @@ def _report(progress: Progress | None, done: int, total: int | None) -> None:
         progress(done, total)
 
 
-def verify(path: str | os.PathLike[str], size: int | None, md5: str | None,
-           cancel: Cancel = None) -> None:
+def verify(path: str | os.PathLike[str], size: int | None, md5: str | None, cancel: Cancel = None) -> None:
     """Raise ``ChecksumError`` unless ``path`` has ``size`` bytes and the md5 ``md5`` (each if given)."""
     path, cancelled = Path(path), cancel_fn(cancel)
     got_size = path.stat().st_size
@@ -251,5 +283,6 @@ def verify(path: str | os.PathLike[str], size: int | None, md5: str | None,
                     raise DownloadCancelled("Cancelled while checking the download.")
                 digest.update(block)
         if digest.hexdigest() != md5.lower():
-            raise ChecksumError(f"Checksum mismatch for {path.name}: expected md5 {md5.lower()}, "
-                                f"got {digest.hexdigest()}.")
+            raise ChecksumError(
+                f"Checksum mismatch for {path.name}: expected md5 {md5.lower()}, got {digest.hexdigest()}."
+            )

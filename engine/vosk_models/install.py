@@ -19,6 +19,7 @@ The flow, and why each step is there:
 Any failure raises a ``DownloadError`` subclass and leaves nothing
 half-installed in the models folder. Standard library only.
 """
+
 from __future__ import annotations
 
 import logging
@@ -27,34 +28,66 @@ import re
 import secrets
 import shutil
 import urllib.parse
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from engine.files import paths
 from engine.files.atomic import fsync_directory
+from engine.files.lock import FileLock, LockTimeout
 from engine.vosk_models.archives import archive_kind, extract_archive
 from engine.vosk_models.catalogue import CatalogueEntry, check_model_name, find, model_problems
-from engine.vosk_models.errors import (ChecksumError, CorruptArchiveError, DownloadCancelled,
-                                    DownloadError, DownloadInterrupted, HttpError, InsecureUrlError,
-                                    NotAVoskModelError, OfflineError, StorageError,
-                                    UnsafeArchiveError, storage_error)
-from engine.files.lock import FileLock, LockTimeout
+from engine.vosk_models.errors import (
+    ChecksumError,
+    CorruptArchiveError,
+    DownloadCancelled,
+    DownloadError,
+    DownloadInterrupted,
+    HttpError,
+    InsecureUrlError,
+    NotAVoskModelError,
+    OfflineError,
+    StorageError,
+    UnsafeArchiveError,
+    storage_error,
+)
 from engine.vosk_models.http import RETRIES, TIMEOUT_S, Cancel, Progress, cancel_fn, check_url, fetch, verify
 
 __all__ = [
-    "install_model", "part_path", "FileLock", "LockTimeout", "check_url", "fetch", "verify",
-    "extract_archive", "DownloadError", "InsecureUrlError", "OfflineError", "HttpError",
-    "DownloadInterrupted", "DownloadCancelled", "StorageError", "ChecksumError",
-    "UnsafeArchiveError", "CorruptArchiveError", "NotAVoskModelError",
+    "install_model",
+    "part_path",
+    "FileLock",
+    "LockTimeout",
+    "check_url",
+    "fetch",
+    "verify",
+    "extract_archive",
+    "DownloadError",
+    "InsecureUrlError",
+    "OfflineError",
+    "HttpError",
+    "DownloadInterrupted",
+    "DownloadCancelled",
+    "StorageError",
+    "ChecksumError",
+    "UnsafeArchiveError",
+    "CorruptArchiveError",
+    "NotAVoskModelError",
 ]
 
 log = logging.getLogger(__name__)
 
 
-def install_model(model: str | CatalogueEntry, *, models_dir: str | os.PathLike[str] | None = None,
-                  cache_dir: str | os.PathLike[str] | None = None, progress: Progress | None = None,
-                  cancel: Cancel = None, timeout: float = TIMEOUT_S, retries: int = RETRIES,
-                  notify: Callable[[str], None] | None = None) -> Path:
+def install_model(
+    model: str | CatalogueEntry,
+    *,
+    models_dir: str | os.PathLike[str] | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    progress: Progress | None = None,
+    cancel: Cancel = None,
+    timeout: float = TIMEOUT_S,
+    retries: int = RETRIES,
+    notify: Callable[[str], None] | None = None,
+) -> Path:
     """Make sure ``model`` is installed, downloading it if needed. Returns its folder.
 
     ``model`` is a catalogue name (``UnknownModelError`` if unknown) or entry.
@@ -89,16 +122,24 @@ def install_model(model: str | CatalogueEntry, *, models_dir: str | os.PathLike[
         if not model_problems(final):
             return final  # installed already, possibly by the process we just waited for
         _sweep_leftovers(models, entry.name)
-        fetch(entry.url, part, expected_size=entry.size, progress=progress, cancel=cancelled,
-              timeout=timeout, retries=retries)
+        fetch(
+            entry.url,
+            part,
+            expected_size=entry.size,
+            progress=progress,
+            cancel=cancelled,
+            timeout=timeout,
+            retries=retries,
+        )
         try:
             verify(part, entry.size, entry.md5, cancelled)
         except ChecksumError as exc:
             part.unlink(missing_ok=True)
             raise ChecksumError(f"{exc} The download was deleted; try again to fetch it afresh.") from exc
         if not entry.md5:
-            (notify or log.warning)(f"{entry.name} has no published md5 checksum: "
-                                    "the download was checked by its size only.")
+            (notify or log.warning)(
+                f"{entry.name} has no published md5 checksum: the download was checked by its size only."
+            )
         try:
             _unpack_into_place(part, kind, models, final, stop_if_cancelled)
         except (CorruptArchiveError, UnsafeArchiveError, NotAVoskModelError):
@@ -117,8 +158,7 @@ def part_path(entry: CatalogueEntry, cache_dir: str | os.PathLike[str] | None = 
     return downloads / f"{entry.name}{suffix}.part"
 
 
-def _unpack_into_place(part: Path, kind: str, models: Path, final: Path,
-                       check: Callable[[], None]) -> None:
+def _unpack_into_place(part: Path, kind: str, models: Path, final: Path, check: Callable[[], None]) -> None:
     tmp, old = _hidden(models, final.name, "tmp"), None
     try:
         os.mkdir(tmp)  # not mkdtemp: its 0o700 would stick to a model unpacked at the top level
@@ -146,11 +186,14 @@ def _model_root(tmp: Path, name: str) -> Path:
         problems = model_problems(children[0])
         if not problems:
             return children[0]
-        raise NotAVoskModelError(f"The archive for {name} is not a Vosk model: it lacks "
-                                 f"{'; '.join(problems)}.")
+        raise NotAVoskModelError(
+            f"The archive for {name} is not a Vosk model: it lacks {'; '.join(problems)}."
+        )
     found = ", ".join(sorted(c.name for c in children)[:8]) or "nothing"
-    raise NotAVoskModelError(f"The archive for {name} is not a Vosk model: expected one folder "
-                             f"holding am/, conf/ and graph/, found {found}.")
+    raise NotAVoskModelError(
+        f"The archive for {name} is not a Vosk model: expected one folder "
+        f"holding am/, conf/ and graph/, found {found}."
+    )
 
 
 def _hidden(models: Path, name: str, kind: str) -> Path:

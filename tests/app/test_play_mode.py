@@ -1,6 +1,7 @@
 """``livecap`` as a user runs it: the launcher's dispatch (CLI without Qt, GUI otherwise), and
 ``livecap app --play WAV --overlay --exit-when-done --screenshot X.png`` under Xvfb with the real
 pipeline paced in real time, checked by looking at the screenshots."""
+
 import json
 import os
 import re
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from tests.speech import write_speech_wav
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,24 +21,47 @@ XVFB = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24"]
 
 @pytest.fixture
 def env(tmp_path):
-    clean = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    clean = {
+        k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+    }
     # Own data and config folders; no sound server to reach.
-    return {**clean, "LIVECAP_DATA_DIR": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-            "PULSE_SERVER": f"unix:{tmp_path}/no-such-pulse-socket", "PYTHONPATH": str(ROOT)}
+    return {
+        **clean,
+        "LIVECAP_DATA_DIR": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "PULSE_SERVER": f"unix:{tmp_path}/no-such-pulse-socket",
+        "PYTHONPATH": str(ROOT),
+    }
 
 
 def launcher(env, *args, prefix=(), timeout=60):
-    return subprocess.run([*prefix, sys.executable, "-m", "app.launcher", *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout, env=env, cwd=ROOT, check=False)
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "app.launcher", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=ROOT,
+        check=False,
+    )
 
 
 def test_commands_go_to_the_engine_cli_without_loading_qt(env):
     r = launcher(env, "--version")
     assert r.returncode == 0 and r.stdout.startswith("livecap "), r.stderr
-    code = ("import sys\nfrom app.launcher import main\n"
-            "code = main(['models', 'path'])\nprint(code, 'PySide6.QtCore' in sys.modules)")
-    probe = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
-                           timeout=60, check=False)
+    code = (
+        "import sys\nfrom app.launcher import main\n"
+        "code = main(['models', 'path'])\nprint(code, 'PySide6.QtCore' in sys.modules)"
+    )
+    probe = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
     lines = probe.stdout.strip().splitlines()
     assert lines[-1] == "0 False", probe.stdout + probe.stderr
     assert lines[0].endswith("vosk-models")
@@ -56,11 +81,19 @@ def xvfb(tmp_path_factory):
     if shutil.which("xvfb-run") is None:
         pytest.skip("xvfb-run is not installed (apt-get install xvfb)")
     code = "from PySide6.QtWidgets import QApplication\napp = QApplication([]); print(app.platformName())"
-    probe = subprocess.run([*XVFB, sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                           env={**os.environ, "QT_QPA_PLATFORM": "xcb"}, check=False)
+    probe = subprocess.run(
+        [*XVFB, sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "QT_QPA_PLATFORM": "xcb"},
+        check=False,
+    )
     if probe.returncode != 0 or "xcb" not in probe.stdout:
-        pytest.skip("Qt's xcb platform plugin cannot start under Xvfb (install libxcb-cursor0 libxcb-icccm4 "
-                    f"libxcb-keysyms1): {probe.stderr.strip()[-300:]}")
+        pytest.skip(
+            "Qt's xcb platform plugin cannot start under Xvfb (install libxcb-cursor0 libxcb-icccm4 "
+            f"libxcb-keysyms1): {probe.stderr.strip()[-300:]}"
+        )
 
 
 def image_stats(path: Path):
@@ -77,10 +110,23 @@ def image_stats(path: Path):
 def test_play_a_file_into_the_real_windows_and_screenshot_them(xvfb, env, tmp_path):
     wav = write_speech_wav(tmp_path / "talk.wav", repeats=1, gap=1.0)
     shot = tmp_path / "shots" / "window.png"
-    r = launcher({**env, "QT_QPA_PLATFORM": "xcb"}, "app", "--play", wav, "--overlay", "--exit-when-done",
-                 "--screenshot", shot, "--settings", tmp_path / "settings.ini", "--debug",
-                 "--ui-report", tmp_path / "ui.json",
-                 prefix=XVFB, timeout=240)
+    r = launcher(
+        {**env, "QT_QPA_PLATFORM": "xcb"},
+        "app",
+        "--play",
+        wav,
+        "--overlay",
+        "--exit-when-done",
+        "--screenshot",
+        shot,
+        "--settings",
+        tmp_path / "settings.ini",
+        "--debug",
+        "--ui-report",
+        tmp_path / "ui.json",
+        prefix=XVFB,
+        timeout=240,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     assert "Traceback" not in r.stderr, r.stderr[-3000:]
     width, height, spread, dark = image_stats(shot)

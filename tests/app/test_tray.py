@@ -1,5 +1,6 @@
 """The tray icon (offscreen Qt, where no system tray exists): its menu still works and emits the
 app's requests; labels and ticks follow the state the app reports."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,19 +24,26 @@ def actions(tray) -> dict:
 def test_menu_actions_emit_the_requests(qtbot, tray):
     found = actions(tray)
     assert list(found) == ["start-stop", "overlay", "click-through", "show-window", "quit"]
-    for name, signal in (("start-stop", tray.start_stop_requested),
-                         ("overlay", tray.overlay_toggle_requested),
-                         ("click-through", tray.click_through_toggle_requested),
-                         ("show-window", tray.show_window_requested),
-                         ("quit", tray.quit_requested)):
+    for name, signal in (
+        ("start-stop", tray.start_stop_requested),
+        ("overlay", tray.overlay_toggle_requested),
+        ("click-through", tray.click_through_toggle_requested),
+        ("show-window", tray.show_window_requested),
+        ("quit", tray.quit_requested),
+    ):
         with qtbot.waitSignal(signal, timeout=1000):
             found[name].trigger()
 
 
 def test_each_action_emits_only_its_own_signal(qtbot, tray):
     fired = []
-    for signal in (tray.start_stop_requested, tray.overlay_toggle_requested,
-                   tray.click_through_toggle_requested, tray.show_window_requested, tray.quit_requested):
+    for signal in (
+        tray.start_stop_requested,
+        tray.overlay_toggle_requested,
+        tray.click_through_toggle_requested,
+        tray.show_window_requested,
+        tray.quit_requested,
+    ):
         signal.connect(lambda s=signal: fired.append(s))
     actions(tray)["overlay"].trigger()
     assert len(fired) == 1

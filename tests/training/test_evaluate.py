@@ -1,14 +1,15 @@
 """training.evaluate end to end on a tiny random model, and the table against the real model."""
+
 import json
 
 import numpy as np
 import pytest
 
+from engine.evaluation.synthetic_model import write_model_dir
 from engine.punctuation.casing import CaseRenderer
-from engine.punctuation.streaming import ModelScorer, Settled, StreamingDecoder
 from engine.punctuation.model import PunctuationModel
 from engine.punctuation.offline import OfflineDecoder
-from engine.evaluation.synthetic_model import write_model_dir
+from engine.punctuation.streaming import ModelScorer, Settled, StreamingDecoder
 from engine.words import PUNCT_LABELS
 from training import eval_tables as et
 from training import evaluate as ev
@@ -45,8 +46,24 @@ def setup(tmp_path_factory):
 def report(setup):
     root, model_dir, dev = setup
     out, fig = root / "report.json", root / "etd.png"
-    rc = ev.main(["--model-dir", str(model_dir), "--dev", str(dev), "--max-words-per-file", "80",
-                  "--threads", "1", "--out", str(out), "--figure", str(fig), "--thresholds", *THRESHOLDS])
+    rc = ev.main(
+        [
+            "--model-dir",
+            str(model_dir),
+            "--dev",
+            str(dev),
+            "--max-words-per-file",
+            "80",
+            "--threads",
+            "1",
+            "--out",
+            str(out),
+            "--figure",
+            str(fig),
+            "--thresholds",
+            *THRESHOLDS,
+        ]
+    )
     assert rc == 0
     return json.loads(out.read_text(encoding="utf-8")), fig
 
@@ -82,15 +99,24 @@ def test_report_structure(report):
     assert text["baselines"]["trivial"]["scores"]["overall"]["overall"]["f1"] == 0.0  # no mark anywhere
     assert "suggested_threshold" in text and "rule" in text["suggested_threshold"]
     pauses = r["pauses"]
-    assert "synthesised" in pauses["note"] and set(pauses["fixed"]) == set(pauses["fixed_live"]) == set(text["fixed"])
+    assert "synthesised" in pauses["note"] and set(pauses["fixed"]) == set(pauses["fixed_live"]) == set(
+        text["fixed"]
+    )
     assert "offline" in pauses and "trivial" in pauses["baselines"]
     for decoder in ("offline", "streaming_recommended"):
         assert "non_lower" in r["casing"][decoder]["all_words"]["overall"]
-    for name in ("f1_fixed_l4", "f1_fixed_l0", "recommended_avg_lookahead", "recommended_gap_to_l4",
-                 "question_f1_endless_sky", "non_lower_f1"):
+    for name in (
+        "f1_fixed_l4",
+        "f1_fixed_l0",
+        "recommended_avg_lookahead",
+        "recommended_gap_to_l4",
+        "question_f1_endless_sky",
+        "non_lower_f1",
+    ):
         t = r["targets"][name]
         assert {"value", "target", "pass"} <= set(t) and isinstance(t["pass"], bool)
-    # the text condition is answered entirely from the table; the live pause run only misses at the final flush
+    # the text condition is answered entirely from the table;
+    # the live pause run only misses at the final flush
     assert r["table_misses"]["text"] == 0 and r["table_misses"]["pauses_offline"] == 0
     assert r["table_misses"]["pauses_streaming"] <= 2 * 5
 
@@ -167,11 +193,13 @@ def test_decoders_on_the_table_match_the_decoders_on_the_model(doc_and_model):
     flags = et.synthesize_pauses(doc.marks, np.random.default_rng(1))
     known = et.build_table(scorer, doc.words, flags, cfg.decoder.offline_views)
     timed = et.timed_words(doc.words, flags, cfg.pause_threshold)
-    marks, _, _, ts = et.run_offline(known, timed, window, None, cfg.decoder.offline_views, cfg.pause_threshold,
-                                     casing)
+    marks, _, _, ts = et.run_offline(
+        known, timed, window, None, cfg.decoder.offline_views, cfg.pause_threshold, casing
+    )
     assert ts.misses == 0
-    real = OfflineDecoder(scorer, views=cfg.decoder.offline_views, pause_threshold=cfg.pause_threshold,
-                          casing=casing).decode(timed)
+    real = OfflineDecoder(
+        scorer, views=cfg.decoder.offline_views, pause_threshold=cfg.pause_threshold, casing=casing
+    ).decode(timed)
     assert [PUNCT_LABELS.index(s.mark) for s in real] == marks.tolist()
 
 

@@ -1,4 +1,5 @@
 """training.prepare: raw .txt folders -> labelled word streams, on small inline texts."""
+
 import json
 import subprocess
 import sys
@@ -8,8 +9,14 @@ import numpy as np
 import pytest
 
 from engine.words import CASE_LABELS, PUNCT_LABELS
-from training.prepare import (PrepareError, build_lexicon, load_corpus, prepare_folder, save_corpus,
-                              split_documents)
+from training.prepare import (
+    PrepareError,
+    build_lexicon,
+    load_corpus,
+    prepare_folder,
+    save_corpus,
+    split_documents,
+)
 
 DEV = Path("/work/shared/corpus/dev")
 
@@ -36,11 +43,30 @@ def cases(doc):
 
 
 def test_marks_map_onto_four_classes_and_the_first_one_wins(tmp_path):
-    d = only(tmp_path, "one, two. three? four! five; six: seven -- eight — nine… ten... "
-                       "eleven?! twelve,-- thirteen - fourteen")
-    assert d.words == "one two three four five six seven eight nine ten eleven twelve thirteen fourteen".split()
-    assert marks(d) == ["comma", "period", "question", "period", "period", "comma", "comma", "comma",
-                        "period", "period", "question", "comma", "comma", "none"]
+    d = only(
+        tmp_path,
+        "one, two. three? four! five; six: seven -- eight — nine… ten... "
+        "eleven?! twelve,-- thirteen - fourteen",
+    )
+    assert (
+        d.words == "one two three four five six seven eight nine ten eleven twelve thirteen fourteen".split()
+    )
+    assert marks(d) == [
+        "comma",
+        "period",
+        "question",
+        "period",
+        "period",
+        "comma",
+        "comma",
+        "comma",
+        "period",
+        "period",
+        "question",
+        "comma",
+        "comma",
+        "none",
+    ]
 
 
 def test_a_mark_with_no_word_before_it_is_dropped(tmp_path):
@@ -69,43 +95,60 @@ def test_abbreviations_do_not_end_sentences(tmp_path):
 
 
 def test_gutenberg_boilerplate_is_stripped(tmp_path):
-    text = ("The Project Gutenberg EBook of Moby Dick\n\nLicense blah, blah.\n\n"
-            "*** START OF THIS PROJECT GUTENBERG EBOOK MOBY DICK ***\n\n"
-            "Call me Ishmael. Some years ago, never mind how long.\n\n"
-            "*** END OF THIS PROJECT GUTENBERG EBOOK MOBY DICK ***\n\nDonations are welcome.\n")
+    text = (
+        "The Project Gutenberg EBook of Moby Dick\n\nLicense blah, blah.\n\n"
+        "*** START OF THIS PROJECT GUTENBERG EBOOK MOBY DICK ***\n\n"
+        "Call me Ishmael. Some years ago, never mind how long.\n\n"
+        "*** END OF THIS PROJECT GUTENBERG EBOOK MOBY DICK ***\n\nDonations are welcome.\n"
+    )
     d = only(tmp_path, text)
     assert d.words == "call me ishmael some years ago never mind how long".split()
 
 
 def test_headings_titles_and_separator_lines_are_dropped(tmp_path):
-    text = ("EMMA\n\nBy Jane Austen\n\n\nVOLUME I\n\nCHAPTER XII\n\n"
-            "Emma Woodhouse, handsome, clever, and rich.\n\n* * * * *\n\n---------\n\n"
-            "Chapter 3\n\nShe was the youngest.\n\nCHAPTER 1. Loomings.\n\nACT II\n\n====\n\nFinis\n")
+    text = (
+        "EMMA\n\nBy Jane Austen\n\n\nVOLUME I\n\nCHAPTER XII\n\n"
+        "Emma Woodhouse, handsome, clever, and rich.\n\n* * * * *\n\n---------\n\n"
+        "Chapter 3\n\nShe was the youngest.\n\nCHAPTER 1. Loomings.\n\nACT II\n\n====\n\nFinis\n"
+    )
     d = only(tmp_path, text)
     assert d.words == "emma woodhouse handsome clever and rich she was the youngest".split()
 
 
 def test_verse_numbers_list_markers_and_speaker_tags_are_stripped(tmp_path):
-    text = ("1:1 In the beginning God created the heavens.\n1:2 The earth was empty.\n\n"
-            "HAMLET. To be, or not to be.\n\nCASSIO: Good night, honest Iago.\n\n"
-            "1ST NANTUCKET SAILOR. Oh, boys.\n\n(1) Dust the shelves.\n")
+    text = (
+        "1:1 In the beginning God created the heavens.\n1:2 The earth was empty.\n\n"
+        "HAMLET. To be, or not to be.\n\nCASSIO: Good night, honest Iago.\n\n"
+        "1ST NANTUCKET SAILOR. Oh, boys.\n\n(1) Dust the shelves.\n"
+    )
     d = only(tmp_path, text)
-    assert d.words == ("in the beginning god created the heavens the earth was empty to be or not to be "
-                       "good night honest iago oh boys dust the shelves").split()
+    assert (
+        d.words
+        == (
+            "in the beginning god created the heavens the earth was empty to be or not to be "
+            "good night honest iago oh boys dust the shelves"
+        ).split()
+    )
 
 
 def test_all_caps_word_mid_paragraph_is_not_a_speaker_tag(tmp_path):
-    d = only(tmp_path, "It was not money he wanted, as I\ncould plainly see, but\nTHAT.  He had not the power.")
+    d = only(
+        tmp_path, "It was not money he wanted, as I\ncould plainly see, but\nTHAT.  He had not the power."
+    )
     i = d.words.index("that")
     assert cases(d)[i] == "upper" and marks(d)[i] == "period" and d.words[i + 1] == "he"
-    d = only(tmp_path, "Oh, we can just as well go and see\nHER.  Elinor told her no.\n\nHAMLET\n\nNo more, NASA.")
+    d = only(
+        tmp_path, "Oh, we can just as well go and see\nHER.  Elinor told her no.\n\nHAMLET\n\nNo more, NASA."
+    )
     assert d.words == "oh we can just as well go and see her elinor told her no no more nasa".split()
     assert cases(d)[d.words.index("her")] == "lower" and cases(d)[-1] == "upper"  # emphasis caps, acronym
 
 
 def test_fortune_entries_are_documents_and_credits_are_dropped(tmp_path):
-    text = ("Help!  I'm trapped.\n%\nA closed mouth, they say, gathers no foot.\n\t\t-- Anonymous, \"Sayings\"\n"
-            "\t\t   continued credit line\n%\n%\nWhom computers would destroy, they first drive mad.\n")
+    text = (
+        'Help!  I\'m trapped.\n%\nA closed mouth, they say, gathers no foot.\n\t\t-- Anonymous, "Sayings"\n'
+        "\t\t   continued credit line\n%\n%\nWhom computers would destroy, they first drive mad.\n"
+    )
     docs = prepare(tmp_path, text, name="fortunes.txt")
     assert [d.words[:2] for d in docs] == [["help", "i'm"], ["a", "closed"], ["whom", "computers"]]
     assert docs[1].words[-1] == "foot" and marks(docs[1])[-1] == "period"
@@ -114,16 +157,20 @@ def test_fortune_entries_are_documents_and_credits_are_dropped(tmp_path):
 
 
 def test_stage_directions_and_editorial_lines_are_dropped(tmp_path):
-    text = ("CORNELIUS, Lords, and Attendants_\n\nThough yet of Hamlet our dear brother's death\n"
-            "The memory be green.\n\n*Exit Audley, and\nreturns.*\n\n[Song of Solomon 8:6]\n\nGood night.\n")
+    text = (
+        "CORNELIUS, Lords, and Attendants_\n\nThough yet of Hamlet our dear brother's death\n"
+        "The memory be green.\n\n*Exit Audley, and\nreturns.*\n\n[Song of Solomon 8:6]\n\nGood night.\n"
+    )
     d = only(tmp_path, text)
     assert d.words[0] == "though" and d.words[-2:] == ["good", "night"] and "audley" not in d.words
     assert "solomon" not in d.words and "cornelius" not in d.words
 
 
 def test_junk_and_code_lines_are_skipped(tmp_path):
-    text = ("The system crashed again today.\n   /\\_/\\   ( o.o )  > ^ <\n"
-            "if (x == 0) { return; }\n#define NULL 0\n12 34 56 78 90\nNobody cared.\n")
+    text = (
+        "The system crashed again today.\n   /\\_/\\   ( o.o )  > ^ <\n"
+        "if (x == 0) { return; }\n#define NULL 0\n12 34 56 78 90\nNobody cared.\n"
+    )
     d = only(tmp_path, text)
     assert d.words == "the system crashed again today nobody cared".split()
 
@@ -146,8 +193,10 @@ def test_case_labels_and_mixed_case(tmp_path):
 
 
 def test_capitals_that_are_typography_take_the_case_seen_mid_sentence(tmp_path):
-    text = ("My heart is heavy, and I know it,\nAnd so my tongue is still,\nAnd Hamlet waits.\n\n"
-            "He said, \"Do it now, and do it well.\" Then Hamlet and I went home, and so to bed.\n")
+    text = (
+        "My heart is heavy, and I know it,\nAnd so my tongue is still,\nAnd Hamlet waits.\n\n"
+        'He said, "Do it now, and do it well." Then Hamlet and I went home, and so to bed.\n'
+    )
     d = only(tmp_path, text)
     got = [(w, c) for w, c in zip(d.words, cases(d))]
     assert got.count(("and", "capitalized")) == 0  # verse-line starts lowered: "and" is lower mid-line
@@ -161,9 +210,11 @@ def test_sentence_initial_flags(tmp_path):
 
 
 def test_lexicon_keeps_only_consistently_mixed_case_words(tmp_path):
-    text = ("I bought an iPhone today. My iPhone broke. Her iPhone works, and the iPhone is fine.\n"
-            "We met McDonald twice, McDonald and McDonald.\nThe cat sat. tHe dog, the bird, the fish.\n"
-            "A DeLorean once. Then a Delorean, a Delorean, a Delorean, a Delorean.\n")
+    text = (
+        "I bought an iPhone today. My iPhone broke. Her iPhone works, and the iPhone is fine.\n"
+        "We met McDonald twice, McDonald and McDonald.\nThe cat sat. tHe dog, the bird, the fish.\n"
+        "A DeLorean once. Then a Delorean, a Delorean, a Delorean, a Delorean.\n"
+    )
     docs = prepare(tmp_path, text)
     assert build_lexicon(docs) == {"iphone": "iPhone", "mcdonald": "McDonald"}
     assert build_lexicon(docs, min_count=5) == {}
@@ -223,8 +274,13 @@ def test_clear_errors(tmp_path):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "training.prepare", *args], capture_output=True, text=True,
-                          timeout=60, cwd=Path(__file__).resolve().parents[2])
+    return subprocess.run(
+        [sys.executable, "-m", "training.prepare", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )
 
 
 def test_cli_writes_cache_and_stats(tmp_path):
@@ -235,7 +291,9 @@ def test_cli_writes_cache_and_stats(tmp_path):
     r = run_cli(str(folder), "--out", str(out), "--stats")
     assert r.returncode == 0, r.stderr
     stats = json.loads(r.stdout)
-    assert stats["corpus/a.txt"]["words"] == 6 and stats["corpus/a.txt"]["question"] == pytest.approx(100 / 6, 0.01)
+    assert stats["corpus/a.txt"]["words"] == 6 and stats["corpus/a.txt"]["question"] == pytest.approx(
+        100 / 6, 0.01
+    )
     assert "corpus/a.txt" in r.stderr and len(load_corpus(out)) == 1
     r = run_cli(str(tmp_path / "nope"), "--out", str(out))
     assert r.returncode != 0 and r.stderr.strip().count("\n") == 0 and "no such folder" in r.stderr

@@ -1,4 +1,5 @@
 """The training path: data → train → export → evaluate, on a slice, plus its parts."""
+
 import json
 from pathlib import Path
 
@@ -7,16 +8,18 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="training needs the [train] extra (torch)")
 
+from engine.evaluation.synthetic_model import build_vocab, write_tokenizer  # noqa: E402
 from engine.punctuation.model import PunctuationModel  # noqa: E402
 from engine.punctuation.model_inputs import build_sample  # noqa: E402
-from engine.evaluation.synthetic_model import build_vocab, write_tokenizer  # noqa: E402
 from training.dataset import IGNORE, Noise, SampleMaker, balanced_positions, build_stream  # noqa: E402
 from training.model import EncoderConfig, PunctuationClassifier  # noqa: E402
 from training.prepare import prepare_folder  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
-TEXT = ("Is this the plan? Yes, it is. We meet on Monday, then we talk to NASA. "
-        "I think so. Do you agree? Well, maybe. ") * 40
+TEXT = (
+    "Is this the plan? Yes, it is. We meet on Monday, then we talk to NASA. "
+    "I think so. Do you agree? Well, maybe. "
+) * 40
 
 
 @pytest.fixture
@@ -57,7 +60,9 @@ def test_none_is_downsampled_to_twice_the_commonest_mark(tiny_dir):
     stream = build_stream(prepare_folder(tiny_dir / "data"), tokenizer(tiny_dir))
     chosen = balanced_positions(stream, 2.0, np.random.default_rng(0))
     counts = np.bincount(stream.marks[chosen], minlength=4)
-    assert counts[0] <= 2 * counts[1:].max() and (counts[1:] == np.bincount(stream.marks, minlength=4)[1:]).all()
+    assert (
+        counts[0] <= 2 * counts[1:].max() and (counts[1:] == np.bincount(stream.marks, minlength=4)[1:]).all()
+    )
 
 
 def test_noise_adds_pauses_and_drops_but_keeps_the_target(tiny_dir):
@@ -79,23 +84,29 @@ def test_exported_onnx_matches_torch_and_honours_the_contract(tiny_dir):
     from training.export import export_onnx
 
     vocab_size = len(json.loads((tiny_dir / "tokenizer.json").read_text())["model"]["vocab"])
-    model = PunctuationClassifier(EncoderConfig(vocab_size=vocab_size, hidden=32, layers=2, heads=2,
-                                                intermediate=64, max_positions=64), punct_id=1).eval()
+    model = PunctuationClassifier(
+        EncoderConfig(vocab_size=vocab_size, hidden=32, layers=2, heads=2, intermediate=64, max_positions=64),
+        punct_id=1,
+    ).eval()
     out = tiny_dir / "model"
     out.mkdir()
     export_onnx(model, out / "model.onnx")
     (out / "tokenizer.json").write_bytes((tiny_dir / "tokenizer.json").read_bytes())
     from engine.punctuation.model import ModelConfig
+
     (out / "config.json").write_text(json.dumps(ModelConfig().to_dict()))
     runtime = PunctuationModel(out)
     ids = runtime.tokenizer.encode_words("is this the plan yes it is".split())
     samples = [build_sample(ids, i, 2, runtime.special) for i in range(7)]
     onnx_punct, onnx_case = runtime.logits(samples)
     from engine.punctuation.model_inputs import pad_batch
+
     t_ids, t_mask = pad_batch(samples, runtime.special.pad)
     with torch.no_grad():
         t_punct, t_case = model(torch.from_numpy(t_ids), torch.from_numpy(t_mask))
-    assert np.allclose(onnx_punct, t_punct.numpy(), atol=1e-4) and np.allclose(onnx_case, t_case.numpy(), atol=1e-4)
+    assert np.allclose(onnx_punct, t_punct.numpy(), atol=1e-4) and np.allclose(
+        onnx_case, t_case.numpy(), atol=1e-4
+    )
 
 
 @pytest.mark.skipif(not (SHARED / "train" / "austen_emma.txt").exists(), reason="needs ../shared/corpus")
@@ -111,14 +122,45 @@ def test_tiny_recipe_end_to_end(tmp_path):
     assert train.main(["--tiny", "--data", str(data), "--out", str(run)]) == 0
     assert (run / "last.pt").exists()
     shipped = tmp_path / "shipped"
-    assert export.main(["--checkpoint", str(run / "last.pt"), "--out", str(shipped), "--dev", str(dev),
-                        "--parity-samples", "200"]) == 0
+    assert (
+        export.main(
+            [
+                "--checkpoint",
+                str(run / "last.pt"),
+                "--out",
+                str(shipped),
+                "--dev",
+                str(dev),
+                "--parity-samples",
+                "200",
+            ]
+        )
+        == 0
+    )
     assert (shipped / "model.onnx").stat().st_size < 25 * 2**20
     model = PunctuationModel(shipped)  # the engine loads what export wrote
-    assert model.predict([[model.special.cls, 2023, model.special.punct, model.special.sep]])[0].shape == (1, 4)
+    assert model.predict([[model.special.cls, 2023, model.special.punct, model.special.sep]])[0].shape == (
+        1,
+        4,
+    )
     report = tmp_path / "report.json"
-    assert evaluate.main(["--model-dir", str(shipped), "--dev", str(dev), "--max-words-per-file", "600",
-                          "--out", str(report), "--figure", str(tmp_path / "etd.png")]) == 0
+    assert (
+        evaluate.main(
+            [
+                "--model-dir",
+                str(shipped),
+                "--dev",
+                str(dev),
+                "--max-words-per-file",
+                "600",
+                "--out",
+                str(report),
+                "--figure",
+                str(tmp_path / "etd.png"),
+            ]
+        )
+        == 0
+    )
     assert json.loads(report.read_text())
     # resuming a finished run does no more work and keeps the checkpoint
     assert train.main(["--tiny", "--data", str(data), "--out", str(run)]) == 0
@@ -137,13 +179,17 @@ def test_batches_depend_only_on_the_step_whatever_the_workers(tiny_dir):
     again = BatchPlan(stream, tok.special, Noise(), batch=16, steps=12, pause_from=6)
     for step in (11, 3, 7):  # ... but any step rebuilds the same, in any order
         assert all(np.array_equal(a, b) for a, b in zip(again(step), first[step]))
-    assert not any(tok.special.pause in row for ids, *_ in first[:6] for row in ids.tolist())  # text-only phase
+    assert not any(
+        tok.special.pause in row for ids, *_ in first[:6] for row in ids.tolist()
+    )  # text-only phase
     assert any(tok.special.pause in row for ids, *_ in first[6:12] for row in ids.tolist())
     loader = torch.utils.data.DataLoader(StepBatches(plan, 5, 16), batch_size=None, num_workers=2)
     seen = list(loader)
     assert [int(b[0]) for b in seen] == list(range(5, 16))  # in order, resumed at step 5
-    for step, ids, mask, marks, cases in seen:
-        assert np.array_equal(ids.numpy(), first[int(step)][0]) and np.array_equal(marks.numpy(), first[int(step)][2])
+    for step, ids, _mask, marks, _cases in seen:
+        assert np.array_equal(ids.numpy(), first[int(step)][0]) and np.array_equal(
+            marks.numpy(), first[int(step)][2]
+        )
     # the balanced phase keeps every mark and at most twice as many "none" as the commonest mark
     balanced = np.bincount(np.concatenate([first[s][2] for s in range(12)]), minlength=4)
     natural = np.bincount(stream.marks, minlength=4)
@@ -161,8 +207,10 @@ def test_pruning_the_last_layer_to_the_punct_row_changes_no_logit(tiny_dir):
     from training.prune import PruneError, prune_last_layer
 
     vocab_size = len(json.loads((tiny_dir / "tokenizer.json").read_text())["model"]["vocab"])
-    model = PunctuationClassifier(EncoderConfig(vocab_size=vocab_size, hidden=32, layers=3, heads=2,
-                                                intermediate=64, max_positions=64), punct_id=1).eval()
+    model = PunctuationClassifier(
+        EncoderConfig(vocab_size=vocab_size, hidden=32, layers=3, heads=2, intermediate=64, max_positions=64),
+        punct_id=1,
+    ).eval()
     full, pruned = tiny_dir / "full", tiny_dir / "pruned"
     for folder in (full, pruned):
         folder.mkdir()
@@ -178,8 +226,11 @@ def test_pruning_the_last_layer_to_the_punct_row_changes_no_logit(tiny_dir):
         assert np.allclose(x, y, atol=1e-5), np.abs(x - y).max()
     with torch.no_grad():
         t_ids, t_mask = pad_batch(samples, a.special.pad)
-        assert np.allclose(b.logits(samples)[0], model(torch.from_numpy(t_ids), torch.from_numpy(t_mask))[0].numpy(),
-                           atol=1e-4)
+        assert np.allclose(
+            b.logits(samples)[0],
+            model(torch.from_numpy(t_ids), torch.from_numpy(t_mask))[0].numpy(),
+            atol=1e-4,
+        )
     with pytest.raises(PruneError, match="already pruned"):
         prune_last_layer(graph)
     # The int8 graph (what ships) prunes too, and stays close to the unpruned int8 model.

@@ -1,5 +1,6 @@
 """The settings dialog (offscreen Qt): saving, Cancel, validation, and model downloads through the
 dialog's worker against a real HTTP server on 127.0.0.1 (``model_server.py``)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -9,25 +10,38 @@ import stat
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QAbstractSpinBox, QComboBox,
-                               QDialog, QDialogButtonBox, QLabel, QLineEdit, QPushButton,
-                               QScrollBar, QTreeWidget)
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollBar,
+    QTreeWidget,
+)
 
 import app.dialogs.settings_dialog as sd
 from app import settings as keys
-from app.workers.download import DownloadSignals, start_download
-from app.settings import AppSettings
 from app.dialogs.settings_dialog import SettingsDialog, check_writable_folder
+from app.settings import AppSettings
+from app.workers.download import DownloadSignals, start_download
 from app.workers.sources import DeviceScan
-from engine.vosk_models import catalogue
 from engine.files import paths
+from engine.vosk_models import catalogue
 from engine.vosk_models import http as transfer
 from engine.vosk_models.catalogue import CatalogueEntry
 from engine.vosk_models.install import part_path
 from tests.model_server import MODEL, Server, fake_model, make_zip, model_files
 
-SCAN = DeviceScan(["Built-in Microphone", "USB Headset"], "Built-in Microphone",
-                  [("alsa_output.pci-0000.analog-stereo.monitor", "Monitor of Built-in Audio")])
+SCAN = DeviceScan(
+    ["Built-in Microphone", "USB Headset"],
+    "Built-in Microphone",
+    [("alsa_output.pci-0000.analog-stereo.monitor", "Monitor of Built-in Audio")],
+)
 
 
 @pytest.fixture(autouse=True)
@@ -55,9 +69,17 @@ def server():
 
 def publish(server: Server, data: bytes) -> CatalogueEntry:
     server.files[MODEL + ".zip"] = data
-    return CatalogueEntry(name=MODEL, lang="xx", lang_text="Test language", url=server.url(MODEL + ".zip"),
-                          size=len(data), size_text="0.3MiB", md5=hashlib.md5(data).hexdigest(),
-                          version="0.1", type="small")
+    return CatalogueEntry(
+        name=MODEL,
+        lang="xx",
+        lang_text="Test language",
+        url=server.url(MODEL + ".zip"),
+        size=len(data),
+        size_text="0.3MiB",
+        md5=hashlib.md5(data).hexdigest(),
+        version="0.1",
+        type="small",
+    )
 
 
 def open_dialog(qtbot, ini, entries=None) -> SettingsDialog:
@@ -73,6 +95,7 @@ def button(dialog: SettingsDialog, which) -> QAbstractButton:
 
 
 # -- saving -------------------------------------------------------------------------------------
+
 
 def test_ok_saves_every_setting_and_reports_what_changed(qtbot, ini, tmp_path):
     dialog = open_dialog(qtbot, ini)
@@ -97,11 +120,21 @@ def test_ok_saves_every_setting_and_reports_what_changed(qtbot, ini, tmp_path):
     assert dialog.result() == QDialog.DialogCode.Accepted
     assert journal.is_dir()
     stored = make_settings(ini)  # a new reader of the same file: it really was written
-    expected = {keys.RECOGNIZER: "pocketsphinx", keys.SOURCE_KIND: "system",
-                keys.INPUT_DEVICE: "USB Headset", keys.MONITOR_DEVICE: SCAN.monitors[0][0],
-                keys.LATENCY: 80, keys.PAUSE_THRESHOLD: 0.0, keys.CASING: False,
-                keys.PROFANITY_MASK: True, keys.OVERLAY_LINES: 3, keys.OVERLAY_FONT_SIZE: 36,
-                keys.OVERLAY_OPACITY: 0.4, keys.OVERLAY_CLICK_THROUGH: True, keys.JOURNAL_DIR: str(journal)}
+    expected = {
+        keys.RECOGNIZER: "pocketsphinx",
+        keys.SOURCE_KIND: "system",
+        keys.INPUT_DEVICE: "USB Headset",
+        keys.MONITOR_DEVICE: SCAN.monitors[0][0],
+        keys.LATENCY: 80,
+        keys.PAUSE_THRESHOLD: 0.0,
+        keys.CASING: False,
+        keys.PROFANITY_MASK: True,
+        keys.OVERLAY_LINES: 3,
+        keys.OVERLAY_FONT_SIZE: 36,
+        keys.OVERLAY_OPACITY: 0.4,
+        keys.OVERLAY_CLICK_THROUGH: True,
+        keys.JOURNAL_DIR: str(journal),
+    }
     assert {key: stored.get(key) for key in expected} == expected
     assert sorted(changed.args[0]) == sorted(key.name for key in expected)
     assert keys.VOSK_MODEL.name not in changed.args[0]
@@ -147,6 +180,7 @@ def test_apply_saves_and_stays_open(qtbot, ini):
 
 
 # -- validation ---------------------------------------------------------------------------------
+
 
 def test_unwritable_journal_folder_is_rejected_with_a_clear_message(qtbot, ini, tmp_path):
     blocker = tmp_path / "a-file"
@@ -196,6 +230,7 @@ def test_vosk_without_an_installed_model_is_rejected(qtbot, ini):
 
 # -- models -------------------------------------------------------------------------------------
 
+
 def test_model_download_from_the_dialog_with_progress(qtbot, ini, server):
     entry = publish(server, make_zip(model_files()))
     dialog = open_dialog(qtbot, ini, entries=(entry,))
@@ -205,7 +240,8 @@ def test_model_download_from_the_dialog_with_progress(qtbot, ini, server):
     seen, at_the_end = [], []
     panel.download_progress.connect(lambda done, total: seen.append((done, total)))
     panel.installed_changed.connect(  # emitted on success, while the progress dialog is still up
-        lambda: at_the_end.append((panel.progress_dialog.value(), panel.progress_dialog.labelText())))
+        lambda: at_the_end.append((panel.progress_dialog.value(), panel.progress_dialog.labelText()))
+    )
     qtbot.mouseClick(panel.download_button, Qt.MouseButton.LeftButton)
     progress_dialog = panel.progress_dialog
     assert panel.worker is not None and progress_dialog.isVisible()
@@ -250,8 +286,17 @@ def free_port() -> int:
 
 
 def test_download_failure_gives_one_actionable_message(qtbot, ini):
-    entry = CatalogueEntry(name=MODEL, lang="xx", lang_text="Test", url=f"http://127.0.0.1:{free_port()}/m.zip",
-                           size=1000, size_text="1kB", md5=None, version="0.1", type="small")
+    entry = CatalogueEntry(
+        name=MODEL,
+        lang="xx",
+        lang_text="Test",
+        url=f"http://127.0.0.1:{free_port()}/m.zip",
+        size=1000,
+        size_text="1kB",
+        md5=None,
+        version="0.1",
+        type="small",
+    )
     dialog = open_dialog(qtbot, ini, entries=(entry,))
     panel = dialog.models
     panel.select(MODEL)
@@ -284,8 +329,9 @@ def test_catalogue_filter(qtbot, ini):
     dialog = open_dialog(qtbot, ini)  # the shipped catalogue
     tree = dialog.models.tree
     dialog.models.filter.setText("german")
-    shown = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
-             if not tree.topLevelItem(i).isHidden()]
+    shown = [
+        tree.topLevelItem(i) for i in range(tree.topLevelItemCount()) if not tree.topLevelItem(i).isHidden()
+    ]
     assert shown and all("german" in item.text(1).lower() for item in shown)
 
 
@@ -306,13 +352,22 @@ def test_worker_without_a_dialog(qtbot, server, tmp_path):
 
 # -- keyboard and screen readers -----------------------------------------------------------------
 
+
 def test_every_control_has_an_accessible_name_and_labels_have_buddies(qtbot, ini):
     dialog = open_dialog(qtbot, ini)
-    controls = [w for kind in (QComboBox, QLineEdit, QAbstractSpinBox, QAbstractSlider, QAbstractButton,
-                               QTreeWidget) for w in dialog.findChildren(kind)]
-    unnamed = [w for w in controls if not (w.accessibleName() or getattr(w, "text", lambda: "")())
-               and w.isVisibleTo(dialog) and not isinstance(w, QScrollBar)
-               and not isinstance(w.parent(), (QAbstractSpinBox, QComboBox))]
+    controls = [
+        w
+        for kind in (QComboBox, QLineEdit, QAbstractSpinBox, QAbstractSlider, QAbstractButton, QTreeWidget)
+        for w in dialog.findChildren(kind)
+    ]
+    unnamed = [
+        w
+        for w in controls
+        if not (w.accessibleName() or getattr(w, "text", lambda: "")())
+        and w.isVisibleTo(dialog)
+        and not isinstance(w, QScrollBar)
+        and not isinstance(w.parent(), (QAbstractSpinBox, QComboBox))
+    ]
     assert unnamed == []
     for label in dialog.findChildren(QLabel):
         if "&" in label.text().replace("&&", ""):

@@ -1,13 +1,14 @@
 """The dictation text (app/main_window/caption_view.py): styles of settled, provisional and unstable words,
 tail-only edits, retraction, scrolling and trimming for long sessions, the profanity mask."""
+
 import time
 
 import pytest
 
 from app.main_window.caption_view import PARTIAL, PROVISIONAL, SETTLED, CaptionView
 from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled, Withdrawn
-from engine.transcript.transcript import Transcript, TranscriptWord
 from engine.transcript.builder import TranscriptBuilder
+from engine.transcript.transcript import Transcript, TranscriptWord
 from engine.words import Word
 
 
@@ -56,12 +57,25 @@ def test_provisional_words_settle_in_place_and_partials_are_grey_italic(view):
     assert colour_at(view, 0) == style_of(view, PROVISIONAL)
 
     # The recognizer commits "world"; the comma under "Hello" turns out to be a period and settles.
-    feed(view, [Appended(1, word("world", 0.4)), Provisional(1, "none", "lower", 0.5, "world"),
-                Settled(0, "period", "capitalized", 2, "Hello")], partial=())
+    feed(
+        view,
+        [
+            Appended(1, word("world", 0.4)),
+            Provisional(1, "none", "lower", 0.5, "world"),
+            Settled(0, "period", "capitalized", 2, "Hello"),
+        ],
+        partial=(),
+    )
     assert text() == "Hello. world"
     assert colour_at(view, 0) == colour_at(view, 5) == style_of(view, SETTLED)
     assert colour_at(view, 7) == style_of(view, PROVISIONAL)
-    feed(view, [Provisional(1, "none", "capitalized", 0.5, "World"), Settled(1, "period", "capitalized", 1, "World")])
+    feed(
+        view,
+        [
+            Provisional(1, "none", "capitalized", 0.5, "World"),
+            Settled(1, "period", "capitalized", 1, "World"),
+        ],
+    )
     assert text() == "Hello. World."
     assert all(colour_at(view, i) == style_of(view, SETTLED) for i in range(len(text())))
     # The three styles really differ: a reader can tell them apart.
@@ -69,16 +83,30 @@ def test_provisional_words_settle_in_place_and_partials_are_grey_italic(view):
 
 
 def test_retraction_and_withdrawal_update_the_text(view):
-    feed(view, [Appended(0, word("the", 0)), Settled(0, "none", "capitalized", 1, "The"),
-                Appended(1, word("whether", 0.4)), Settled(1, "none", "lower", 1, "whether"),
-                Appended(2, word("is", 0.8)), Provisional(2, "none", "lower", 0.5, "is")])
+    feed(
+        view,
+        [
+            Appended(0, word("the", 0)),
+            Settled(0, "none", "capitalized", 1, "The"),
+            Appended(1, word("whether", 0.4)),
+            Settled(1, "none", "lower", 1, "whether"),
+            Appended(2, word("is", 0.8)),
+            Provisional(2, "none", "lower", 0.5, "is"),
+        ],
+    )
     assert view.toPlainText() == "The whether is"
     feed(view, [Withdrawn(1), Retracted(1)], partial=(Word("weather"), Word("is")))
     assert view.toPlainText() == "The weather is"
     assert colour_at(view, 4) == style_of(view, PARTIAL)
-    feed(view, [Appended(1, word("weather", 0.4)), Provisional(1, "none", "lower", 0.5, "weather")], partial=(Word("is"),))
+    feed(
+        view,
+        [Appended(1, word("weather", 0.4)), Provisional(1, "none", "lower", 0.5, "weather")],
+        partial=(Word("is"),),
+    )
     assert view.toPlainText() == "The weather is"
-    assert colour_at(view, 4) == style_of(view, PROVISIONAL) and colour_at(view, 12) == style_of(view, PARTIAL)
+    assert colour_at(view, 4) == style_of(view, PROVISIONAL) and colour_at(view, 12) == style_of(
+        view, PARTIAL
+    )
 
 
 def test_only_the_tail_that_changed_is_edited(view):
@@ -100,8 +128,15 @@ def test_only_the_tail_that_changed_is_edited(view):
 
 
 def test_paragraphs_break_after_a_sentence_and_a_pause(view):
-    feed(view, [Appended(0, Word("hi", 0, 0.3)), Settled(0, "period", "capitalized", 1, "Hi"),
-                Appended(1, Word("later", 5.0, 5.3)), Settled(1, "period", "capitalized", 1, "Later")])
+    feed(
+        view,
+        [
+            Appended(0, Word("hi", 0, 0.3)),
+            Settled(0, "period", "capitalized", 1, "Hi"),
+            Appended(1, Word("later", 5.0, 5.3)),
+            Settled(1, "period", "capitalized", 1, "Later"),
+        ],
+    )
     assert view.toPlainText() == "Hi.\nLater."
     assert view.document().blockCount() == 2
 
@@ -114,7 +149,9 @@ def test_a_long_session_keeps_the_view_small_and_fast(view, monkeypatch):
         mark = "period" if p % 12 == 11 else "none"
         events = [Appended(p, word(f"word{p}", p * 0.4)), Provisional(p, mark, "lower", 0.5, f"word{p}")]
         if p:
-            events.append(Settled(p - 1, "period" if (p - 1) % 12 == 11 else "none", "lower", 1, f"word{p - 1}"))
+            events.append(
+                Settled(p - 1, "period" if (p - 1) % 12 == 11 else "none", "lower", 1, f"word{p - 1}")
+            )
         t = time.perf_counter()
         feed(view, events, partial=(Word("next"),))
         slowest = max(slowest, time.perf_counter() - t)
@@ -140,8 +177,15 @@ def test_scrolling_up_holds_the_view_until_the_reader_returns(view):
 
 
 def test_profanity_mask_is_display_only(view):
-    feed(view, [Appended(0, word("oh", 0)), Settled(0, "none", "capitalized", 1, "Oh"),
-                Appended(1, word("shit", 0.4)), Settled(1, "period", "lower", 1, "shit")])
+    feed(
+        view,
+        [
+            Appended(0, word("oh", 0)),
+            Settled(0, "none", "capitalized", 1, "Oh"),
+            Appended(1, word("shit", 0.4)),
+            Settled(1, "period", "lower", 1, "shit"),
+        ],
+    )
     assert view.toPlainText() == "Oh shit."
     view.mask_profanity = True
     view.rerender()
@@ -151,15 +195,26 @@ def test_profanity_mask_is_display_only(view):
 
 
 def test_tail_texts_split_settled_from_pending(view):
-    feed(view, [Appended(0, word("good", 0)), Settled(0, "none", "capitalized", 1, "Good"),
-                Appended(1, word("morning", 0.4)), Provisional(1, "comma", "lower", 0.5, "morning")],
-         partial=(Word("every"),))
+    feed(
+        view,
+        [
+            Appended(0, word("good", 0)),
+            Settled(0, "none", "capitalized", 1, "Good"),
+            Appended(1, word("morning", 0.4)),
+            Provisional(1, "comma", "lower", 0.5, "morning"),
+        ],
+        partial=(Word("every"),),
+    )
     assert view.tail_texts() == ("Good", "morning, every")
 
 
 def test_a_finished_transcript_becomes_editable_text(view):
-    t = Transcript([TranscriptWord("hello", 0, 0.3, mark="period", case="capitalized"),
-                    TranscriptWord("bye", 5, 5.3, mark="period", case="capitalized")])
+    t = Transcript(
+        [
+            TranscriptWord("hello", 0, 0.3, mark="period", case="capitalized"),
+            TranscriptWord("bye", 5, 5.3, mark="period", case="capitalized"),
+        ]
+    )
     view.load_transcript(t)
     assert not view.isReadOnly() and not view.live
     assert view.toPlainText() == "Hello.\nBye."

@@ -1,4 +1,5 @@
 """Edits to a finished transcript carried back onto its timed words (app/main_window/edits.py)."""
+
 from app.main_window.edits import apply_edits, parse_token
 from app.profanity import mask
 from engine.transcript.export import to_srt
@@ -6,18 +7,24 @@ from engine.transcript.transcript import Transcript, TranscriptWord
 
 
 def transcript():
-    words = [("the", 0.0, 0.2, "none", "capitalized"), ("weather", 0.3, 0.6, "none", "lower"),
-             ("is", 0.7, 0.8, "none", "lower"), ("nice", 0.9, 1.2, "period", "lower"),
-             ("we", 2.0, 2.1, "none", "capitalized"), ("go", 2.2, 2.4, "none", "lower"),
-             ("home", 2.5, 2.9, "period", "lower")]
+    words = [
+        ("the", 0.0, 0.2, "none", "capitalized"),
+        ("weather", 0.3, 0.6, "none", "lower"),
+        ("is", 0.7, 0.8, "none", "lower"),
+        ("nice", 0.9, 1.2, "period", "lower"),
+        ("we", 2.0, 2.1, "none", "capitalized"),
+        ("go", 2.2, 2.4, "none", "lower"),
+        ("home", 2.5, 2.9, "period", "lower"),
+    ]
     return Transcript([TranscriptWord(t, s, e, 0.8, m, c) for t, s, e, m, c in words])
 
 
 def test_an_unedited_text_gives_back_the_same_transcript():
     t = transcript()
     out = apply_edits(t, t.text())
-    assert [(w.text, w.start, w.end, w.mark, w.case, w.form) for w in out.words] == \
-        [(w.text, w.start, w.end, w.mark, w.case, w.form) for w in t.words]
+    assert [(w.text, w.start, w.end, w.mark, w.case, w.form) for w in out.words] == [
+        (w.text, w.start, w.end, w.mark, w.case, w.form) for w in t.words
+    ]
 
 
 def test_fixed_marks_and_case_are_kept_with_the_times():
@@ -54,7 +61,9 @@ def test_punctuation_no_mark_can_say_stays_in_the_spelling():
 
 
 def test_masked_words_left_alone_keep_their_original_spelling():
-    t = Transcript([TranscriptWord("oh", 0, 0.2, case="capitalized"), TranscriptWord("shit", 0.3, 0.5, mark="period")])
+    t = Transcript(
+        [TranscriptWord("oh", 0, 0.2, case="capitalized"), TranscriptWord("shit", 0.3, 0.5, mark="period")]
+    )
     shown = " ".join(mask(w.display) for w in t.words)
     assert shown == "Oh s***."
     out = apply_edits(t, shown + " Sorry.", display=mask)

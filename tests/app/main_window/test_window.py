@@ -3,6 +3,7 @@ model), offscreen: playing a file, export through the offline decoder, edits kep
 export, settings that persist, the no-microphone path, crash recovery, the model download
 offer, pause and the live latency slider, keyboard and accessibility, and the bridge's
 redraw rate limit."""
+
 import json
 import sys
 import threading
@@ -11,18 +12,18 @@ import time
 import pytest
 from PySide6.QtCore import QSettings, QThreadPool
 from PySide6.QtWidgets import QAbstractButton, QComboBox, QProgressBar, QPushButton, QSlider, QTextEdit
-from tests.speech import SENTENCE, write_speech_wav
 
 from app import settings as keys
-from app.workers.session_bridge import IDLE, PAUSED, RUNNING, SessionBridge
 from app.settings import AppSettings
+from app.workers.session_bridge import IDLE, PAUSED, RUNNING, SessionBridge
 from app.workers.sources import SourceChoice
 from engine.files import paths
 from engine.punctuation.streaming import Appended, Settled
-from engine.transcript.journal import JournalWriter, recover
 from engine.session.live import AudioLevel, PartialWords
+from engine.transcript.journal import JournalWriter, recover
 from engine.transcript.transcript import Transcript
 from engine.words import Word
+from tests.speech import SENTENCE, write_speech_wav
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +47,12 @@ def make_window(qtbot, settings, data_dir, tiny_model_dir, tmp_path):
     from app.main_window.window import DictationWindow
 
     def make(**kwargs):
-        w = DictationWindow(kwargs.pop("settings", settings), model_dir=tiny_model_dir,
-                            journal_dir=tmp_path / "journal", **kwargs)
+        w = DictationWindow(
+            kwargs.pop("settings", settings),
+            model_dir=tiny_model_dir,
+            journal_dir=tmp_path / "journal",
+            **kwargs,
+        )
         w.realtime = False  # files as fast as they decode; tests that need a live session turn it on
         w.confirm_on_close = False
         qtbot.addWidget(w, before_close_func=finish)
@@ -137,6 +142,7 @@ def test_edits_after_stop_are_kept_in_the_export(window, qtbot, speech_wav, tmp_
     assert text.startswith("Hello everyone.") and text.endswith("thanks!")
     window.copy_all()  # the clipboard gets the edited text too
     from PySide6.QtWidgets import QApplication
+
     assert QApplication.clipboard().text() == edited.text()
     # Clear asks first when the text was not exported; then the window is empty again.
     window.view.setPlainText(window.view.toPlainText() + " More.")
@@ -153,9 +159,20 @@ def test_edits_after_stop_are_kept_in_the_export(window, qtbot, speech_wav, tmp_
 def test_improving_the_punctuation_shows_progress_and_can_be_skipped(window, qtbot):
     from engine.transcript.transcript import TranscriptWord
 
-    live = Transcript([TranscriptWord(f"word{i % 50}", i * 0.3, i * 0.3 + 0.2, 1.0,
-                                      "period" if i % 9 == 8 else "none", "lower", None)
-                       for i in range(600)])
+    live = Transcript(
+        [
+            TranscriptWord(
+                f"word{i % 50}",
+                i * 0.3,
+                i * 0.3 + 0.2,
+                1.0,
+                "period" if i % 9 == 8 else "none",
+                "lower",
+                None,
+            )
+            for i in range(600)
+        ]
+    )
     # Hold the model lock: the job waits at its start, so the skip lands before any work is done.
     window.bridge.builder.transcript = live  # as after a real session: the live words are the bridge's
     with window.bridge._model_lock:
@@ -218,7 +235,9 @@ def test_pause_holds_the_session_and_resume_continues(make_window, qtbot, speech
     assert window.elapsed_label.text() == frozen
     window.toggle_pause()
     assert window.bridge.state == RUNNING
-    qtbot.waitUntil(lambda: window.bridge.session is None or window.bridge.session.samples > samples, timeout=5000)
+    qtbot.waitUntil(
+        lambda: window.bridge.session is None or window.bridge.session.samples > samples, timeout=5000
+    )
     with qtbot.waitSignal(window.bridge.finished, timeout=30000):
         window.toggle_start()
 
@@ -261,7 +280,17 @@ def test_every_control_has_an_accessible_name_and_a_shortcut(window):
             if widget.isVisibleTo(window):
                 assert widget.accessibleName(), f"{type(widget).__name__} {widget!r} has no accessible name"
     c = window.commands
-    for name in ("start_stop", "pause", "export", "copy_all", "clear", "play_file", "overlay", "settings", "quit"):
+    for name in (
+        "start_stop",
+        "pause",
+        "export",
+        "copy_all",
+        "clear",
+        "play_file",
+        "overlay",
+        "settings",
+        "quit",
+    ):
         assert getattr(c, name).shortcut().toString() == SHORTCUTS[name].replace("Ctrl+,", "Ctrl+,")
     # The overlay's click-through action is in the View menu with its shortcut.
     texts = {a.text(): a.shortcut().toString() for a in c.view_menu.actions()}
@@ -355,10 +384,9 @@ def test_a_crashed_session_is_offered_for_recovery(make_window, qtbot, tmp_path)
 
 
 def test_the_model_download_offer_installs_the_english_model(window, qtbot, monkeypatch, data_dir):
-    from tests.model_server import MODEL, Server, make_zip, model_files
-
     import app.main_window.window_extras as extras
     from engine.vosk_models.catalogue import CatalogueEntry
+    from tests.model_server import MODEL, Server, make_zip, model_files
 
     with qtbot.waitSignal(window.models_ready, timeout=30000):
         window.preload()
@@ -369,23 +397,44 @@ def test_the_model_download_offer_installs_the_english_model(window, qtbot, monk
         server.files[MODEL + ".zip"] = data
         import hashlib
 
-        entry = CatalogueEntry(MODEL, "en-us", "English", server.url(MODEL + ".zip"), len(data), "0.3 MB",
-                               hashlib.md5(data).hexdigest(), "0.1", "small")
+        entry = CatalogueEntry(
+            MODEL,
+            "en-us",
+            "English",
+            server.url(MODEL + ".zip"),
+            len(data),
+            "0.3 MB",
+            hashlib.md5(data).hexdigest(),
+            "0.1",
+            "small",
+        )
         monkeypatch.setattr(extras, "default_entry", lambda: entry)
         # The fake model cannot really load; after the install, pretend the recognizer did.
         from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
+
         window.bridge.recognizer_factory = lambda kind, model: (PocketSphinxRecognizer(), "")
         with qtbot.waitSignal(window.models_ready, timeout=30000):
             window.banners.banners["model"].buttons["Download it"].click()
-        assert (paths.vosk_models_dir() / MODEL / "am" / "final.mdl").read_bytes() == model_files()["am/final.mdl"]
+        assert (paths.vosk_models_dir() / MODEL / "am" / "final.mdl").read_bytes() == model_files()[
+            "am/final.mdl"
+        ]
         assert window.banners.text("model") is None and window.download is None
 
         # Cancelling keeps the partial download for the next try.
         slow_data = make_zip(model_files(seed=1), prefix="vosk-model-slow-0.1/")
         server.files["slow.zip"] = slow_data
         server.delay_s = 0.3
-        slow = CatalogueEntry("vosk-model-slow-0.1", "en-us", "English", server.url("slow.zip"), len(slow_data), "",
-                              hashlib.md5(slow_data).hexdigest(), "0.1", "small")
+        slow = CatalogueEntry(
+            "vosk-model-slow-0.1",
+            "en-us",
+            "English",
+            server.url("slow.zip"),
+            len(slow_data),
+            "",
+            hashlib.md5(slow_data).hexdigest(),
+            "0.1",
+            "small",
+        )
         monkeypatch.setattr(extras, "default_entry", lambda: slow)
         window.download_model()
         _worker, dialog = window.download
@@ -398,13 +447,26 @@ def test_the_model_download_offer_installs_the_english_model(window, qtbot, monk
         server.delay_s = 0
 
         # Offline: a clear error and a way to try again.
-        offline = CatalogueEntry("vosk-model-offline-0.1", "en-us", "English", "http://127.0.0.1:9/m.zip", 10, "",
-                                 None, "0.1", "small")
+        offline = CatalogueEntry(
+            "vosk-model-offline-0.1",
+            "en-us",
+            "English",
+            "http://127.0.0.1:9/m.zip",
+            10,
+            "",
+            None,
+            "0.1",
+            "small",
+        )
         monkeypatch.setattr(extras, "default_entry", lambda: offline)
         window.download_model()
         qtbot.waitUntil(lambda: window.download is None, timeout=30000)
         text = window.banners.text("model")
-        assert text and "could not be downloaded" in text and "Try again" in window.banners.banners["model"].buttons
+        assert (
+            text
+            and "could not be downloaded" in text
+            and "Try again" in window.banners.banners["model"].buttons
+        )
     finally:
         server.close()
 
@@ -453,10 +515,17 @@ def test_qt_refcount_workaround_keeps_long_sessions_alive():
 # ---- the companions -------------------------------------------------------------------------------------
 def test_overlay_settings_dialog_and_live_settings_are_wired(window, qtbot, settings):
     window.set_overlay_visible(True)
-    assert window.overlay.isVisible() and window.commands.overlay.isChecked() and settings.get(keys.OVERLAY_VISIBLE)
+    assert (
+        window.overlay.isVisible()
+        and window.commands.overlay.isChecked()
+        and settings.get(keys.OVERLAY_VISIBLE)
+    )
     builder = window.bridge.builder
-    events = [Appended(0, Word("hello", 0, 0.3)), Settled(0, "comma", "capitalized", 1, "Hello"),
-              Appended(1, Word("world", 0.4, 0.7))]
+    events = [
+        Appended(0, Word("hello", 0, 0.3)),
+        Settled(0, "comma", "capitalized", 1, "Hello"),
+        Appended(1, Word("world", 0.4, 0.7)),
+    ]
     builder.apply(events)
     window._on_captions(events, (Word("again"),))
     assert window.overlay._texts == ("Hello,", "world again")
@@ -483,7 +552,10 @@ def test_the_three_caption_styles_stay_readable_in_light_and_dark_themes(qtbot):
         qtbot.addWidget(view)
         view.setPalette(palette)
         base = palette.color(palette.ColorRole.Base)
-        ratios = {s: contrast_ratio(view._formats[s].foreground().color(), base) for s in (SETTLED, PROVISIONAL, PARTIAL)}
+        ratios = {
+            s: contrast_ratio(view._formats[s].foreground().color(), base)
+            for s in (SETTLED, PROVISIONAL, PARTIAL)
+        }
         assert ratios[SETTLED] > ratios[PROVISIONAL] > ratios[PARTIAL] >= 4.5, ratios
 
 

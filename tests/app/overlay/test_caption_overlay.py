@@ -1,5 +1,6 @@
 """The caption overlay (offscreen Qt): window flags, click-through, rolling lines, per-screen memory,
 and the caption colours of the theme it draws with."""
+
 from __future__ import annotations
 
 import json
@@ -14,16 +15,34 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QSettings, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QGuiApplication, QImage, QMouseEvent, QPainter
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app.overlay import geometry as og
 from app import settings as keys
+from app.overlay import geometry as og
 from app.overlay.caption_layout import CaptionLayout
 from app.overlay.caption_overlay import CaptionOverlay
 from app.settings import AppSettings
 from app.theme import ThemeWatcher, caption_colors, contrast_ratio, dark_palette, is_dark, light_palette
 
 ROOT = Path(__file__).resolve().parents[3]
-BASES = ["so", "we", "should", "probably", "ship", "the", "caption", "overlay", "before", "Friday",
-         "because", "accessibility", "matters", "a", "lot", "to", "everyone", "here"]
+BASES = [
+    "so",
+    "we",
+    "should",
+    "probably",
+    "ship",
+    "the",
+    "caption",
+    "overlay",
+    "before",
+    "Friday",
+    "because",
+    "accessibility",
+    "matters",
+    "a",
+    "lot",
+    "to",
+    "everyone",
+    "here",
+]
 
 
 def words(n: int, start: int = 0) -> list[str]:
@@ -61,6 +80,7 @@ def line_words(overlay: CaptionOverlay) -> list[str]:
 
 
 # -- window ------------------------------------------------------------------------------------
+
 
 def test_window_flags(overlay):
     flags = overlay.windowFlags()
@@ -125,6 +145,7 @@ def test_visibility_changed(qtbot, overlay):
 
 # -- lines --------------------------------------------------------------------------------------
 
+
 def check_roll(overlay: CaptionOverlay, updates, all_words_at) -> None:
     """Feed ``updates``; after each: at most N lines, each fitting the width, showing a contiguous
     tail of the words, and a line that is no longer the newest never changes afterwards."""
@@ -140,7 +161,7 @@ def check_roll(overlay: CaptionOverlay, updates, all_words_at) -> None:
             assert line.width <= available_width(overlay) + 0.5 and drawn <= available_width(overlay) + 0.5
         shown = line_words(overlay)
         everything = all_words_at(step)
-        assert shown == everything[len(everything) - len(shown):], "not a contiguous tail of the text"
+        assert shown == everything[len(everything) - len(shown) :], "not a contiguous tail of the text"
         for line in lines[:-1]:
             first = line.text.split()[0]
             assert finished.setdefault(first, line.text) == line.text, "a finished line was re-wrapped"
@@ -151,8 +172,8 @@ def test_lines_roll_word_by_word_and_only_the_last_n_are_laid_out(overlay):
     overlay.resize(520, overlay.height())
     overlay.set_lines(2)
     text = words(150)
-    updates = [(" ".join(text[:i]), " ".join(text[i:i + 3])) for i in range(1, len(text) - 3)]
-    check_roll(overlay, updates, lambda step: text[:step + 4])
+    updates = [(" ".join(text[:i]), " ".join(text[i : i + 3])) for i in range(1, len(text) - 3)]
+    check_roll(overlay, updates, lambda step: text[: step + 4])
     assert line_words(overlay)[-1] == updates[-1][1].split()[-1]  # the newest word is on the last line
 
 
@@ -167,8 +188,8 @@ def test_sliding_window_of_recent_text_keeps_lines_stable(overlay):
     # A caller may pass only recent text (a window that drops words at the front).
     overlay.resize(600, overlay.height())
     text = words(200)
-    updates = [(" ".join(text[max(0, i - 25):i]), "") for i in range(1, len(text))]
-    check_roll(overlay, updates, lambda step: text[:step + 1])
+    updates = [(" ".join(text[max(0, i - 25) : i]), "") for i in range(1, len(text))]
+    check_roll(overlay, updates, lambda step: text[: step + 1])
 
 
 def test_whole_transcript_every_time_is_cheap_and_correct(overlay):
@@ -185,7 +206,9 @@ def test_provisional_tail_is_laid_out_and_drawn_differently(qtbot, overlay):
     overlay.set_captions("Budget approved.", "next we talk")
     (line,) = overlay.laid_out_lines()
     assert [(r.text, r.provisional) for r in line.runs] == [
-        ("Budget approved.", False), ("next we talk", True)]
+        ("Budget approved.", False),
+        ("next we talk", True),
+    ]
     settled_font, provisional_font = overlay.fonts()
     assert provisional_font.italic() and not settled_font.italic()
 
@@ -226,6 +249,7 @@ def test_layout_needs_configure():
 
 # -- style, menu, mouse -------------------------------------------------------------------------
 
+
 def test_context_menu_changes_style_and_persists(qtbot, overlay, ini):
     overlay.show()
     qtbot.waitExposed(overlay)
@@ -242,8 +266,11 @@ def test_context_menu_changes_style_and_persists(qtbot, overlay, ini):
     act("font-36")
     act("opacity-0.8")
     stored = make_settings(ini)
-    assert (stored.get(keys.OVERLAY_LINES), stored.get(keys.OVERLAY_FONT_SIZE),
-            stored.get(keys.OVERLAY_OPACITY)) == (4, 36, 0.8)
+    assert (
+        stored.get(keys.OVERLAY_LINES),
+        stored.get(keys.OVERLAY_FONT_SIZE),
+        stored.get(keys.OVERLAY_OPACITY),
+    ) == (4, 36, 0.8)
     act("font-larger")
     assert overlay.style_values().font_size == 40
     act("click-through")
@@ -265,8 +292,14 @@ def test_reload_settings_applies_the_dialogs_values(overlay, settings):
 
 def send_mouse(widget, kind, local: QPoint, buttons=Qt.MouseButton.LeftButton):
     button = Qt.MouseButton.NoButton if kind == QEvent.Type.MouseMove else Qt.MouseButton.LeftButton
-    event = QMouseEvent(kind, QPointF(local), QPointF(widget.mapToGlobal(local)), button, buttons,
-                        Qt.KeyboardModifier.NoModifier)
+    event = QMouseEvent(
+        kind,
+        QPointF(local),
+        QPointF(widget.mapToGlobal(local)),
+        button,
+        buttons,
+        Qt.KeyboardModifier.NoModifier,
+    )
     QApplication.sendEvent(widget, event)
 
 
@@ -297,6 +330,7 @@ def test_drag_moves_and_edges_resize_width_only(qtbot, overlay):
 
 # -- geometry per screen -------------------------------------------------------------------------
 
+
 def test_geometry_is_remembered_and_restored(qtbot, overlay, ini):
     overlay.show()
     qtbot.waitExposed(overlay)
@@ -315,8 +349,10 @@ def test_geometry_is_remembered_and_restored(qtbot, overlay, ini):
 def test_remembered_geometry_is_clamped_into_the_screen(qtbot, settings):
     screen = QGuiApplication.primaryScreen()
     area = screen.availableGeometry()
-    settings.set_raw(og.GEOMETRY_PREFIX + og.screen_key(screen), QRect(area.right() + 500, area.bottom() + 400,
-                                                                       area.width() + 900, 80))
+    settings.set_raw(
+        og.GEOMETRY_PREFIX + og.screen_key(screen),
+        QRect(area.right() + 500, area.bottom() + 400, area.width() + 900, 80),
+    )
     overlay = CaptionOverlay(settings)
     qtbot.addWidget(overlay)
     assert area.contains(overlay.geometry())
@@ -358,7 +394,8 @@ TWO_SCREENS = textwrap.dedent("""
     overlay = CaptionOverlay(settings)
     if sys.argv[2] == "record":
         overlay.show()
-        for name, rect, size in (("LEFT", QRect(100, 900, 1000, 10), 30), ("RIGHT", QRect(2500, 500, 600, 10), 48)):
+        cases = (("LEFT", QRect(100, 900, 1000, 10), 30), ("RIGHT", QRect(2500, 500, 600, 10), 48))
+        for name, rect, size in cases:
             overlay.setGeometry(rect.x(), rect.y(), rect.width(), overlay.height())
             app.processEvents()
             overlay.set_font_size(size)
@@ -378,13 +415,42 @@ TWO_SCREENS = textwrap.dedent("""
 
 def run_with_screens(tmp_path, ini, mode: str, right_width: int) -> dict:
     config = tmp_path / f"screens-{right_width}.json"
-    config.write_text(json.dumps({"screens": [
-        {"name": "LEFT", "x": 0, "y": 0, "width": 1920, "height": 1080, "logicalDpi": 96, "dpr": 1},
-        {"name": "RIGHT", "x": 1920, "y": 0, "width": right_width, "height": 720, "logicalDpi": 96,
-         "dpr": 1}]}))
+    config.write_text(
+        json.dumps(
+            {
+                "screens": [
+                    {
+                        "name": "LEFT",
+                        "x": 0,
+                        "y": 0,
+                        "width": 1920,
+                        "height": 1080,
+                        "logicalDpi": 96,
+                        "dpr": 1,
+                    },
+                    {
+                        "name": "RIGHT",
+                        "x": 1920,
+                        "y": 0,
+                        "width": right_width,
+                        "height": 720,
+                        "logicalDpi": 96,
+                        "dpr": 1,
+                    },
+                ]
+            }
+        )
+    )
     env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={config}", "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", TWO_SCREENS, str(ini), mode], env=env, cwd=ROOT, check=False,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", TWO_SCREENS, str(ini), mode],
+        env=env,
+        cwd=ROOT,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -405,6 +471,7 @@ def test_each_screen_keeps_its_own_place_and_size_and_a_smaller_screen_clamps(tm
 
 # -- looks ----------------------------------------------------------------------------------------
 
+
 def composite(overlay: CaptionOverlay, background: QColor) -> QImage:
     """The overlay as seen over a flat video frame of ``background`` colour."""
     image = QImage(overlay.size(), QImage.Format.Format_ARGB32)
@@ -424,9 +491,12 @@ def test_text_stays_readable_on_a_white_frame_without_a_panel(overlay, tmp_path)
     line = overlay.laid_out_lines()[0]
     spacing = overlay.line_spacing()
     top = overlay.PAD_Y + (overlay.style_values().lines - 1) * spacing
-    dark = sum(1 for x in range(overlay.PAD_X, int(overlay.PAD_X + line.runs[0].width))
-               for y in range(int(top), int(top + spacing))
-               if image.pixelColor(x, y).lightness() < 60)
+    dark = sum(
+        1
+        for x in range(overlay.PAD_X, int(overlay.PAD_X + line.runs[0].width))
+        for y in range(int(top), int(top + spacing))
+        if image.pixelColor(x, y).lightness() < 60
+    )
     assert dark > 200  # the outline: white text on white would otherwise be invisible
 
 
@@ -437,8 +507,11 @@ def test_caption_colours_have_enough_contrast():
         assert contrast_ratio(c.provisional, c.background) >= 4.5  # WCAG AA
         assert contrast_ratio(c.partial, c.background) >= 4.5
         # settled > provisional > partial: the more final, the stronger
-        assert (contrast_ratio(c.settled, c.background) > contrast_ratio(c.provisional, c.background)
-                > contrast_ratio(c.partial, c.background))
+        assert (
+            contrast_ratio(c.settled, c.background)
+            > contrast_ratio(c.provisional, c.background)
+            > contrast_ratio(c.partial, c.background)
+        )
     assert contrast_ratio(QColor("black"), QColor("white")) == pytest.approx(21)
 
 

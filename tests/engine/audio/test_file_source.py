@@ -1,4 +1,5 @@
 """FileSource / read_all: real files written by soundfile, decoded by the real code."""
+
 import time
 
 import numpy as np
@@ -46,10 +47,10 @@ CASES = [  # (format, subtype, ext, rate, channels)
 ]
 
 
-@pytest.mark.parametrize("fmt,subtype,ext,rate,channels", CASES,
-                         ids=[f"{c[0]}-{c[1]}-{c[3]}-{c[4]}ch" for c in CASES])
-def test_decodes_to_16k_mono_int16_with_duration_and_level(tmp_path, fmt, subtype, ext,
-                                                           rate, channels):
+@pytest.mark.parametrize(
+    "fmt,subtype,ext,rate,channels", CASES, ids=[f"{c[0]}-{c[1]}-{c[3]}-{c[4]}ch" for c in CASES]
+)
+def test_decodes_to_16k_mono_int16_with_duration_and_level(tmp_path, fmt, subtype, ext, rate, channels):
     path = tmp_path / f"clip.{ext}"
     sf.write(path, tone(rate, 0.5, channels=channels), rate, format=fmt, subtype=subtype)
 
@@ -86,7 +87,7 @@ def test_full_scale_float_keeps_full_scale_without_wraparound(tmp_path):
     out48 = read_all(path48).astype(int)
     ref = np.clip(np.rint(tone(SR, 0.25, freq=400, amp=1.0) * 32768), -32768, 32767)
     n = min(len(out48), len(ref))
-    assert np.abs(out48[200:n - 200] - ref[200:n - 200]).max() < 700
+    assert np.abs(out48[200 : n - 200] - ref[200 : n - 200]).max() < 700
     assert out48.max() >= 32700 and out48.min() <= -32700
 
 
@@ -103,7 +104,7 @@ def test_resampler_is_streaming_and_downmixes(tmp_path):
     x = tone(48000, 1.0, channels=2).astype(np.float32)
     x[:, 1] = 0.0  # one silent channel: the average halves the level
     r = Resampler(48000)
-    parts = [r.process(x[i:i + 1000]) for i in range(0, len(x), 1000)] + [r.flush()]
+    parts = [r.process(x[i : i + 1000]) for i in range(0, len(x), 1000)] + [r.flush()]
     out = np.concatenate(parts)
     assert len(out) == 16000 and out.dtype == np.int16
     assert rms(out[500:-500]) == pytest.approx(0.25 / np.sqrt(2) * 32768, rel=0.02)

@@ -6,6 +6,7 @@ devices come and go, and streams that refuse unsupported rates/channels and
 call the real callback from their own thread with a generated sine, in the
 shape and type PortAudio uses (float32 frames x channels, CallbackFlags).
 """
+
 import queue
 import threading
 import time
@@ -15,16 +16,14 @@ import pytest
 import sounddevice as sd
 
 from engine.audio.base import AudioError
-from engine.audio.microphone import (InputDevice, MicrophoneSource, find_input_device,
-                                     list_input_devices)
+from engine.audio.microphone import InputDevice, MicrophoneSource, find_input_device, list_input_devices
 
 SR = 16_000
 FREQ = 440.0
 
 
 class FakeStream:
-    def __init__(self, hw, dev, samplerate, channels, dtype, device, blocksize, callback,
-                 finished_callback):
+    def __init__(self, hw, dev, samplerate, channels, dtype, device, blocksize, callback, finished_callback):
         self.hw, self.dev, self.rate, self.channels = hw, dev, samplerate, channels
         self.blocksize, self.callback, self.finished_callback = blocksize, callback, finished_callback
         self.device_index = device
@@ -89,12 +88,27 @@ class FakeHardware:
     def __init__(self, speed=4.0):
         self.speed = speed
         self.devices = [
-            dict(name="Built-in Mic", max_input_channels=1, default_samplerate=16000.0,
-                 rates={16000, 44100}, min_channels=1),
-            dict(name="Speakers", max_input_channels=0, default_samplerate=48000.0,
-                 rates={48000}, min_channels=2),
-            dict(name="USB Mic", max_input_channels=2, default_samplerate=48000.0,
-                 rates={48000}, min_channels=2),  # stereo-only, 48 kHz-only
+            dict(
+                name="Built-in Mic",
+                max_input_channels=1,
+                default_samplerate=16000.0,
+                rates={16000, 44100},
+                min_channels=1,
+            ),
+            dict(
+                name="Speakers",
+                max_input_channels=0,
+                default_samplerate=48000.0,
+                rates={48000},
+                min_channels=2,
+            ),
+            dict(
+                name="USB Mic",
+                max_input_channels=2,
+                default_samplerate=48000.0,
+                rates={48000},
+                min_channels=2,
+            ),  # stereo-only, 48 kHz-only
         ]
         self.present = {d["name"]: True for d in self.devices}
         self.default = "Built-in Mic"
@@ -118,8 +132,7 @@ class FakeHardware:
     def query_hostapis(self, index):
         return {"name": "ALSA"}
 
-    def input_stream(self, *, samplerate, channels, dtype, device, blocksize, callback,
-                     finished_callback):
+    def input_stream(self, *, samplerate, channels, dtype, device, blocksize, callback, finished_callback):
         listed = self._listed()
         dev = next((d for d in listed if d["index"] == device), None)
         self.attempts.append((dev and dev["name"], samplerate, channels))
@@ -130,8 +143,9 @@ class FakeHardware:
         if not dev["min_channels"] <= channels <= dev["max_input_channels"]:
             raise sd.PortAudioError("Invalid number of channels", -9998)
         assert dtype == "float32"
-        stream = FakeStream(self, dev, samplerate, channels, dtype, device, blocksize,
-                            callback, finished_callback)
+        stream = FakeStream(
+            self, dev, samplerate, channels, dtype, device, blocksize, callback, finished_callback
+        )
         self.streams.append(stream)
         return stream
 
@@ -147,9 +161,13 @@ class FakeHardware:
 
 def make_source(hw, device, **kw):
     kw.setdefault("retry_seconds", 0.1)
-    return MicrophoneSource(device, stream_factory=hw.input_stream,
-                            query_devices=hw.query_devices,
-                            query_hostapis=hw.query_hostapis, **kw)
+    return MicrophoneSource(
+        device,
+        stream_factory=hw.input_stream,
+        query_devices=hw.query_devices,
+        query_hostapis=hw.query_hostapis,
+        **kw,
+    )
 
 
 def collect(src, seconds, timeout=2.0):
@@ -194,13 +212,11 @@ def test_48k_stereo_device_is_resampled_to_16k_mono():
         audio = collect(src, 1.0)
         assert src.name == "USB Mic"
     # 16 kHz mono refused, then 48 kHz mono refused, then 48 kHz stereo.
-    assert hw.attempts == [("USB Mic", 16000, 1), ("USB Mic", 48000.0, 1),
-                           ("USB Mic", 48000.0, 2)]
+    assert hw.attempts == [("USB Mic", 16000, 1), ("USB Mic", 48000.0, 1), ("USB Mic", 48000.0, 2)]
     assert audio.dtype == np.int16 and audio.ndim == 1
     body = audio[1000:]
     assert peak_hz(body) == pytest.approx(FREQ, abs=3)
-    assert np.sqrt(np.mean(body.astype(float) ** 2)) == pytest.approx(
-        0.5 / np.sqrt(2) * 32768, rel=0.03)
+    assert np.sqrt(np.mean(body.astype(float) ** 2)) == pytest.approx(0.5 / np.sqrt(2) * 32768, rel=0.03)
     assert src.overruns == 0
 
 
@@ -218,8 +234,8 @@ def test_slow_reader_counts_overruns_and_reports_them():
     hw = FakeHardware(speed=20.0)
     events = []
     src = make_source(hw, "Built-in Mic", queue_chunks=4, on_event=events.append).start()
-    hw.overflow_next = True          # the driver lost a block too
-    time.sleep(0.4)                  # a reader that fell behind
+    hw.overflow_next = True  # the driver lost a block too
+    time.sleep(0.4)  # a reader that fell behind
     assert src.overruns > 0
     overrun = wait_event(src, "overrun")
     assert "lost" in overrun.message and "Built-in Mic" in overrun.message
@@ -243,8 +259,8 @@ def test_device_lost_then_back_resumes_capture(mode):
     assert "USB Mic" in lost.message
     while src.read(0.05) is not None:  # what was captured before the loss
         pass
-    assert src.read(0.3) is None       # nothing while it is gone
-    hw.present["Speakers"] = False     # indices shift: the name must still find it
+    assert src.read(0.3) is None  # nothing while it is gone
+    hw.present["Speakers"] = False  # indices shift: the name must still find it
     hw.replug("USB Mic")
     wait_event(src, "device_back")
     assert rescans, "the device list was not rescanned before reopening"
@@ -278,11 +294,13 @@ def test_no_devices_at_all_says_what_to_do():
 
 
 def test_name_matching_survives_alsa_renumbering():
-    devices = [InputDevice("USB Audio: - (hw:2,0)", 3, 48000.0, 2, "ALSA", False),
-               InputDevice("HDA Intel PCH: ALC257 Analog (hw:0,0)", 0, 44100.0, 2, "ALSA", True)]
+    devices = [
+        InputDevice("USB Audio: - (hw:2,0)", 3, 48000.0, 2, "ALSA", False),
+        InputDevice("HDA Intel PCH: ALC257 Analog (hw:0,0)", 0, 44100.0, 2, "ALSA", True),
+    ]
     assert find_input_device(devices, "USB Audio: - (hw:1,0)").index == 3
-    assert find_input_device(devices, "alc257").index == 0      # unique part
-    assert find_input_device(devices, "(hw:") is None            # ambiguous part
+    assert find_input_device(devices, "alc257").index == 0  # unique part
+    assert find_input_device(devices, "(hw:") is None  # ambiguous part
     assert find_input_device(devices, None).index == 0
     assert find_input_device(devices, 3).name.startswith("USB")
 

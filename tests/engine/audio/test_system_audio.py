@@ -6,6 +6,7 @@ of the machine's sound setup and needs no sound hardware. Speech from
 espeak-ng is played into the null sink with paplay and recorded from its
 monitor, exactly as a meeting would be.
 """
+
 import os
 import shutil
 import subprocess
@@ -22,16 +23,19 @@ import soundfile as sf
 from engine.audio.base import AudioError
 from engine.audio.file_source import read_all
 from engine.audio.microphone import MicrophoneSource, list_input_devices, refresh_portaudio
-from engine.audio.system_audio import (SystemAudioSource, _parse_short_sources,
-                                       default_monitor, list_monitor_sources)
+from engine.audio.system_audio import (
+    SystemAudioSource,
+    _parse_short_sources,
+    default_monitor,
+    list_monitor_sources,
+)
 
 SR = 16_000
 SINK = "livecap_test"
 
 
 def _pactl(*args, check=True):
-    return subprocess.run(["pactl", *args], capture_output=True, text=True, timeout=10,
-                          check=check).stdout
+    return subprocess.run(["pactl", *args], capture_output=True, text=True, timeout=10, check=check).stdout
 
 
 @pytest.fixture(scope="module")
@@ -54,13 +58,21 @@ def pulse():
         mp.delenv("DISPLAY", raising=False)
         # Running as root (CI, containers) is allowed in this per-user mode; it
         # only logs a warning. -n: no default.pa, so nothing but what we load.
-        cmd = ["pulseaudio", "--daemonize=no", "--system=false", "--exit-idle-time=-1", "-n",
-               "--use-pid-file=no", "--disallow-exit=false", f"--log-target=file:{log_path}",
-               f"--load=module-native-protocol-unix socket={socket} auth-anonymous=1",
-               f"--load=module-null-sink sink_name={SINK} "
-               "sink_properties=device.description=LivecapTest"]
-        daemon = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.STDOUT)
+        cmd = [
+            "pulseaudio",
+            "--daemonize=no",
+            "--system=false",
+            "--exit-idle-time=-1",
+            "-n",
+            "--use-pid-file=no",
+            "--disallow-exit=false",
+            f"--log-target=file:{log_path}",
+            f"--load=module-native-protocol-unix socket={socket} auth-anonymous=1",
+            f"--load=module-null-sink sink_name={SINK} sink_properties=device.description=LivecapTest",
+        ]
+        daemon = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
+        )
         try:
             deadline = time.monotonic() + 10
             while subprocess.run(["pactl", "info"], capture_output=True).returncode != 0:
@@ -83,8 +95,7 @@ def pulse():
 def speech(tmp_path_factory):
     path = tmp_path_factory.mktemp("speech") / "speech.wav"
     if shutil.which("espeak-ng"):
-        subprocess.run(["espeak-ng", "-w", str(path), "Live captions, please."],
-                       check=True, timeout=20)
+        subprocess.run(["espeak-ng", "-w", str(path), "Live captions, please."], check=True, timeout=20)
     else:  # the capture path is the same for any sound
         t = np.arange(int(1.5 * 22050)) / 22050
         sf.write(path, 0.5 * np.sin(2 * np.pi * 440 * t), 22050)
@@ -127,8 +138,7 @@ def recording(pulse, speech):
     ALSA "pulse" plugin, whose default source is that same monitor)."""
     refresh_portaudio()  # PortAudio listed devices before the daemon existed
     system = SystemAudioSource(None).start()
-    mic = (MicrophoneSource("pulse").start()
-           if "pulse" in [d.name for d in list_input_devices()] else None)
+    mic = MicrophoneSource("pulse").start() if "pulse" in [d.name for d in list_input_devices()] else None
     sources = {"system": system, "mic": mic}
     chunks = {key: [] for key in sources}
     done = threading.Event()
@@ -177,6 +187,7 @@ def test_microphone_source_through_real_portaudio(recording):
     assert audio.dtype == np.int16 and np.abs(audio.astype(np.int32)).max() > 2000
     assert active_span(audio) == pytest.approx(active_span(recording["played"]), abs=0.3)
     assert src.overruns == 0
+
 
 def test_monitor_lost_and_back(pulse):
     module = _pactl("load-module", "module-null-sink", "sink_name=livecap_tmp").strip()
@@ -233,4 +244,3 @@ def test_other_platforms_say_what_to_do(monkeypatch, platform, advice):
     monkeypatch.setattr(sys, "platform", platform)
     with pytest.raises(AudioError, match=advice):
         SystemAudioSource()
-

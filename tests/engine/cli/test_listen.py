@@ -1,4 +1,5 @@
 """``livecap transcribe | listen | devices | models | recover`` as a user runs them (subprocesses)."""
+
 import json
 import os
 import signal
@@ -20,13 +21,23 @@ ROOT = Path(__file__).resolve().parents[3]
 def env(tmp_path):
     # Own data folder (no real models, journals or downloads touched); no sound server to reach,
     # and none autospawned.
-    return {**os.environ, "LIVECAP_DATA_DIR": str(tmp_path / "data"),
-            "PULSE_SERVER": f"unix:{tmp_path}/no-such-pulse-socket", "PYTHONPATH": str(ROOT)}
+    return {
+        **os.environ,
+        "LIVECAP_DATA_DIR": str(tmp_path / "data"),
+        "PULSE_SERVER": f"unix:{tmp_path}/no-such-pulse-socket",
+        "PYTHONPATH": str(ROOT),
+    }
 
 
 def livecap(env, *args, timeout=180):
-    return subprocess.run([sys.executable, "-m", "engine.cli.main", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, env=env, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "engine.cli.main", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=ROOT,
+    )
 
 
 def one_line_error(result, *fragments):
@@ -47,7 +58,9 @@ def wav(tmp_path_factory):
 def test_transcribe_to_json_and_srt(wav, tmp_path, env, tiny_model_dir):
     import srt
 
-    r = livecap(env, "transcribe", wav, "--model-dir", tiny_model_dir, "--format", "json", "-o", tmp_path / "t.json")
+    r = livecap(
+        env, "transcribe", wav, "--model-dir", tiny_model_dir, "--format", "json", "-o", tmp_path / "t.json"
+    )
     assert r.returncode == 0, r.stderr
     assert "No Vosk model installed" in r.stderr  # the PocketSphinx fallback is announced
     assert "[####################] 100%" in r.stderr  # the progress bar (as lines: stderr is not a TTY)
@@ -55,8 +68,17 @@ def test_transcribe_to_json_and_srt(wav, tmp_path, env, tiny_model_dir):
     words = [w.text for w in transcript.words]
     assert len(words) >= 12 and "park" in words and transcript.has_times
 
-    r = livecap(env, "transcribe", wav, "--model-dir", tiny_model_dir, "--format", "srt",
-                "--recognizer", "pocketsphinx")
+    r = livecap(
+        env,
+        "transcribe",
+        wav,
+        "--model-dir",
+        tiny_model_dir,
+        "--format",
+        "srt",
+        "--recognizer",
+        "pocketsphinx",
+    )
     assert r.returncode == 0, r.stderr
     assert "No Vosk model" not in r.stderr
     out = wav.with_suffix(".srt")  # default: next to the audio
@@ -67,23 +89,28 @@ def test_transcribe_to_json_and_srt(wav, tmp_path, env, tiny_model_dir):
 
 
 def test_transcribe_to_stdout(wav, env, tiny_model_dir):
-    r = livecap(env, "transcribe", wav, "--model-dir", tiny_model_dir, "-o", "-", "--recognizer", "pocketsphinx")
+    r = livecap(
+        env, "transcribe", wav, "--model-dir", tiny_model_dir, "-o", "-", "--recognizer", "pocketsphinx"
+    )
     assert r.returncode == 0, r.stderr
     assert "park" in r.stdout.lower() and "[" not in r.stdout  # text only; the bar went to stderr
 
 
-@pytest.mark.parametrize("make_args,fragments", [
-    (lambda tmp: ["transcribe", tmp / "missing.wav"], ["missing.wav", "no such file"]),
-    (lambda tmp: ["transcribe", tmp / "notes.wav"], ["not a WAV, FLAC or OGG"]),
-    (lambda tmp: ["transcribe", tmp / "notes.wav", "--format", "docx"], ["invalid choice", "docx"]),
-    (lambda tmp: ["transcribe", tmp / "notes.wav", "--recognizer", "vosk"], ["not a WAV"]),
-    (lambda tmp: ["listen", "--source", tmp / "missing.wav"], ["no such file"]),
-    (lambda tmp: ["listen", "--source", "mic", "--realtime"], ["--realtime"]),
-    (lambda tmp: ["models", "download", "vosk-model-small-en-uss-0.15"], ["vosk-model-small-en-us-0.15"]),
-    (lambda tmp: ["models", "remove", "vosk-model-small-en-us-0.15"], ["no model named"]),
-    (lambda tmp: ["models", "remove", "../etc"], ["not a valid model name"]),
-    (lambda tmp: ["models", "frobnicate"], ["invalid choice"]),
-])
+@pytest.mark.parametrize(
+    "make_args,fragments",
+    [
+        (lambda tmp: ["transcribe", tmp / "missing.wav"], ["missing.wav", "no such file"]),
+        (lambda tmp: ["transcribe", tmp / "notes.wav"], ["not a WAV, FLAC or OGG"]),
+        (lambda tmp: ["transcribe", tmp / "notes.wav", "--format", "docx"], ["invalid choice", "docx"]),
+        (lambda tmp: ["transcribe", tmp / "notes.wav", "--recognizer", "vosk"], ["not a WAV"]),
+        (lambda tmp: ["listen", "--source", tmp / "missing.wav"], ["no such file"]),
+        (lambda tmp: ["listen", "--source", "mic", "--realtime"], ["--realtime"]),
+        (lambda tmp: ["models", "download", "vosk-model-small-en-uss-0.15"], ["vosk-model-small-en-us-0.15"]),
+        (lambda tmp: ["models", "remove", "vosk-model-small-en-us-0.15"], ["no model named"]),
+        (lambda tmp: ["models", "remove", "../etc"], ["not a valid model name"]),
+        (lambda tmp: ["models", "frobnicate"], ["invalid choice"]),
+    ],
+)
 def test_errors_are_one_clear_line(tmp_path, env, make_args, fragments):
     (tmp_path / "notes.wav").write_text("these are my notes, not audio\n")
     one_line_error(livecap(env, *make_args(tmp_path), timeout=60), *fragments)
@@ -108,9 +135,26 @@ def test_listen_to_a_file_prints_captions_and_saves_the_journal(wav, env, tiny_m
 
 
 def test_ctrl_c_stops_cleanly_and_says_where_the_journal_is(wav, env, tiny_model_dir):
-    proc = subprocess.Popen([sys.executable, "-m", "engine.cli.main", "listen", "--source", str(wav), "--realtime",
-                             "--model-dir", str(tiny_model_dir), "--recognizer", "pocketsphinx"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "engine.cli.main",
+            "listen",
+            "--source",
+            str(wav),
+            "--realtime",
+            "--model-dir",
+            str(tiny_model_dir),
+            "--recognizer",
+            "pocketsphinx",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
     try:
         # Wait until it listens, then give it some speech before interrupting.
         line = proc.stderr.readline()
@@ -132,15 +176,34 @@ def test_kill_9_mid_session_then_recover_keeps_what_had_settled(wav, env, tiny_m
     word settled well before the kill (here the whole first sentence), exactly as a clean run has them."""
     from engine.transcript.journal import recover
 
-    clean = livecap(env, "listen", "--source", wav, "--model-dir", tiny_model_dir, "--recognizer", "pocketsphinx")
+    clean = livecap(
+        env, "listen", "--source", wav, "--model-dir", tiny_model_dir, "--recognizer", "pocketsphinx"
+    )
     assert clean.returncode == 0, clean.stderr
     full = read_journal(Path(clean.stderr.strip().splitlines()[-1].rsplit(" ", 1)[1])).transcript.words
     first = [w for w in full if w.end < 5.0]  # the first sentence: spoken by 4.6 s, its final at ~5.1 s
     assert len(first) >= 4, [w.text for w in full]
 
-    proc = subprocess.Popen([sys.executable, "-m", "engine.cli.main", "listen", "--source", str(wav), "--realtime",
-                             "--model-dir", str(tiny_model_dir), "--recognizer", "pocketsphinx"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "engine.cli.main",
+            "listen",
+            "--source",
+            str(wav),
+            "--realtime",
+            "--model-dir",
+            str(tiny_model_dir),
+            "--recognizer",
+            "pocketsphinx",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
     try:
         assert "listening to" in proc.stderr.readline()
         time.sleep(7.5)  # the first sentence's marks settle by ~6 s; the second sentence is under way
@@ -154,7 +217,7 @@ def test_kill_9_mid_session_then_recover_keeps_what_had_settled(wav, env, tiny_m
     assert not left.closed
     got = left.transcript.words
     assert len(got) >= len(first), (len(got), len(first))
-    assert [(w.text, w.mark, w.case) for w in got[:len(first)]] == [(w.text, w.mark, w.case) for w in first]
+    assert [(w.text, w.mark, w.case) for w in got[: len(first)]] == [(w.text, w.mark, w.case) for w in first]
     r = livecap(env, "recover", "--list", timeout=60)
     assert r.returncode == 0 and f"{left.path.name}: {len(got)} words" in r.stdout
 
@@ -183,19 +246,41 @@ def test_models_list_and_path(env):
 def test_recover_a_left_behind_journal(env, tmp_path):
     folder = Path(env["LIVECAP_DATA_DIR"]) / "journal"
     folder.mkdir(parents=True)
-    def word(position, text, form, mark):
-        return {"t": "word", "position": position, "text": text, "form": form, "mark": mark, "case": "lower",
-                "start": position * 0.5, "end": position * 0.5 + 0.4, "confidence": 1.0}
 
-    rows = [{"t": "header", "version": 1, "started": "2026-01-01T12:00:00+00:00", "recognizer": "pocketsphinx",
-             "source": "default microphone"},
-            word(0, "so", "So", "comma"), word(1, "what", "what", "none"), word(2, "now", "now", "question"),
-            word(3, "oops", "oops", "none"), {"t": "withdrawn", "position": 3}, {"t": "retracted", "from": 3},
-            word(3, "fine", "Fine", "period")]
+    def word(position, text, form, mark):
+        return {
+            "t": "word",
+            "position": position,
+            "text": text,
+            "form": form,
+            "mark": mark,
+            "case": "lower",
+            "start": position * 0.5,
+            "end": position * 0.5 + 0.4,
+            "confidence": 1.0,
+        }
+
+    rows = [
+        {
+            "t": "header",
+            "version": 1,
+            "started": "2026-01-01T12:00:00+00:00",
+            "recognizer": "pocketsphinx",
+            "source": "default microphone",
+        },
+        word(0, "so", "So", "comma"),
+        word(1, "what", "what", "none"),
+        word(2, "now", "now", "question"),
+        word(3, "oops", "oops", "none"),
+        {"t": "withdrawn", "position": 3},
+        {"t": "retracted", "from": 3},
+        word(3, "fine", "Fine", "period"),
+    ]
     crashed = folder / "session-20260101-120000.jsonl"
     crashed.write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"t": "wo')  # died mid-line
     (folder / "session-20260101-130000.jsonl").write_text(
-        json.dumps(rows[0]) + "\n" + json.dumps({"t": "closed", "words": 0}) + "\n")  # a clean one
+        json.dumps(rows[0]) + "\n" + json.dumps({"t": "closed", "words": 0}) + "\n"
+    )  # a clean one
 
     r = livecap(env, "recover", "--list", timeout=60)
     assert r.returncode == 0 and "session-20260101-120000.jsonl: 4 words" in r.stdout
@@ -215,9 +300,9 @@ def test_recover_a_left_behind_journal(env, tmp_path):
 def test_terminal_captions_dim_what_may_change_and_keep_settled_lines():
     import io
 
+    from engine.cli.terminal_captions import DIM, TerminalCaptions
     from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled
     from engine.session.live import PartialWords
-    from engine.cli.terminal_captions import DIM, TerminalCaptions
     from engine.words import Word
 
     out, err = io.StringIO(), io.StringIO()
@@ -231,8 +316,13 @@ def test_terminal_captions_dim_what_may_change_and_keep_settled_lines():
     assert out.getvalue().endswith(f"So, {DIM}what\x1b[0m")  # unstable words: dim
     for p, w in enumerate(words[1:], start=1):
         captions([PartialWords(()), Appended(p, Word(w)), Settled(p, "none", "lower", 1, w)])
-    captions([Retracted(len(words) - 1), Appended(len(words) - 1, Word("done")),
-              Provisional(len(words) - 1, "period", "lower", 0.5, "done")])
+    captions(
+        [
+            Retracted(len(words) - 1),
+            Appended(len(words) - 1, Word("done")),
+            Provisional(len(words) - 1, "period", "lower", 0.5, "done"),
+        ]
+    )
     captions.finish()
     lines = out.getvalue().split("\n")
     finished = [line.rsplit("\r\x1b[K", 1)[-1] for line in lines if line]
@@ -244,9 +334,9 @@ def test_terminal_captions_dim_what_may_change_and_keep_settled_lines():
 def test_terminal_captions_without_a_terminal_print_settled_sentences_once():
     import io
 
+    from engine.cli.terminal_captions import TerminalCaptions
     from engine.punctuation.streaming import Appended, Provisional, Settled
     from engine.session.live import SourceNotice
-    from engine.cli.terminal_captions import TerminalCaptions
     from engine.words import Word
 
     out, err = io.StringIO(), io.StringIO()

@@ -1,4 +1,5 @@
 """``livecap punctuate`` end to end, as a user runs it, on the tiny model."""
+
 import json
 import os
 import subprocess
@@ -8,8 +9,14 @@ import pytest
 
 
 def livecap(*args, stdin=None, env=None):
-    return subprocess.run([sys.executable, "-m", "engine.cli.main", *args], input=stdin, capture_output=True,
-                          text=True, timeout=120, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "engine.cli.main", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
 
 
 TEXT = "Hello there, how are you? I'm fine: thanks for asking. We met in Paris (last year)."
@@ -30,8 +37,19 @@ def test_one_token_per_word_and_punctuation_stripped_first(tiny_model_dir, mode)
 def test_json_output_and_options(tiny_model_dir, tmp_path):
     src = tmp_path / "in.txt"
     src.write_text("so what do we do now")
-    r = livecap("punctuate", str(src), "--model-dir", str(tiny_model_dir), "--format", "json",
-                "--lookahead", "2", "--threshold", "0.1", "--no-casing")
+    r = livecap(
+        "punctuate",
+        str(src),
+        "--model-dir",
+        str(tiny_model_dir),
+        "--format",
+        "json",
+        "--lookahead",
+        "2",
+        "--threshold",
+        "0.1",
+        "--no-casing",
+    )
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)
     assert [row["word"] for row in rows] == "so what do we do now".split()
@@ -41,9 +59,16 @@ def test_json_output_and_options(tiny_model_dir, tmp_path):
 
 
 def test_vosk_json_with_times(tiny_model_dir, tmp_path):
-    vosk = [{"result": [{"conf": 1.0, "start": 0.0, "end": 0.4, "word": "hello"},
-                        {"conf": 0.8, "start": 1.2, "end": 1.5, "word": "world"}], "text": "hello world"},
-            {"result": [{"conf": 1.0, "start": 3.0, "end": 3.3, "word": "again"}], "text": "again"}]
+    vosk = [
+        {
+            "result": [
+                {"conf": 1.0, "start": 0.0, "end": 0.4, "word": "hello"},
+                {"conf": 0.8, "start": 1.2, "end": 1.5, "word": "world"},
+            ],
+            "text": "hello world",
+        },
+        {"result": [{"conf": 1.0, "start": 3.0, "end": 3.3, "word": "again"}], "text": "again"},
+    ]
     path = tmp_path / "vosk.json"
     path.write_text(json.dumps(vosk))
     r = livecap("punctuate", str(path), "--model-dir", str(tiny_model_dir), "--format", "json")
@@ -51,12 +76,15 @@ def test_vosk_json_with_times(tiny_model_dir, tmp_path):
     assert [row["word"] for row in json.loads(r.stdout)] == ["hello", "world", "again"]
 
 
-@pytest.mark.parametrize("args,stdin,message", [
-    (["punctuate", "/nonexistent/file.txt"], None, "no such file"),
-    (["punctuate"], "   \n", "no words"),
-    (["punctuate", "--threshold", "5"], "hi", "--threshold"),
-    (["punctuate"], '[{"start": 1}]', "no 'word'"),
-])
+@pytest.mark.parametrize(
+    "args,stdin,message",
+    [
+        (["punctuate", "/nonexistent/file.txt"], None, "no such file"),
+        (["punctuate"], "   \n", "no words"),
+        (["punctuate", "--threshold", "5"], "hi", "--threshold"),
+        (["punctuate"], '[{"start": 1}]', "no 'word'"),
+    ],
+)
 def test_errors_are_one_clear_line(tiny_model_dir, args, stdin, message):
     r = livecap(*args, "--model-dir", str(tiny_model_dir), stdin=stdin)
     assert r.returncode != 0
@@ -66,7 +94,9 @@ def test_errors_are_one_clear_line(tiny_model_dir, args, stdin, message):
 
 def test_missing_model_is_said_plainly(tmp_path):
     r = livecap("punctuate", stdin="hello", env={"LIVECAP_PUNCT_MODEL": str(tmp_path / "none")})
-    assert r.returncode == 2 and "no punctuation model is installed" in r.stderr and "Traceback" not in r.stderr
+    assert (
+        r.returncode == 2 and "no punctuation model is installed" in r.stderr and "Traceback" not in r.stderr
+    )
 
 
 def test_no_subcommand_prints_help_and_version():
@@ -78,10 +108,17 @@ def test_no_subcommand_prints_help_and_version():
 
 def test_punctuate_loads_neither_torch_nor_qt(tiny_model_dir):
     # The runtime must never need torch (training only) and the engine must never pull in Qt.
-    code = ("import sys, engine.cli.main\n"
-            "code = engine.cli.main.main(['punctuate', '--model-dir', sys.argv[1], '--mode', 'offline'])\n"
-            "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'PySide6'}), file=sys.stderr)")
-    r = subprocess.run([sys.executable, "-c", code, str(tiny_model_dir)], input="so it works i think",
-                       capture_output=True, text=True, timeout=120)
+    code = (
+        "import sys, engine.cli.main\n"
+        "code = engine.cli.main.main(['punctuate', '--model-dir', sys.argv[1], '--mode', 'offline'])\n"
+        "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'PySide6'}), file=sys.stderr)"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code, str(tiny_model_dir)],
+        input="so it works i think",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0 and len(r.stdout.split()) == 5
     assert r.stderr.strip().splitlines()[-1] == "0 []"

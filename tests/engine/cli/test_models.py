@@ -1,18 +1,17 @@
 """``livecap models download | remove`` end to end, against the real HTTP server on 127.0.0.1 of
 ``model_server.py``: the catalogue entry is the only stand-in (no Vosk model can be fetched here)."""
+
 from __future__ import annotations
 
 import hashlib
 
 import pytest
 
-from engine.vosk_models import catalogue
-
+from engine.cli.main import main
 from engine.files import paths
-
+from engine.vosk_models import catalogue
 from engine.vosk_models import http as transfer
 from engine.vosk_models.catalogue import CatalogueEntry
-from engine.cli.main import main
 from tests.model_server import MODEL, Server, make_zip, model_files
 
 
@@ -23,13 +22,22 @@ def entry(tmp_path, monkeypatch):
     server = Server()
     data = make_zip(model_files())
     server.files[MODEL + ".zip"] = data
-    published = CatalogueEntry(name=MODEL, lang="xx", lang_text="Test", url=server.url(MODEL + ".zip"),
-                               size=len(data), size_text="0.3M", md5=hashlib.md5(data).hexdigest(),
-                               version="0.1", type="small")
+    published = CatalogueEntry(
+        name=MODEL,
+        lang="xx",
+        lang_text="Test",
+        url=server.url(MODEL + ".zip"),
+        size=len(data),
+        size_text="0.3M",
+        md5=hashlib.md5(data).hexdigest(),
+        version="0.1",
+        type="small",
+    )
     shipped = catalogue.find
     # The CLI looks names up in the shipped catalogue; ours adds the test model to it.
-    monkeypatch.setattr(catalogue, "find", lambda name, entries=None: published if name == MODEL
-                        else shipped(name, entries))
+    monkeypatch.setattr(
+        catalogue, "find", lambda name, entries=None: published if name == MODEL else shipped(name, entries)
+    )
     yield published, server
     server.close()
 

@@ -1,5 +1,6 @@
 """The pieces of the end-to-end benchmark: excerpts (engine/evaluation/e2e_speech.py), alignment and scores
 (engine/evaluation/e2e_score.py), latency (engine/evaluation/e2e.py)."""
+
 import sys
 
 import pytest
@@ -83,8 +84,14 @@ def test_score_splits_recognized_words_between_excerpts_by_time():
     spans = [(0.5, 1.5), (2.5, 3.5)]
     hyp = ["hello", "and", "go", "home"]
     times = [0.7, 1.3, 2.7, 3.2]
-    result = score([a, b], spans, hyp, ["none", "period", "none", "period"],
-                   ["capitalized", "lower", "capitalized", "lower"], times)
+    result = score(
+        [a, b],
+        spans,
+        hyp,
+        ["none", "period", "none", "period"],
+        ["capitalized", "lower", "capitalized", "lower"],
+        times,
+    )
     assert result["substitutions"] == 1 and result["wer"] == 0.25
     assert result["marks"]["period"]["tp"] == 1  # "anne." and "and." are aligned
     assert result["marks"]["question"]["fn"] == 1 and result["marks"]["period"]["fp"] == 1
@@ -104,10 +111,17 @@ def _doc(name, text):
 
 
 def test_excerpts_are_whole_speakable_sentences_from_every_source_in_turn():
-    one = " ".join(f"Sentence {w} of the first file is here, and it goes on." for w in
-                   "one two three four five six seven eight nine ten".split())
-    two = " ".join(f"Is this {w} from the second file? It is, said {w}." for w in
-                   "red green blue black white pink gray brown".split()) + " 18,000 ships came. Then none."
+    one = " ".join(
+        f"Sentence {w} of the first file is here, and it goes on."
+        for w in "one two three four five six seven eight nine ten".split()
+    )
+    two = (
+        " ".join(
+            f"Is this {w} from the second file? It is, said {w}."
+            for w in "red green blue black white pink gray brown".split()
+        )
+        + " 18,000 ships came. Then none."
+    )
     docs = [_doc("x/one.txt#0", one), _doc("x/two.txt#0", two)]
     excerpts = choose_excerpts(docs, count=4, min_words=12, max_words=30, seed=3)
     assert [e.source.split("#")[0] for e in excerpts] == ["x/one.txt", "x/two.txt"] * 2
@@ -121,18 +135,24 @@ def test_excerpts_are_whole_speakable_sentences_from_every_source_in_turn():
 
 
 def test_excerpt_text_carries_case_and_marks():
-    e = Excerpt("s", ["i", "think", "so", "nasa", "agrees"], ["none", "none", "comma", "none", "question"],
-                ["capitalized", "lower", "lower", "upper", "lower"])
+    e = Excerpt(
+        "s",
+        ["i", "think", "so", "nasa", "agrees"],
+        ["none", "none", "comma", "none", "question"],
+        ["capitalized", "lower", "lower", "upper", "lower"],
+    )
     assert e.text == "I think so, NASA agrees?"
 
 
 # -- latency ---------------------------------------------------------------------------------------
 def test_first_display_needs_the_same_text_and_an_overlapping_span():
     word = TranscriptWord("cat", 1.0, 1.4)
-    shown = [Shown(10.0, 0.0, "cat", 5.0, 5.3),  # another "cat", later in the stream
-             Shown(11.0, 0.0, "cap", 1.0, 1.4),
-             Shown(12.0, 0.0, "cat", 0.95, 1.3),
-             Shown(13.0, 0.0, "cat", 1.0, 1.4)]
+    shown = [
+        Shown(10.0, 0.0, "cat", 5.0, 5.3),  # another "cat", later in the stream
+        Shown(11.0, 0.0, "cap", 1.0, 1.4),
+        Shown(12.0, 0.0, "cat", 0.95, 1.3),
+        Shown(13.0, 0.0, "cat", 1.0, 1.4),
+    ]
     assert first_display(word, shown).wall == 12.0
     assert first_display(TranscriptWord("dog", 1.0, 1.4), shown) is None
 
@@ -166,8 +186,11 @@ def test_probe_records_partials_appends_and_the_last_settle():
 def test_engine_e2e_does_not_import_torch():
     import subprocess
 
-    code = ("import sys, engine.evaluation.e2e, engine.evaluation.e2e_speech, training.prepare; engine.evaluation.e2e_score.case_class('A'); "
-            "print('torch' in sys.modules)")
+    code = (
+        "import sys, engine.evaluation.e2e, engine.evaluation.e2e_speech, training.prepare; "
+        "engine.evaluation.e2e_score.case_class('A'); "
+        "print('torch' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
@@ -175,8 +198,13 @@ def test_engine_e2e_does_not_import_torch():
 def test_decoder_options_are_typed():
     from engine.evaluation.e2e import parse_options
 
-    assert parse_options(["lw=6.5", "bestpath=no", "fwdflat=yes", "maxhmmpf=3000", "hmm=/m"]) == \
-        {"lw": 6.5, "bestpath": False, "fwdflat": True, "maxhmmpf": 3000, "hmm": "/m"}
+    assert parse_options(["lw=6.5", "bestpath=no", "fwdflat=yes", "maxhmmpf=3000", "hmm=/m"]) == {
+        "lw": 6.5,
+        "bestpath": False,
+        "fwdflat": True,
+        "maxhmmpf": 3000,
+        "hmm": "/m",
+    }
     with pytest.raises(SystemExit):
         parse_options(["lw"])
 
@@ -187,8 +215,11 @@ def test_lockstep_waits_for_the_engine_before_each_chunk():
     from engine.evaluation.e2e import Lockstep
 
     calls = []
-    inner = SimpleNamespace(read=lambda timeout: calls.append("read") or "chunk", finished=False,
-                            start=lambda: calls.append("start"))
+    inner = SimpleNamespace(
+        read=lambda timeout: calls.append("read") or "chunk",
+        finished=False,
+        start=lambda: calls.append("start"),
+    )
     source = Lockstep(inner)
     source.session = SimpleNamespace(engine=SimpleNamespace(wait_idle=lambda timeout: calls.append("idle")))
     assert source.start() is source and source.read(0.1) == "chunk" and source.finished is False
@@ -196,9 +227,11 @@ def test_lockstep_waits_for_the_engine_before_each_chunk():
 
 
 # -- the whole command -----------------------------------------------------------------------------
-TALK = ("The weather is nice today, and we are going to the park. Can you send me the report before "
-        "the end of the day? The train was late this morning, so I missed the meeting. Thank you all "
-        "for coming, and have a good evening.")
+TALK = (
+    "The weather is nice today, and we are going to the park. Can you send me the report before "
+    "the end of the day? The train was late this morning, so I missed the meeting. Thank you all "
+    "for coming, and have a good evening."
+)
 
 
 @pytest.fixture
@@ -227,8 +260,23 @@ def _run_main(args, tmp_path, capsys):
 def test_the_command_speaks_recognizes_and_scores_an_excerpt(talk_corpus, tiny_model_dir, tmp_path, capsys):
     """Real espeak-ng speech through real PocketSphinx, the stabiliser and the engine (random-weight
     model: its marks mean nothing here), in lockstep: every figure is there and sane."""
-    result = _run_main(["--corpus", str(talk_corpus), "--excerpts", "1", "--min-words", "10",
-                        "--max-words", "30", "--model-dir", str(tiny_model_dir), "--fast"], tmp_path, capsys)
+    result = _run_main(
+        [
+            "--corpus",
+            str(talk_corpus),
+            "--excerpts",
+            "1",
+            "--min-words",
+            "10",
+            "--max-words",
+            "30",
+            "--model-dir",
+            str(tiny_model_dir),
+            "--fast",
+        ],
+        tmp_path,
+        capsys,
+    )
     assert result["error"] is None and result["all_settled"] and not result["paced"]
     assert result["recognizer_settings"]["final_pass"] is False  # the live setting
     assert 10 <= result["reference_words"] <= 30 and result["excerpts"][0].startswith("corpus/talk.txt#0:")
@@ -236,7 +284,9 @@ def test_the_command_speaks_recognizes_and_scores_an_excerpt(talk_corpus, tiny_m
     hits = result["reference_words"] - result["substitutions"] - result["deletions"]
     assert hits >= 2 and result["wer"] <= 1.0, result
     assert result["committed_words"] >= result["recognized_words"] > 0
-    assert result["retraction_rate"] == pytest.approx(result["retracted_words"] / result["committed_words"], abs=1e-3)
+    assert result["retraction_rate"] == pytest.approx(
+        result["retracted_words"] / result["committed_words"], abs=1e-3
+    )
     lat = result["latency"]
     assert lat["clock"] == "stream" and lat["first_display_s"]["words"] > 0 and lat["settled_s"]["words"] > 0
     assert lat["first_display_s"]["p50"] <= lat["settled_s"]["p50"]  # a mark settles after its word shows
@@ -246,8 +296,24 @@ def test_the_command_speaks_recognizes_and_scores_an_excerpt(talk_corpus, tiny_m
 
 
 def test_a_paced_run_is_timed_against_the_wall_clock(talk_corpus, tiny_model_dir, tmp_path, capsys):
-    result = _run_main(["--corpus", str(talk_corpus), "--excerpts", "1", "--min-words", "10",
-                        "--max-words", "14", "--gap", "0.5", "--model-dir", str(tiny_model_dir)], tmp_path, capsys)
+    result = _run_main(
+        [
+            "--corpus",
+            str(talk_corpus),
+            "--excerpts",
+            "1",
+            "--min-words",
+            "10",
+            "--max-words",
+            "14",
+            "--gap",
+            "0.5",
+            "--model-dir",
+            str(tiny_model_dir),
+        ],
+        tmp_path,
+        capsys,
+    )
     assert result["paced"] and result["latency"]["clock"] == "wall"
     assert result["wall_seconds"] >= result["audio_seconds"] - 0.3  # real time: no faster than the audio
     assert 0 < result["cpu_share_of_one_core"] < 2

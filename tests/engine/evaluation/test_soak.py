@@ -1,5 +1,6 @@
 """A short run of the soak (``python -m engine.evaluation.soak``): two minutes of generated speech and silence
 through the real recognizer thread, stabiliser, engine thread and journal, faster than real time."""
+
 import shutil
 
 import pytest

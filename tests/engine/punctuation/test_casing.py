@@ -1,11 +1,14 @@
 """Casing rules: sentence-initial capitals from marks, "I" and its contractions, the lexicon."""
+
 import pytest
 
 from engine.punctuation.casing import CaseRenderer
 
 
-@pytest.mark.parametrize("word,form", [("i", "I"), ("i'm", "I'm"), ("i'll", "I'll"), ("i've", "I've"),
-                                       ("i'd", "I'd"), ("I’M", "I’m")])
+@pytest.mark.parametrize(
+    "word,form",
+    [("i", "I"), ("i'm", "I'm"), ("i'll", "I'll"), ("i've", "I've"), ("i'd", "I'd"), ("I’M", "I’m")],
+)
 def test_i_and_its_contractions_are_always_capitalised(word, form):
     renderer = CaseRenderer()
     # mid-sentence, and the model said lower: still capitalised

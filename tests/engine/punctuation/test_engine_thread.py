@@ -21,6 +21,7 @@ def test_engine_thread_matches_the_decoder_and_stops_cleanly():
     def collect(events):
         threads.add(threading.current_thread().name)
         builder.apply(events)
+
     engine.subscribe(collect)
     engine.start()
     for t in "this is the end and more".split():
@@ -48,6 +49,7 @@ def test_retraction_through_the_engine():
 def test_failure_is_published_not_silent():
     def broken(w, l, p):
         raise RuntimeError("model exploded")
+
     engine = make_engine(broken)
     got = []
     engine.subscribe(got.extend)

@@ -1,4 +1,5 @@
 """The latency slider's mapping onto the decoder's threshold and l_max (engine/punctuation/latency.py)."""
+
 import json
 
 import pytest
@@ -6,7 +7,12 @@ import pytest
 from engine.punctuation.latency import REPORT_FILE, LatencyMap, SweepRow
 from engine.punctuation.model import shipped_model_dir
 
-ROWS = [SweepRow(0.1, 2.2, 47.4), SweepRow(0.5, 1.7, 47.2), SweepRow(1.0, 1.4, 46.4), SweepRow(1.5, 1.0, 43.2)]
+ROWS = [
+    SweepRow(0.1, 2.2, 47.4),
+    SweepRow(0.5, 1.7, 47.2),
+    SweepRow(1.0, 1.4, 46.4),
+    SweepRow(1.5, 1.0, 43.2),
+]
 
 
 def test_the_middle_is_the_models_default_and_the_ends_are_the_sweeps_extremes():
@@ -34,14 +40,19 @@ def test_moving_towards_accuracy_never_shortens_the_wait():
 
 def test_the_shipped_model_ships_its_sweep_and_the_default_matches_its_config():
     folder = shipped_model_dir()
-    assert (folder / REPORT_FILE).is_file(), "eval_report.json must be installed with the model (package data)"
+    assert (folder / REPORT_FILE).is_file(), (
+        "eval_report.json must be installed with the model (package data)"
+    )
     decoder = json.loads((folder / "config.json").read_text())["decoder"]
     threshold, l_max = decoder["threshold"], decoder["l_max"]
     m = LatencyMap.for_model(folder, threshold, l_max)
     # The slider's default is exactly the config's decoder: the sweep was run at the config's l_max.
     assert m.setting(50).threshold == threshold and m.setting(50).l_max == l_max
     report = json.loads((folder / REPORT_FILE).read_text())
-    assert report["text"]["recommended"]["threshold"] == threshold and report["text"]["recommended"]["l_max"] == l_max
+    assert (
+        report["text"]["recommended"]["threshold"] == threshold
+        and report["text"]["recommended"]["l_max"] == l_max
+    )
     assert m.setting(50).avg_lookahead is not None and 1.0 <= m.setting(50).avg_lookahead <= 2.3
     assert m.setting(0).avg_lookahead < m.setting(50).avg_lookahead < m.setting(100).avg_lookahead
     assert "words" in m.setting(50).describe()
@@ -49,7 +60,9 @@ def test_the_shipped_model_ships_its_sweep_and_the_default_matches_its_config():
 
 def test_a_model_without_a_report_gets_a_linear_threshold_slider(tmp_path):
     m = LatencyMap.for_model(tmp_path, default_threshold=0.7, l_max=3)
-    assert m.setting(50).threshold == 0.7 and m.setting(0).threshold == 1.5 and m.setting(100).threshold == 0.1
+    assert (
+        m.setting(50).threshold == 0.7 and m.setting(0).threshold == 1.5 and m.setting(100).threshold == 0.1
+    )
     assert m.setting(50).avg_lookahead is None and m.setting(50).l_max == 3
     assert "threshold" in m.setting(50).describe()
 

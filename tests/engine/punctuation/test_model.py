@@ -1,13 +1,14 @@
 """A real ONNX Runtime session on a small generated model that honours the contract."""
+
 import json
 import shutil
 
 import numpy as np
 import pytest
 
-from engine.punctuation.streaming import ModelScorer
 from engine.punctuation.model import ModelConfig, ModelError, PunctuationModel
 from engine.punctuation.model_inputs import build_sample
+from engine.punctuation.streaming import ModelScorer
 
 
 def test_contract_shapes_and_probabilities(tiny_model):
@@ -43,8 +44,9 @@ def test_scorer_matches_direct_prediction(tiny_model):
     scorer = ModelScorer(tiny_model)
     punct, _ = scorer.score(words, [False] * len(words), [(3, 2), (9, 0)])
     ids = tiny_model.tokenizer.encode_words(words)
-    direct, _ = tiny_model.predict([build_sample(ids, 3, 2, tiny_model.special),
-                                    build_sample(ids, 9, 0, tiny_model.special)])
+    direct, _ = tiny_model.predict(
+        [build_sample(ids, 3, 2, tiny_model.special), build_sample(ids, 9, 0, tiny_model.special)]
+    )
     assert np.allclose(punct, direct, atol=1e-6)
 
 

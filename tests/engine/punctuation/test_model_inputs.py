@@ -30,7 +30,7 @@ def test_left_truncation_keeps_the_window_size():
     assert sample[k - 1] == 1030 and sample[k + 1 : -1] == [1031, 1031, 1032, 1033, 1033]
     # the left side is the most recent context, cut from the left
     left = [t for j in range(31) for t in WORDS[j]]
-    assert sample[1:k] == left[-(k - 1):]
+    assert sample[1:k] == left[-(k - 1) :]
 
 
 def test_short_stream_is_not_padded_by_builder():
@@ -96,5 +96,6 @@ def test_builder_matches_the_reference_on_random_streams():
         pauses = [bool(x) for x in rng.random(n) < 0.2] if rng.random() < 0.7 else None
         position, lookahead = int(rng.integers(0, n)), int(rng.integers(0, 6))
         window = int(rng.choice([4, 5, 8, 16, 32, 64]))
-        assert build_sample(ids, position, lookahead, SP, pauses, window) == \
-            _reference_build_sample(ids, position, lookahead, SP, pauses, window)
+        assert build_sample(ids, position, lookahead, SP, pauses, window) == _reference_build_sample(
+            ids, position, lookahead, SP, pauses, window
+        )

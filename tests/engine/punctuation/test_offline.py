@@ -1,7 +1,7 @@
 import numpy as np
 
-from engine.punctuation.streaming import StreamingDecoder
 from engine.punctuation.offline import OfflineDecoder
+from engine.punctuation.streaming import StreamingDecoder
 from engine.words import Word
 from tests.scripted import SURE, ScriptedScorer
 
@@ -10,6 +10,7 @@ def test_views_are_averaged():
     # lookahead 4 says period, lookahead 3 says comma more weakly: the average picks period
     def script(w, l, pause):
         return [0.1, 0.3, 0.6, 0.0] if l == 4 else [0.1, 0.5, 0.4, 0.0]
+
     scorer = ScriptedScorer(script)
     dec = OfflineDecoder(scorer, views=[(4, 32), (3, 32)], pause_threshold=None)
     punct, _ = dec.probabilities([Word(f"w{i}") for i in range(10)])
@@ -43,11 +44,13 @@ def test_streaming_settles_exactly_what_the_model_says_far_into_a_stream(tiny_mo
     # computed on the whole stream.
     import numpy as np
 
-    from engine.punctuation.streaming import Settled
     from engine.punctuation.model_inputs import build_sample
+    from engine.punctuation.streaming import Settled
 
-    texts = ("so we met on monday and i think the plan works but what about the budget "
-             "nobody knows yet maybe next week").split()
+    texts = (
+        "so we met on monday and i think the plan works but what about the budget "
+        "nobody knows yet maybe next week"
+    ).split()
     words = [Word(texts[i % len(texts)]) for i in range(400)]
     dec = StreamingDecoder.from_model(tiny_model)
     settled = [e for w in words for e in dec.push(w) if isinstance(e, Settled)]

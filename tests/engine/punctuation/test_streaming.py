@@ -1,8 +1,16 @@
 """Entropy threshold decoding (Algorithm 1) on scripted probabilities."""
+
 import numpy as np
 
-from engine.punctuation.streaming import (Appended, Provisional, Retracted, Settled, StreamingDecoder, Withdrawn,
-                            entropy_bits)
+from engine.punctuation.streaming import (
+    Appended,
+    Provisional,
+    Retracted,
+    Settled,
+    StreamingDecoder,
+    Withdrawn,
+    entropy_bits,
+)
 from engine.words import Word
 from tests.scripted import SURE, UNSURE, ScriptedScorer
 
@@ -65,6 +73,7 @@ def test_a_position_becomes_sure_with_more_context():
         if w == "w0":
             return UNSURE["none"] if l < 2 else SURE["question"]
         return SURE["none"]
+
     dec = StreamingDecoder(ScriptedScorer(script), l_min=1, l_max=4, threshold=0.5, silence_gap=None)
     s = settled(run(dec, words(5)))
     assert s[0].mark == "question" and s[0].lookahead_used == 2
@@ -73,10 +82,13 @@ def test_a_position_becomes_sure_with_more_context():
 def test_provisional_comes_first_and_settled_never_changes():
     def script(w, l, pause):
         return UNSURE["comma"] if l == 0 else SURE["period"]
+
     dec = StreamingDecoder(ScriptedScorer(script), l_min=1, l_max=4, threshold=0.5, silence_gap=None)
     events = run(dec, words(5)) + dec.flush()
     for p in range(5):
-        mine = [e for e in events if getattr(e, "position", None) == p and isinstance(e, (Provisional, Settled))]
+        mine = [
+            e for e in events if getattr(e, "position", None) == p and isinstance(e, (Provisional, Settled))
+        ]
         assert isinstance(mine[0], Provisional) and mine[0].mark == "comma"  # shown at once, at l = 0
         assert sum(isinstance(e, Settled) for e in mine) == 1 and isinstance(mine[-1], Settled)
         # flushed at the end with no lookahead, the last word keeps its l = 0 answer
@@ -86,6 +98,7 @@ def test_provisional_comes_first_and_settled_never_changes():
 def test_sentence_initial_capitals_follow_settled_marks():
     def script(w, l, pause):
         return SURE["period"] if w == "w1" else SURE["none"]
+
     dec = StreamingDecoder(ScriptedScorer(script), l_min=1, l_max=2, threshold=0.5, silence_gap=None)
     s = settled(run(dec, [Word("so"), Word("yes"), Word("i"), Word("think"), Word("i'm"), Word("here")]))
     s.update(settled(dec.flush()))
@@ -95,8 +108,9 @@ def test_sentence_initial_capitals_follow_settled_marks():
 
 
 def test_flush_settles_everything_with_available_context():
-    dec = StreamingDecoder(ScriptedScorer(lambda w, l, p: UNSURE["none"]), l_min=1, l_max=4,
-                           threshold=0.5, silence_gap=None)
+    dec = StreamingDecoder(
+        ScriptedScorer(lambda w, l, p: UNSURE["none"]), l_min=1, l_max=4, threshold=0.5, silence_gap=None
+    )
     run(dec, words(3))
     assert dec.pending == 3
     s = settled(dec.flush())
@@ -110,8 +124,10 @@ def test_silence_gap_settles_pending_and_marks_a_pause():
     def script(w, l, pause):
         seen_pause.append((w, l, pause))
         return SURE["period"] if pause else UNSURE["none"]
-    dec = StreamingDecoder(ScriptedScorer(script), l_min=1, l_max=4, threshold=0.5, silence_gap=1.2,
-                           pause_threshold=0.28)
+
+    dec = StreamingDecoder(
+        ScriptedScorer(script), l_min=1, l_max=4, threshold=0.5, silence_gap=1.2, pause_threshold=0.28
+    )
     run(dec, words(3))
     assert dec.pending == 3
     assert dec.advance_time(0.9) == []  # last word ended at 1.1: not yet silent long enough
@@ -129,6 +145,7 @@ def test_pauses_from_timings_reach_the_scorer():
     def script(w, l, pause):
         calls.append((w, pause))
         return SURE["none"]
+
     dec = StreamingDecoder(ScriptedScorer(script), silence_gap=None, pause_threshold=0.28)
     dec.push(Word("w0", 0.0, 0.2))
     dec.push(Word("w1", 0.6, 0.8))  # 0.4 s gap
@@ -143,6 +160,7 @@ def test_pauses_from_timings_reach_the_scorer():
 def test_retraction_withdraws_settled_and_recomputes_pending():
     def script(w, l, pause):
         return SURE["none"] if w.startswith("w") else UNSURE["comma"]
+
     dec = StreamingDecoder(ScriptedScorer(script), l_min=1, l_max=4, threshold=0.5, silence_gap=None)
     run(dec, words(5))
     assert dec.first_unsettled == 4
@@ -159,6 +177,7 @@ def test_retraction_undecides_positions_that_used_removed_context():
     # w1 is decided (sure) at l=1 but blocked behind unsure w0; retracting w2 must re-decide w1
     def script(w, l, pause):
         return UNSURE["none"] if w == "w0" else SURE["comma"]
+
     dec = StreamingDecoder(ScriptedScorer(script), l_min=1, l_max=4, threshold=0.5, silence_gap=None)
     run(dec, words(3))
     assert dec.first_unsettled == 0
@@ -177,8 +196,9 @@ def test_long_stream_keeps_memory_bounded():
 
 
 def test_live_threshold_change():
-    dec = StreamingDecoder(ScriptedScorer(lambda w, l, p: UNSURE["none"]), l_min=1, l_max=4, threshold=0.5,
-                           silence_gap=None)
+    dec = StreamingDecoder(
+        ScriptedScorer(lambda w, l, p: UNSURE["none"]), l_min=1, l_max=4, threshold=0.5, silence_gap=None
+    )
     run(dec, words(3))
     assert dec.first_unsettled == 0
     dec.set_threshold(2.0)  # accept anything: settle at l_min from now on

@@ -1,16 +1,22 @@
 """What ``livecap punctuate`` accepts: text, JSON word lists, Vosk results, livecap transcripts."""
+
 import json
 
 import pytest
 
-from engine.punctuation.offline import OfflineDecoder
 from engine.punctuation.model_inputs import pauses_from_times
+from engine.punctuation.offline import OfflineDecoder
 from engine.punctuation.word_input import InputError, parse_words
 from engine.words import Word
 from tests.scripted import SURE, ScriptedScorer
 
-VOSK = {"result": [{"conf": 1.0, "start": 0.0, "end": 0.4, "word": "hello"},
-                   {"conf": 0.8, "start": 1.2, "end": 1.5, "word": "world"}], "text": "hello world"}
+VOSK = {
+    "result": [
+        {"conf": 1.0, "start": 0.0, "end": 0.4, "word": "hello"},
+        {"conf": 0.8, "start": 1.2, "end": 1.5, "word": "world"},
+    ],
+    "text": "hello world",
+}
 
 
 def test_text_is_stripped_of_punctuation_and_case():
@@ -26,7 +32,9 @@ def test_text_that_starts_with_a_bracket_is_still_text():
 def test_vosk_result_object_and_list_of_results():
     one = parse_words(json.dumps(VOSK))
     assert one == [Word("hello", 0.0, 0.4, 1.0), Word("world", 1.2, 1.5, 0.8)]
-    many = parse_words(json.dumps([VOSK, {"result": [{"word": "again", "start": 3.0, "end": 3.3, "conf": 1}]}]))
+    many = parse_words(
+        json.dumps([VOSK, {"result": [{"word": "again", "start": 3.0, "end": 3.3, "conf": 1}]}])
+    )
     assert [w.text for w in many] == ["hello", "world", "again"] and many[2].start == 3.0
     # a Vosk final result without word timings
     assert [w.text for w in parse_words('{"text": "no times here"}')] == ["no", "times", "here"]
@@ -39,16 +47,19 @@ def test_word_lists_and_livecap_transcripts():
     assert parse_words(json.dumps(transcript)) == [Word("hi", 1.0, 1.2)]
 
 
-@pytest.mark.parametrize("content,message", [
-    ("", "no words"),
-    ("?!", "no words"),
-    ("[]", "holds no words"),
-    ('{"foo": 1}', "neither"),
-    ('[{"start": 1}]', "no 'word'"),
-    ('[{"word": "a", "start": "soon"}]', "non-numeric"),
-    ('[{"word": "a", "start": 2, "end": 1}]', "ends before it starts"),
-    ("[3]", "neither a word object nor a string"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        ("", "no words"),
+        ("?!", "no words"),
+        ("[]", "holds no words"),
+        ('{"foo": 1}', "neither"),
+        ('[{"start": 1}]', "no 'word'"),
+        ('[{"word": "a", "start": "soon"}]', "non-numeric"),
+        ('[{"word": "a", "start": 2, "end": 1}]', "ends before it starts"),
+        ("[3]", "neither a word object nor a string"),
+    ],
+)
 def test_bad_input_says_why(content, message):
     with pytest.raises(InputError, match=message):
         parse_words(content, "in.json")

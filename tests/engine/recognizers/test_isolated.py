@@ -1,16 +1,17 @@
 """PocketSphinx in a child process (``IsolatedRecognizer``): the same words as in this process, and
 clear errors when its model cannot load or its process dies."""
+
 import os
 import signal
 
 import numpy as np
 import pytest
-from tests.engine.recognizers.test_recognizers import SENTENCE, silence, speech, stream, word_overlap  # noqa: F401 (fixture)
 
 from engine.recognizers import RecognizerError
 from engine.recognizers.isolated import IsolatedRecognizer
 from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
 from engine.recognizers.select import create_recognizer
+from tests.engine.recognizers.test_recognizers import SENTENCE, silence, stream, word_overlap
 
 
 def words_of(updates) -> list[str]:

@@ -1,12 +1,13 @@
-"""Recognizers against their real libraries: PocketSphinx on espeak-ng speech, Vosk on a tiny generated model."""
+"""Recognizers against their real libraries.
+
+PocketSphinx on espeak-ng speech, Vosk on a tiny generated model."""
+
 import difflib
 import itertools
 import json
 import math
-import shutil
 import struct
 import subprocess
-import wave
 from pathlib import Path
 
 import numpy as np
@@ -23,13 +24,13 @@ from engine.recognizers.select import (
     create_recognizer,
     installed_vosk_models,
 )
+from engine.recognizers.stabiliser import WordStabiliser
 from engine.recognizers.vosk_rec import (
     VoskRecognizer,
     check_vosk_model,
     words_from_vosk_partial,
     words_from_vosk_result,
 )
-from engine.recognizers.stabiliser import WordStabiliser
 from engine.words import Word
 
 RATE = 16000
@@ -43,9 +44,30 @@ def _resample(samples: np.ndarray, rate: int) -> np.ndarray:
     try:
         import soxr
     except ImportError:  # fall back on the sox command line tool
-        out = subprocess.run(["sox", "-t", "raw", "-r", str(rate), "-e", "signed", "-b", "16", "-c", "1", "-",
-                              "-t", "raw", "-r", str(RATE), "-"], input=samples.tobytes(), capture_output=True,
-                             check=True).stdout
+        out = subprocess.run(
+            [
+                "sox",
+                "-t",
+                "raw",
+                "-r",
+                str(rate),
+                "-e",
+                "signed",
+                "-b",
+                "16",
+                "-c",
+                "1",
+                "-",
+                "-t",
+                "raw",
+                "-r",
+                str(RATE),
+                "-",
+            ],
+            input=samples.tobytes(),
+            capture_output=True,
+            check=True,
+        ).stdout
         return np.frombuffer(out, np.int16)
     return soxr.resample(samples, rate, RATE)
 
@@ -54,24 +76,12 @@ def silence(seconds: float) -> np.ndarray:
     return np.zeros(int(seconds * RATE), np.int16)
 
 
-@pytest.fixture(scope="session")
-def speech(tmp_path_factory) -> np.ndarray:
-    if shutil.which("espeak-ng") is None:
-        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng): it synthesises the test speech")
-    path = tmp_path_factory.mktemp("speech") / "sentence.wav"
-    subprocess.run(["espeak-ng", "-w", str(path), "-v", "en-us", "-s", "130", SENTENCE], check=True)
-    with wave.open(str(path)) as w:  # espeak-ng writes 22050 Hz mono int16
-        samples = np.frombuffer(w.readframes(w.getnframes()), np.int16)
-        rate = w.getframerate()
-    return _resample(samples, rate).astype(np.int16)
-
-
 def stream(recognizer, audio: np.ndarray, chunk: float = 0.1) -> list[tuple[float, RecognizerUpdate]]:
     """Feed ``audio`` in chunks, then flush; return (audio time, update) pairs."""
     step = int(chunk * RATE)
     updates = []
     for at in range(0, len(audio), step):
-        updates.append((min(at + step, len(audio)) / RATE, recognizer.accept(audio[at:at + step])))
+        updates.append((min(at + step, len(audio)) / RATE, recognizer.accept(audio[at : at + step])))
     updates.append((len(audio) / RATE, recognizer.flush()))
     return updates
 
@@ -159,18 +169,22 @@ def test_pocketsphinx_word_times_increase_and_stay_inside_the_clip(sphinx_run):
     audio, first_end, updates = sphinx_run
     finals = [u.final for _, u in updates if u.final]
     all_words = [w for f in finals for w in f]
-    assert all(w.text == w.text.strip() and "(" not in w.text and not w.text.startswith("<") for w in all_words)
+    assert all(
+        w.text == w.text.strip() and "(" not in w.text and not w.text.startswith("<") for w in all_words
+    )
     for previous, word in itertools.pairwise(all_words):
         assert previous.start <= previous.end <= word.start + 1e-6
     assert all(0.0 <= w.start and w.end <= len(audio) / RATE for w in all_words)
-    assert all(w.end <= first_end + 0.1 for w in finals[0])  # the first final's words are the first sentence's
+    assert all(
+        w.end <= first_end + 0.1 for w in finals[0]
+    )  # the first final's words are the first sentence's
     assert all(w.start >= first_end + 0.5 for w in finals[1])
     assert all(0.0 <= w.confidence <= 1.0 for w in all_words)
 
 
 def test_pocketsphinx_reset_restarts_the_clock(sphinx, speech):
     sphinx.reset()
-    clip = np.concatenate([silence(0.3), speech[: RATE]])  # just "the weather ..."
+    clip = np.concatenate([silence(0.3), speech[:RATE]])  # just "the weather ..."
     stream(sphinx, clip, chunk=0.25)
     sphinx.reset()
     assert sphinx.stream_time == 0.0
@@ -200,7 +214,7 @@ def test_pocketsphinx_stream_through_the_stabiliser_loses_nothing(sphinx_run):
     for now, update in updates:
         out = stabiliser.update(update, now)
         if out.retract:
-            del held[-out.retract:]
+            del held[-out.retract :]
         held += out.commit
     finals = [w.text for _, u in updates if u.final for w in u.final]
     assert [w.text for w in held] == finals
@@ -313,17 +327,20 @@ def write_tiny_vosk_model(root: Path) -> Path:
         "<State> 0 <PdfClass> 0 <Transition> 0 0.5 <Transition> 1 0.5 </State>\n<State> 1 </State>\n"
         "</TopologyEntry>\n</Topology>\n"
         "<Triples> 3\n1 0 0\n2 0 1\n3 0 2\n</Triples>\n"  # (phone, hmm state, pdf)
-        f"<LogProbs>\n [ 0 {' '.join([half] * 6)} ]\n</LogProbs>\n</TransitionModel>\n")
+        f"<LogProbs>\n [ 0 {' '.join([half] * 6)} ]\n</LogProbs>\n</TransitionModel>\n"
+    )
     weights = np.zeros((3, 13))
     weights[0, 0], weights[1, 1], weights[2, 1] = -2.0, 0.5, -0.5
     bias = [30.0, 0.0, -25.0]
     matrix = "[\n" + "\n".join("  " + " ".join(f"{v:g}" for v in row) for row in weights) + " ]"
-    nnet = ("<Nnet3> \ninput-node name=input dim=13\n"
-            "component-node name=scores component=scores input=input\n"
-            "output-node name=output input=scores objective=linear\n\n"
-            f"<NumComponents> 1 \n<ComponentName> scores <FixedAffineComponent> <LinearParams> {matrix} "
-            f"<BiasParams> [ {' '.join(f'{b:g}' for b in bias)} ] </FixedAffineComponent> \n"
-            "</Nnet3> <LeftContext> 0 <RightContext> 0 <Priors> [ ] \n")
+    nnet = (
+        "<Nnet3> \ninput-node name=input dim=13\n"
+        "component-node name=scores component=scores input=input\n"
+        "output-node name=output input=scores objective=linear\n\n"
+        f"<NumComponents> 1 \n<ComponentName> scores <FixedAffineComponent> <LinearParams> {matrix} "
+        f"<BiasParams> [ {' '.join(f'{b:g}' for b in bias)} ] </FixedAffineComponent> \n"
+        "</Nnet3> <LeftContext> 0 <RightContext> 0 <Priors> [ ] \n"
+    )
     (root / "am" / "final.mdl").write_text(transition_model + nnet)
     (root / "conf" / "mfcc.conf").write_text("--sample-frequency=16000\n--use-energy=true\n--num-ceps=13\n")
     (root / "conf" / "model.conf").write_text(
@@ -332,7 +349,8 @@ def write_tiny_vosk_model(root: Path) -> Path:
         "--endpoint.rule2.min-trailing-silence=0.3\n--endpoint.rule3.min-trailing-silence=0.6\n"
         "--endpoint.rule4.min-trailing-silence=1.0\n"
         # Determinize the partial lattice often, or partial words lag by up to 1.8 s.
-        "--determinize-max-delay=10\n--determinize-min-chunk-size=3\n")
+        "--determinize-max-delay=10\n--determinize-min-chunk-size=3\n"
+    )
     (root / "graph" / "words.txt").write_text("<eps> 0\nalpha 1\nbeta 2\n")
     # Word boundaries let Vosk align words to their phones; without them a word's start
     # time would swallow the silence before it.
@@ -352,12 +370,19 @@ def write_tiny_vosk_model(root: Path) -> Path:
 def _write_vector_fst(path: Path, states: list[tuple[float, list[tuple[int, int, float, int]]]]) -> None:
     def string(s: str) -> bytes:
         return struct.pack("<i", len(s)) + s.encode()
+
     # Header: magic, type, arc type, version 2, flags 0, properties (expanded | mutable), start, counts.
-    header = (struct.pack("<i", 2125659606) + string("vector") + string("standard")
-              + struct.pack("<iiQqqq", 2, 0, 0x3, 0, len(states), sum(len(a) for _, a in states)))
-    body = b"".join(struct.pack("<fq", final, len(arcs))
-                    + b"".join(struct.pack("<iifi", i, o, w, n) for i, o, w, n in arcs)
-                    for final, arcs in states)
+    header = (
+        struct.pack("<i", 2125659606)
+        + string("vector")
+        + string("standard")
+        + struct.pack("<iiQqqq", 2, 0, 0x3, 0, len(states), sum(len(a) for _, a in states))
+    )
+    body = b"".join(
+        struct.pack("<fq", final, len(arcs))
+        + b"".join(struct.pack("<iifi", i, o, w, n) for i, o, w, n in arcs)
+        for final, arcs in states
+    )
     path.write_bytes(header + body)
 
 
@@ -376,8 +401,19 @@ def tiny_vosk(tmp_path_factory) -> VoskRecognizer:
 
 def _tone_script() -> np.ndarray:
     # alpha 0.5-1.0, beta 1.3-1.9, a 1.2 s pause (an endpoint), beta 3.1-3.5, alpha 3.7-4.1
-    return np.concatenate([silence(0.5), tone(ALPHA, 0.5), silence(0.3), tone(BETA, 0.6), silence(1.2),
-                           tone(BETA, 0.4), silence(0.2), tone(ALPHA, 0.4), silence(0.2)])
+    return np.concatenate(
+        [
+            silence(0.5),
+            tone(ALPHA, 0.5),
+            silence(0.3),
+            tone(BETA, 0.6),
+            silence(1.2),
+            tone(BETA, 0.4),
+            silence(0.2),
+            tone(ALPHA, 0.4),
+            silence(0.2),
+        ]
+    )
 
 
 def test_vosk_real_library_words_partials_and_endpoints(tiny_vosk):
@@ -400,8 +436,12 @@ def test_vosk_reset_restarts_the_clock(tiny_vosk):
     stream(tiny_vosk, np.concatenate([silence(1.0), tone(BETA, 0.4), silence(0.3)]))
     tiny_vosk.reset()
     assert tiny_vosk.stream_time == 0.0
-    final = [w for _, u in stream(tiny_vosk, np.concatenate([silence(0.2), tone(ALPHA, 0.4), silence(0.2)]))
-             if u.final for w in u.final]
+    final = [
+        w
+        for _, u in stream(tiny_vosk, np.concatenate([silence(0.2), tone(ALPHA, 0.4), silence(0.2)]))
+        if u.final
+        for w in u.final
+    ]
     assert [w.text for w in final] == ["alpha"] and final[0].start == pytest.approx(0.2, abs=0.1)
 
 
@@ -411,7 +451,7 @@ def test_vosk_through_the_stabiliser(tiny_vosk):
     for now, update in stream(tiny_vosk, _tone_script()):
         out = stabiliser.update(update, now)
         if out.retract:
-            del held[-out.retract:]
+            del held[-out.retract :]
         held += out.commit
     assert [w.text for w in held] == ["alpha", "beta", "beta", "alpha"]
 

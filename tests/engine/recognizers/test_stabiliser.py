@@ -1,4 +1,5 @@
 """WordStabiliser on scripted partial/final sequences in the shapes Vosk and PocketSphinx produce."""
+
 import random
 
 import pytest
@@ -9,8 +10,10 @@ from engine.words import Word
 
 
 def words(text: str, start: float = 0.0, step: float = 0.3, conf: float = 1.0) -> list[Word]:
-    return [Word(w, round(start + i * step, 3), round(start + i * step + 0.25, 3), conf)
-            for i, w in enumerate(text.split())]
+    return [
+        Word(w, round(start + i * step, 3), round(start + i * step + 0.25, 3), conf)
+        for i, w in enumerate(text.split())
+    ]
 
 
 def texts(ws: list[Word]) -> list[str]:
@@ -26,13 +29,19 @@ class Sink:
     def apply(self, out: StabiliserOutput) -> StabiliserOutput:
         assert out.retract <= len(self.words)
         if out.retract:
-            del self.words[-out.retract:]
+            del self.words[-out.retract :]
         self.words += out.commit
         return out
 
 
-def feed(stab: WordStabiliser, sink: Sink, partial: str = "", final: str | None = None, now: float = 0.0,
-         final_conf: float = 0.9) -> StabiliserOutput:
+def feed(
+    stab: WordStabiliser,
+    sink: Sink,
+    partial: str = "",
+    final: str | None = None,
+    now: float = 0.0,
+    final_conf: float = 0.9,
+) -> StabiliserOutput:
     update = RecognizerUpdate(words(partial), None if final is None else words(final, conf=final_conf))
     return sink.apply(stab.update(update, now))
 
@@ -110,7 +119,11 @@ def test_final_that_only_moves_times_retracts_nothing():
     feed(stab, sink, "good morning everyone", now=0.1)
     feed(stab, sink, "good morning everyone", now=0.2)
     assert texts(sink.words) == ["good", "morning"]
-    final = [Word("good", 0.02, 0.3, 0.95), Word("morning", 0.31, 0.7, 0.9), Word("everyone", 0.72, 1.2, 0.85)]
+    final = [
+        Word("good", 0.02, 0.3, 0.95),
+        Word("morning", 0.31, 0.7, 0.9),
+        Word("everyone", 0.72, 1.2, 0.85),
+    ]
     out = sink.apply(stab.update(RecognizerUpdate([], final), 1.5))
     assert out.retract == 0 and out.commit == [final[2]]
 
@@ -180,7 +193,7 @@ def test_a_rewrite_must_hold_for_rewrite_agreement_partials_before_retracting():
     feed(stab, sink, "the whether is", now=0.1)
     feed(stab, sink, "the whether is", now=0.2)
     assert texts(sink.words) == ["the", "whether"]
-    for i, now in enumerate((0.3, 0.4, 0.5)):  # seen 1, 2, 3 times: not yet
+    for _i, now in enumerate((0.3, 0.4, 0.5)):  # seen 1, 2, 3 times: not yet
         out = feed(stab, sink, "the weather is nice", now=now)
         assert out.retract == 0 and out.commit == []  # nothing new either: it would sit on a doubtful word
         assert texts(out.unstable) == ["is", "nice"]
@@ -213,9 +226,23 @@ def test_a_rewrite_that_lasts_max_age_is_confirmed_however_few_the_partials():
 
 def test_pocketsphinx_hypothesis_strings_that_jump_around():
     """PocketSphinx's hyp() is re-searched every call: words come and go, then end_utt's best path."""
-    hyps = ["the", "the law to", "wow", "well", "when old", "when old", "well the", "when old it is",
-            "well you see that", "when old it is a two", "well you see that as", "when old it is a test on",
-            "when old it is a test on", "when old it is a test on look", "when old it is a test on look up"]
+    hyps = [
+        "the",
+        "the law to",
+        "wow",
+        "well",
+        "when old",
+        "when old",
+        "well the",
+        "when old it is",
+        "well you see that",
+        "when old it is a two",
+        "well you see that as",
+        "when old it is a test on",
+        "when old it is a test on",
+        "when old it is a test on look",
+        "when old it is a test on look up",
+    ]
     stab, sink = WordStabiliser(agreement=2, max_age=1.0), Sink()
     for i, hyp in enumerate(hyps):
         feed(stab, sink, hyp, now=0.1 * (i + 1))
@@ -238,7 +265,9 @@ def test_flush_commits_the_pending_hypothesis():
 
 # -- the invariant -------------------------------------------------------------------------------
 def _noisy_partials(rng: random.Random, target: list[str], vocab: list[str]) -> list[list[str]]:
-    """Partials that grow towards ``target`` while rewriting, dropping and inventing words as recognizers do."""
+    """Partials that grow towards ``target``.
+
+    They rewrite, drop and invent words as recognizers do."""
     partials, shown = [], []
     for n in range(1, len(target) + 1):
         for _ in range(rng.randint(1, 3)):
@@ -247,7 +276,7 @@ def _noisy_partials(rng: random.Random, target: list[str], vocab: list[str]) -> 
                 if rng.random() < (0.5 if i >= n - 2 else 0.08):  # recent words are the unsure ones
                     shown[i] = rng.choice(vocab)
             if rng.random() < 0.1:
-                shown = shown[:rng.randint(0, len(shown))]  # the partial shrinks
+                shown = shown[: rng.randint(0, len(shown))]  # the partial shrinks
             if rng.random() < 0.1:
                 shown.append(rng.choice(vocab))
             partials.append(shown)
@@ -257,9 +286,33 @@ def _noisy_partials(rng: random.Random, target: list[str], vocab: list[str]) -> 
 @pytest.mark.parametrize("seed", range(8))
 def test_committed_minus_retracted_equals_the_finals_exactly(seed):
     rng = random.Random(seed)
-    vocab = ["the", "a", "of", "to", "and", "in", "is", "it", "that", "we", "you", "this", "was", "for", "on", "are", "with", "as", "be", "at"]
-    stab = WordStabiliser(agreement=rng.choice([1, 2, 3]), max_age=rng.choice([0.3, 1.0]),
-                          rewrite_agreement=rng.choice([1, 2, 4]))
+    vocab = [
+        "the",
+        "a",
+        "of",
+        "to",
+        "and",
+        "in",
+        "is",
+        "it",
+        "that",
+        "we",
+        "you",
+        "this",
+        "was",
+        "for",
+        "on",
+        "are",
+        "with",
+        "as",
+        "be",
+        "at",
+    ]
+    stab = WordStabiliser(
+        agreement=rng.choice([1, 2, 3]),
+        max_age=rng.choice([0.3, 1.0]),
+        rewrite_agreement=rng.choice([1, 2, 4]),
+    )
     sink = Sink()
     finals: list[str] = []
     now = 0.0

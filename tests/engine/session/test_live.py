@@ -1,5 +1,6 @@
 """The live session end to end: espeak-ng speech → FileSource → PocketSphinx → stabiliser →
 punctuation engine (the tiny ONNX model) → journal and subscribers."""
+
 import difflib
 import threading
 import time
@@ -7,11 +8,11 @@ import time
 import pytest
 
 from engine.audio.file_source import FileSource
-from engine.punctuation.streaming import Appended, Settled, StreamingDecoder
-from engine.transcript.journal import JournalWriter, read_journal
 from engine.punctuation.offline import OfflineDecoder
+from engine.punctuation.streaming import Appended, Settled, StreamingDecoder
 from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
 from engine.session.live import AudioLevel, LiveSession, PartialWords, SourceNotice, transcribe_file
+from engine.transcript.journal import JournalWriter, read_journal
 from engine.words import CASE_LABELS, PUNCT_LABELS
 from tests.speech import SENTENCE, write_speech_wav
 
@@ -46,8 +47,9 @@ class Recorder:
 
 def make_session(path, recognizer, tiny_model, journal_dir, realtime=False):
     journal = JournalWriter.create(journal_dir, header={"recognizer": recognizer.name, "model": "built-in"})
-    session = LiveSession(FileSource(path, realtime=realtime), recognizer, StreamingDecoder.from_model(tiny_model),
-                          journal)
+    session = LiveSession(
+        FileSource(path, realtime=realtime), recognizer, StreamingDecoder.from_model(tiny_model), journal
+    )
     recorder = Recorder()
     session.subscribe(recorder)
     return session, recorder, journal
@@ -76,7 +78,9 @@ def test_a_whole_file_flows_through_and_every_mark_settles(speech_wav, recognize
     assert contents.closed and contents.skipped_lines == 0
     assert session.words_recognized == len(texts) == journal.words
     assert [w.text for w in contents.transcript.words] == texts
-    assert [(w.mark, w.form) for w in contents.transcript.words] == [(w.mark, w.form) for w in transcript.words]
+    assert [(w.mark, w.form) for w in contents.transcript.words] == [
+        (w.mark, w.form) for w in transcript.words
+    ]
     # The session's own events reached the subscriber too.
     assert len(recorder.of(Appended)) >= len(texts)
     assert recorder.of(PartialWords), "no unstable words were shown while speaking"
@@ -118,11 +122,17 @@ def test_a_session_whose_source_fails_to_start_leaves_no_open_journal(tmp_path, 
 def test_transcribe_file_uses_final_words_and_the_offline_decoder(speech_wav, tiny_model):
     stages = []
     batch = PocketSphinxRecognizer(final_pass=True)  # what `livecap transcribe` uses
-    transcript = transcribe_file(speech_wav, batch, OfflineDecoder.from_model(tiny_model),
-                                 lambda stage, done, total: stages.append((stage, done, total)))
+    transcript = transcribe_file(
+        speech_wav,
+        batch,
+        OfflineDecoder.from_model(tiny_model),
+        lambda stage, done, total: stages.append((stage, done, total)),
+    )
     texts = [w.text for w in transcript.words]
     assert overlap(SENTENCE.split() * 2, texts) >= 0.5, texts
-    assert transcript.has_times and all(a.start <= b.start for a, b in zip(transcript.words, transcript.words[1:]))
+    assert transcript.has_times and all(
+        a.start <= b.start for a, b in zip(transcript.words, transcript.words[1:])
+    )
     assert {s for s, _, _ in stages} == {"recognizing", "punctuating"}
     last = [s for s in stages if s[0] == "recognizing"][-1]
     assert last[1] == pytest.approx(last[2])  # progress reaches the end of the audio

@@ -1,4 +1,5 @@
 """Tests for atomic writes, the transcript model and the TXT/JSON/SRT/VTT exporters."""
+
 from __future__ import annotations
 
 import json
@@ -55,13 +56,16 @@ def _long_transcript(seed: int = 7) -> Transcript:
     t = 0.3
     sentence_lengths = [rng.randint(3, 25) for _ in range(30)] + [70, 110, 45, 1, 2]
     rng.shuffle(sentence_lengths)
-    for s, length in enumerate(sentence_lengths):
+    for _s, length in enumerate(sentence_lengths):
         for k in range(length):
             token = LONG_WORD if (length == 110 and k == 5) else rng.choice(VOCAB)
             duration = 0.0 if rng.random() < 0.03 else 0.06 * len(token) + rng.uniform(0.05, 0.2)
             last = k == length - 1
-            mark = rng.choice(["period", "period", "question"]) if last else (
-                "comma" if rng.random() < 0.08 else "none")
+            mark = (
+                rng.choice(["period", "period", "question"])
+                if last
+                else ("comma" if rng.random() < 0.08 else "none")
+            )
             case = "capitalized" if k == 0 else ("upper" if rng.random() < 0.02 else "lower")
             confidence = round(rng.uniform(0.5, 1.0), 3)
             words.append(TranscriptWord(token, round(t, 3), round(t + duration, 3), confidence, mark, case))
@@ -80,7 +84,7 @@ def _long_transcript(seed: int = 7) -> Transcript:
 def test_atomic_write_creates_parents_and_writes_exact_bytes(tmp_path):
     target = tmp_path / "a" / "b" / "out.txt"
     atomic_write_text(target, "line one\nline two é\n")
-    assert target.read_bytes() == "line one\nline two é\n".encode("utf-8")  # no \r\n translation
+    assert target.read_bytes() == "line one\nline two é\n".encode()  # no \r\n translation
     atomic_write_bytes(target, b"\x00\x01new")
     assert target.read_bytes() == b"\x00\x01new"
     assert os.listdir(target.parent) == ["out.txt"]
@@ -271,8 +275,10 @@ def test_backwards_jitter_in_word_times_still_gives_ordered_cues():
 
 def test_cues_break_at_a_comma_rather_than_mid_phrase():
     # About 100 characters: two cues either way; the cut should fall at the comma.
-    text = ("when the long meeting finally ended we all went home to rest for the night "
-            "and nobody said another word until morning")
+    text = (
+        "when the long meeting finally ended we all went home to rest for the night "
+        "and nobody said another word until morning"
+    )
     t = Transcript(_words(text, {5: "comma", 21: "period"}, step=0.25))
     cues = make_cues(t)
     assert len(cues) == 2

@@ -1,4 +1,5 @@
 """The session journal: crash recovery with a real SIGKILL, torn lines, withdrawals, fsync cadence."""
+
 import json
 import os
 import signal
@@ -71,8 +72,11 @@ for k, batch in enumerate(event_batches(10**6)):
 
 
 def test_sigkill_loses_at_most_the_last_second(tmp_path):
-    child = subprocess.Popen([sys.executable, "-c", CHILD.format(root=str(ROOT), tests=str(ROOT / "tests")),
-                              str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD.format(root=str(ROOT), tests=str(ROOT / "tests")), str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(child.stdout), daemon=True)
     reader.start()
@@ -127,11 +131,31 @@ def test_withdrawals_are_applied_and_clean_close_is_not_offered(tmp_path):
 
 def test_torn_last_line_is_ignored_and_marking_recovered_survives_it(tmp_path):
     path = tmp_path / "session-20260101-120000.jsonl"
-    rows = [{"t": "header", "version": 1, "started": "2026-01-01T12:00:00+00:00", "recognizer": "vosk"},
-            {"t": "word", "position": 0, "text": "hello", "form": "Hello", "mark": "comma", "case": "capitalized",
-             "start": 0.5, "end": 0.9, "confidence": 0.95},
-            {"t": "word", "position": 1, "text": "world", "form": "world", "mark": "period", "case": "lower",
-             "start": 1.0, "end": 1.4, "confidence": 0.9}]
+    rows = [
+        {"t": "header", "version": 1, "started": "2026-01-01T12:00:00+00:00", "recognizer": "vosk"},
+        {
+            "t": "word",
+            "position": 0,
+            "text": "hello",
+            "form": "Hello",
+            "mark": "comma",
+            "case": "capitalized",
+            "start": 0.5,
+            "end": 0.9,
+            "confidence": 0.95,
+        },
+        {
+            "t": "word",
+            "position": 1,
+            "text": "world",
+            "form": "world",
+            "mark": "period",
+            "case": "lower",
+            "start": 1.0,
+            "end": 1.4,
+            "confidence": 0.9,
+        },
+    ]
     torn = '{"t": "word", "position": 2, "text": "ag'
     path.write_text("".join(json.dumps(r) + "\n" for r in rows) + torn)
     [contents] = recover(tmp_path)

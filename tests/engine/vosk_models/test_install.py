@@ -1,5 +1,6 @@
 """The model download manager against a real HTTP server on 127.0.0.1 that misbehaves on demand
 (see ``model_server.py``), plus the catalogue and the per-user folders it relies on."""
+
 from __future__ import annotations
 
 import errno
@@ -12,25 +13,33 @@ import socket
 import stat
 import sys
 import threading
-from pathlib import Path
 import time
 import zipfile
+from pathlib import Path
 
 import pytest
 
-from engine.vosk_models import archives
-
-from engine.vosk_models import catalogue
-
 from engine.files import paths
-
+from engine.files.lock import LockTimeout
+from engine.vosk_models import archives, catalogue
 from engine.vosk_models import http as transfer
 from engine.vosk_models.catalogue import CatalogueEntry, UnknownModelError
-from engine.vosk_models.install import (ChecksumError, CorruptArchiveError, DownloadCancelled,
-                              DownloadInterrupted, FileLock, HttpError, InsecureUrlError,
-                              NotAVoskModelError, OfflineError, StorageError, UnsafeArchiveError,
-                              check_url, install_model, part_path)
-from engine.files.lock import LockTimeout
+from engine.vosk_models.install import (
+    ChecksumError,
+    CorruptArchiveError,
+    DownloadCancelled,
+    DownloadInterrupted,
+    FileLock,
+    HttpError,
+    InsecureUrlError,
+    NotAVoskModelError,
+    OfflineError,
+    StorageError,
+    UnsafeArchiveError,
+    check_url,
+    install_model,
+    part_path,
+)
 from tests.model_server import MODEL, Server, fake_model, make_tar, make_zip, model_files
 
 
@@ -49,13 +58,27 @@ def data_dir(tmp_path, monkeypatch):
     return folder
 
 
-def publish(server: Server, data: bytes, *, md5: str | None | bool = True, size: int | None = None,
-            name: str = MODEL, suffix: str = ".zip") -> CatalogueEntry:
+def publish(
+    server: Server,
+    data: bytes,
+    *,
+    md5: str | None | bool = True,
+    size: int | None = None,
+    name: str = MODEL,
+    suffix: str = ".zip",
+) -> CatalogueEntry:
     server.files[name + suffix] = data
-    return CatalogueEntry(name=name, lang="xx", lang_text="Test", url=server.url(name + suffix),
-                          size=len(data) if size is None else size, size_text="",
-                          md5=hashlib.md5(data).hexdigest() if md5 is True else md5,
-                          version="0.1", type="small")
+    return CatalogueEntry(
+        name=name,
+        lang="xx",
+        lang_text="Test",
+        url=server.url(name + suffix),
+        size=len(data) if size is None else size,
+        size_text="",
+        md5=hashlib.md5(data).hexdigest() if md5 is True else md5,
+        version="0.1",
+        type="small",
+    )
 
 
 def leftovers() -> list[str]:
@@ -149,8 +172,9 @@ def _symlink(name: str) -> zipfile.ZipInfo:
     return info
 
 
-@pytest.mark.parametrize("evil", ["../evil.txt", f"{MODEL}/../../evil.txt", "ABSOLUTE",
-                                  "..\\evil.txt", "SYMLINK"])
+@pytest.mark.parametrize(
+    "evil", ["../evil.txt", f"{MODEL}/../../evil.txt", "ABSOLUTE", "..\\evil.txt", "SYMLINK"]
+)
 def test_unsafe_archives_are_refused(server, tmp_path, evil):
     target = tmp_path / "abs-evil.txt"
     info = {"ABSOLUTE": str(target), "SYMLINK": _symlink(f"{MODEL}/am/link")}.get(evil, evil)
@@ -203,8 +227,9 @@ def test_models_dir_below_a_file_is_a_storage_error(server, tmp_path):
     assert server.requests == []  # refused before downloading anything
 
 
-@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0,
-                    reason="root (and Windows ACLs) ignore a read-only mode bit")
+@pytest.mark.skipif(
+    sys.platform == "win32" or os.geteuid() == 0, reason="root (and Windows ACLs) ignore a read-only mode bit"
+)
 def test_read_only_models_dir_is_a_storage_error(server):
     folder = paths.vosk_models_dir()
     folder.mkdir(parents=True)
@@ -232,11 +257,17 @@ def _can_unshare_mounts() -> bool:
     import shutil
     import subprocess
 
-    return (sys.platform.startswith("linux") and os.geteuid() == 0 and shutil.which("unshare") is not None
-            and subprocess.run(["unshare", "--mount", "true"], capture_output=True).returncode == 0)
+    return (
+        sys.platform.startswith("linux")
+        and os.geteuid() == 0
+        and shutil.which("unshare") is not None
+        and subprocess.run(["unshare", "--mount", "true"], capture_output=True).returncode == 0
+    )
 
 
-@pytest.mark.skipif(not _can_unshare_mounts(), reason="needs root and mount namespaces (the chmod test covers users)")
+@pytest.mark.skipif(
+    not _can_unshare_mounts(), reason="needs root and mount namespaces (the chmod test covers users)"
+)
 def test_read_only_filesystem_is_a_storage_error(server, tmp_path):
     """As root a mode bit stops nothing, but a read-only file system stops everyone: the install runs
     in a private mount namespace where the models folder is a read-only tmpfs (the host never sees it)."""
@@ -246,11 +277,27 @@ def test_read_only_filesystem_is_a_storage_error(server, tmp_path):
     folder = tmp_path / "ro-models"
     folder.mkdir()
     entry = publish(server, make_zip(model_files()))
-    script = (f'mount -t tmpfs -o ro tmpfs "$1" && exec "{sys.executable}" -c "$2" "$3" "$1"')
-    result = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
-                             str(folder), READ_ONLY_CHILD, json.dumps(dataclasses.asdict(entry))],
-                            capture_output=True, text=True, timeout=60, cwd=str(Path(__file__).resolve().parents[3]),
-                            env={**os.environ, paths.OVERRIDE_ENV: str(tmp_path / "data")})
+    script = f'mount -t tmpfs -o ro tmpfs "$1" && exec "{sys.executable}" -c "$2" "$3" "$1"'
+    result = subprocess.run(
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            script,
+            "sh",
+            str(folder),
+            READ_ONLY_CHILD,
+            json.dumps(dataclasses.asdict(entry)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=str(Path(__file__).resolve().parents[3]),
+        env={**os.environ, paths.OVERRIDE_ENV: str(tmp_path / "data")},
+    )
     assert result.returncode == 0, result.stderr
     err = json.loads(result.stdout)
     assert "read-only" in err["error"] and err["folder"] == str(folder), err
@@ -351,8 +398,10 @@ def test_file_lock_excludes_another_process(tmp_path):
     assert attempt() == "locked"
 
 
-@pytest.mark.parametrize("url", ["http://example.com/m.zip", "ftp://example.com/m.zip",
-                                 "file:///etc/passwd", "http://10.0.0.1/m.zip"])
+@pytest.mark.parametrize(
+    "url",
+    ["http://example.com/m.zip", "ftp://example.com/m.zip", "file:///etc/passwd", "http://10.0.0.1/m.zip"],
+)
 def test_non_https_urls_are_refused(url):
     entry = CatalogueEntry(MODEL, "xx", "Test", url, 10, "", None, "0.1", "small")
     with pytest.raises(InsecureUrlError):
@@ -361,8 +410,12 @@ def test_non_https_urls_are_refused(url):
 
 
 def test_loopback_and_https_urls_are_allowed():
-    for url in ["https://alphacephei.com/vosk/models/x.zip", "http://127.0.0.1:8/x.zip",
-                "http://localhost/x.zip", "http://[::1]:8/x.zip"]:
+    for url in [
+        "https://alphacephei.com/vosk/models/x.zip",
+        "http://127.0.0.1:8/x.zip",
+        "http://localhost/x.zip",
+        "http://[::1]:8/x.zip",
+    ]:
         check_url(url)
 
 
@@ -396,7 +449,11 @@ def test_shipped_catalogue():
         assert not e.obsolete
     small = catalogue.default_english()
     assert (small.name, small.size, small.md5, small.type) == (
-        "vosk-model-small-en-us-0.15", 41205931, "09ab50ccd62b674cbaa231b825f9c1cb", "small")
+        "vosk-model-small-en-us-0.15",
+        41205931,
+        "09ab50ccd62b674cbaa231b825f9c1cb",
+        "small",
+    )
     assert {"vosk-model-en-us-0.22", "vosk-model-en-us-0.22-lgraph"} <= set(names)
     assert "model-list.json" in catalogue.catalogue_source()["upstream"]
 
@@ -408,8 +465,21 @@ def test_find_suggests_close_names():
 
 
 def test_obsolete_flag_as_upstream_strings(tmp_path):
-    rows = [dict(name=f"m-{flag}", lang="xx", lang_text="X", url="https://h/m.zip", size=1, size_text="1B",
-                 md5=None, version="1", type="small", obsolete=flag) for flag in ("false", "true", "TRUE")]
+    rows = [
+        dict(
+            name=f"m-{flag}",
+            lang="xx",
+            lang_text="X",
+            url="https://h/m.zip",
+            size=1,
+            size_text="1B",
+            md5=None,
+            version="1",
+            type="small",
+            obsolete=flag,
+        )
+        for flag in ("false", "true", "TRUE")
+    ]
     path = tmp_path / "cat.json"
     path.write_text(json.dumps({"source": {}, "models": rows}))
     assert [e.name for e in catalogue.load_catalogue(path)] == ["m-false"]
