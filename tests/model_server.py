@@ -142,7 +142,7 @@ class Server:
 
 
 def fake_model(root, layout="v2"):
-    """Just the files ``catalogue.model_problems`` looks for: enough for folder checks, not for libvosk."""
+    """Just the files ``layout.model_problems`` looks for: enough for folder checks, not for libvosk."""
     names = {
         "v2": ["am/final.mdl", "conf/model.conf", "conf/mfcc.conf", "graph/HCLG.fst"],
         "v1": ["final.mdl", "mfcc.conf", "HCLr.fst", "Gr.fst", "disambig_tid.int"],

@@ -12,6 +12,7 @@ from typing import Literal
 
 from engine.recognizers.base import Recognizer, RecognizerError
 from engine.recognizers.vosk_rec import check_vosk_model
+from engine.vosk_models.layout import installed_model_folders
 
 FALLBACK_NOTICE = (
     "No Vosk model installed: using the built-in PocketSphinx recognizer. "
@@ -19,19 +20,6 @@ FALLBACK_NOTICE = (
 )
 
 Kind = Literal["vosk", "pocketsphinx"]
-
-
-def installed_vosk_models(models_dir: Path | None) -> list[Path]:
-    """Model folders under ``models_dir`` that look like complete Vosk models, by name."""
-    if models_dir is None or not Path(models_dir).is_dir():
-        return []
-    found = []
-    for folder in sorted(Path(models_dir).iterdir()):
-        try:
-            found.append(check_vosk_model(folder))
-        except RecognizerError:
-            continue  # a half-finished download or a stray file: not a model
-    return found
 
 
 def resolve_vosk_model(model: str | Path, models_dir: Path | None) -> Path:
@@ -42,7 +30,7 @@ def resolve_vosk_model(model: str | Path, models_dir: Path | None) -> Path:
     named = Path(models_dir) / str(model)
     if named.exists():
         return check_vosk_model(named)
-    names = ", ".join(p.name for p in installed_vosk_models(models_dir)) or "none"
+    names = ", ".join(p.name for p in installed_model_folders(models_dir)) or "none"
     raise RecognizerError(
         f"No Vosk model named {model!r} in {models_dir} (installed: {names}); "
         f"run `livecap models download {model}` or pass a model folder"
@@ -69,7 +57,7 @@ def create_recognizer(
     if model is not None:
         path = resolve_vosk_model(model, models_dir)
     else:
-        installed = installed_vosk_models(models_dir)
+        installed = installed_model_folders(models_dir) if models_dir is not None else []
         if not installed:
             if kind == "vosk":
                 raise RecognizerError(

@@ -24,20 +24,11 @@ from engine.recognizers.base import (
     as_pcm_bytes,
     clamp_confidence,
 )
+from engine.vosk_models.layout import is_vosk_model, model_problems
 from engine.words import Word
 
 # Vosk's out-of-vocabulary marker is not a word anyone said.
 _NOT_WORDS = frozenset({"[unk]", "<unk>", "<UNK>"})
-
-# The acoustic model and the config it is read with: with these libvosk can start.
-# (Without them some libvosk builds abort the whole process instead of failing.)
-_LAYOUTS = (
-    # the current layout ("V2"), used by every model on the Vosk site
-    ("am/final.mdl", "conf/model.conf", "conf/mfcc.conf"),
-    # the old flat layout ("V1")
-    ("final.mdl", "mfcc.conf"),
-)
-_GRAPHS = ("graph/HCLG.fst", "graph/HCLr.fst", "HCLG.fst", "HCLr.fst")
 
 
 def _words(entries, offset: float) -> list[Word]:
@@ -73,7 +64,9 @@ def words_from_vosk_partial(partial: dict, offset: float = 0.0) -> list[Word]:
 
 
 def check_vosk_model(path: str | Path) -> Path:
-    """Return the model folder, or raise RecognizerError saying what is wrong with it."""
+    """Return the model folder, or raise RecognizerError saying what is wrong with it.
+
+    The rule is ``engine.vosk_models.layout``'s, the one the catalogue and the installer use."""
     folder = Path(path).expanduser()
     if not folder.exists():
         raise RecognizerError(
@@ -82,15 +75,13 @@ def check_vosk_model(path: str | Path) -> Path:
         )
     if not folder.is_dir():
         raise RecognizerError(f"{folder} is a file, not a Vosk model folder: unpack the model archive first")
-    has_am = any(all((folder / f).is_file() for f in layout) for layout in _LAYOUTS)
-    has_graph = any((folder / g).is_file() for g in _GRAPHS)
-    if not (has_am and has_graph):
-        inner = [p for p in folder.iterdir() if p.is_dir() and (p / "am" / "final.mdl").is_file()]
+    problems = model_problems(folder)
+    if problems:
+        inner = [p for p in sorted(folder.iterdir()) if p.is_dir() and is_vosk_model(p)]
         hint = (
             f"; the model seems to be one level down, in {inner[0]}"
             if inner
-            else "; expected am/final.mdl, conf/model.conf, conf/mfcc.conf "
-            "and graph/HCLG.fst (or graph/HCLr.fst)"
+            else f"; it lacks {'; '.join(problems)}"
         )
         raise RecognizerError(f"{folder} is not a Vosk model{hint}")
     return folder

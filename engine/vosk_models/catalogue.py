@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from engine.files import paths
+from engine.vosk_models.layout import installed_model_folders
 
 DEFAULT_ENGLISH = "vosk-model-small-en-us-0.15"
 
@@ -87,59 +88,13 @@ def default_english() -> CatalogueEntry:
     return find(DEFAULT_ENGLISH)
 
 
-def model_problems(folder: str | os.PathLike[str]) -> list[str]:
-    """What keeps ``folder`` from loading as a Vosk model; empty when it looks loadable.
-
-    Mirrors the checks in vosk-api ``src/model.cc`` (``Model::Model`` and
-    ``ReadDataFiles``), so a folder that passes here does not die inside the
-    native library with a Kaldi error the user cannot act on:
-
-    * layout v2: ``am/final.mdl`` + ``conf/model.conf``; v1 (older models):
-      ``final.mdl`` + ``mfcc.conf`` at the top level;
-    * a feature config: ``mfcc.conf`` or ``fbank.conf`` (in ``conf/`` for v2);
-    * a decoding graph: ``HCLG.fst``, or ``HCLr.fst`` + ``Gr.fst`` +
-      ``disambig_tid.int`` for the small "lookahead" models (in ``graph/`` for v2).
-    """
-    root = Path(folder)
-    if not root.is_dir():
-        return [f"{root} is not a folder"]
-    if (root / "am" / "final.mdl").is_file() and (root / "conf" / "model.conf").is_file():
-        conf, graph = root / "conf", root / "graph"
-    elif (root / "final.mdl").is_file() and (root / "mfcc.conf").is_file():
-        conf, graph = root, root
-    else:
-        return ["am/final.mdl and conf/model.conf (or, older layout, final.mdl and mfcc.conf)"]
-    problems = []
-    if not ((conf / "mfcc.conf").is_file() or (conf / "fbank.conf").is_file()):
-        problems.append(f"{_rel(conf / 'mfcc.conf', root)} (or fbank.conf)")
-    lookahead = [graph / "HCLr.fst", graph / "Gr.fst", graph / "disambig_tid.int"]
-    if not ((graph / "HCLG.fst").is_file() or all(p.is_file() for p in lookahead)):
-        problems.append(
-            f"{_rel(graph / 'HCLG.fst', root)} (or {', '.join(_rel(p, root) for p in lookahead)})"
-        )
-    return problems
-
-
-def is_vosk_model(folder: str | os.PathLike[str]) -> bool:
-    return not model_problems(folder)
-
-
 def installed_models(models_dir: str | os.PathLike[str] | None = None) -> list[InstalledModel]:
-    """Loadable models in ``models_dir``, sorted by name.
-
-    Hidden entries are skipped: they are the downloader's temporary folders
-    and lock files, never a finished model.
-    """
+    """Loadable models in ``models_dir`` (``layout.installed_model_folders``), sorted by name."""
     root = Path(models_dir) if models_dir is not None else paths.vosk_models_dir()
-    try:
-        children = sorted(root.iterdir())
-    except (FileNotFoundError, NotADirectoryError):
-        return []
     by_name = {e.name: e for e in load_catalogue()}
     return [
-        InstalledModel(child.name, child, by_name.get(child.name))
-        for child in children
-        if not child.name.startswith(".") and is_vosk_model(child)
+        InstalledModel(folder.name, folder, by_name.get(folder.name))
+        for folder in installed_model_folders(root)
     ]
 
 
@@ -174,10 +129,6 @@ def check_model_name(name: str) -> None:
     )
     if bad:
         raise ValueError(f"{name!r} is not a valid model name (expected a plain folder name)")
-
-
-def _rel(path: Path, root: Path) -> str:
-    return path.relative_to(root).as_posix()
 
 
 def _read(path: Path) -> dict:

@@ -35,7 +35,7 @@ from engine.files import paths
 from engine.files.atomic import fsync_directory
 from engine.files.lock import FileLock, LockTimeout
 from engine.vosk_models.archives import archive_kind, extract_archive
-from engine.vosk_models.catalogue import CatalogueEntry, check_model_name, find, model_problems
+from engine.vosk_models.catalogue import CatalogueEntry, check_model_name, find
 from engine.vosk_models.errors import (
     ChecksumError,
     CorruptArchiveError,
@@ -51,6 +51,7 @@ from engine.vosk_models.errors import (
     storage_error,
 )
 from engine.vosk_models.http import RETRIES, TIMEOUT_S, Cancel, Progress, cancel_fn, check_url, fetch, verify
+from engine.vosk_models.layout import model_problems
 
 __all__ = [
     "install_model",
@@ -197,7 +198,7 @@ def _model_root(tmp: Path, name: str) -> Path:
 
 
 def _hidden(models: Path, name: str, kind: str) -> Path:
-    # Hidden names: installed_models() skips them, so a half-unpacked model is never listed.
+    # Hidden names: layout.installed_model_folders() skips them, so a half-unpacked model is never listed.
     return models / f".{name}.{kind}-{secrets.token_hex(4)}"
 
 

@@ -31,8 +31,8 @@ from app.settings import AppSettings
 from app.workers.download import DownloadSignals, start_download
 from app.workers.sources import DeviceScan
 from engine.files import paths
-from engine.vosk_models import catalogue
 from engine.vosk_models import http as transfer
+from engine.vosk_models import layout
 from engine.vosk_models.catalogue import CatalogueEntry
 from engine.vosk_models.install import part_path
 from tests.model_server import MODEL, Server, fake_model, make_zip, model_files
@@ -251,7 +251,7 @@ def test_model_download_from_the_dialog_with_progress(qtbot, ini, server):
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
     assert at_the_end == [(1000, f"Downloading {MODEL}: 302.0 KB of 302.0 KB")]
     assert not progress_dialog.isVisible()
-    assert catalogue.is_vosk_model(paths.vosk_models_dir() / MODEL)
+    assert layout.is_vosk_model(paths.vosk_models_dir() / MODEL)
     assert panel.tree.currentItem().text(3) == "Installed" and panel.remove_button.isEnabled()
     assert f"Installed {MODEL}" in panel.status.text()
     assert dialog.model_choice.findData(MODEL) >= 0  # now choosable as the model to use

@@ -9,7 +9,7 @@ import pytest
 
 from engine.cli.main import main
 from engine.files import paths
-from engine.vosk_models import catalogue
+from engine.vosk_models import catalogue, layout
 from engine.vosk_models import http as transfer
 from engine.vosk_models.catalogue import CatalogueEntry
 from tests.model_server import MODEL, Server, make_zip, model_files
@@ -48,7 +48,7 @@ def test_download_shows_progress_installs_and_remove_deletes(entry, capsys):
     err = capsys.readouterr().err
     assert f"Downloading {MODEL} (0.3M) from {published.url}" in err
     assert "%" in err and f"Installed {MODEL} in {paths.vosk_models_dir() / MODEL}" in err  # the progress bar
-    assert catalogue.is_vosk_model(paths.vosk_models_dir() / MODEL)
+    assert layout.is_vosk_model(paths.vosk_models_dir() / MODEL)
     assert [m.name for m in catalogue.installed_models()] == [MODEL]
 
     assert main(["models", "remove", MODEL]) == 0

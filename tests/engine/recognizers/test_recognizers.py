@@ -19,11 +19,7 @@ from engine.recognizers.pocketsphinx_rec import (
     align_to_hypothesis,
     clean_word,
 )
-from engine.recognizers.select import (
-    FALLBACK_NOTICE,
-    create_recognizer,
-    installed_vosk_models,
-)
+from engine.recognizers.select import FALLBACK_NOTICE, create_recognizer
 from engine.recognizers.stabiliser import WordStabiliser
 from engine.recognizers.vosk_rec import (
     VoskRecognizer,
@@ -31,6 +27,7 @@ from engine.recognizers.vosk_rec import (
     words_from_vosk_partial,
     words_from_vosk_result,
 )
+from engine.vosk_models.layout import installed_model_folders
 from engine.words import Word
 
 RATE = 16000
@@ -302,6 +299,17 @@ def test_vosk_refuses_folders_that_are_not_models(tmp_path):
         check_vosk_model(nested)
 
 
+def test_vosk_loads_a_model_with_filterbank_features(tmp_path):
+    # libvosk reads conf/fbank.conf when there is no conf/mfcc.conf; the folder check must let it.
+    model = write_tiny_vosk_model(tmp_path / "fbank")
+    (model / "conf" / "mfcc.conf").unlink()
+    (model / "conf" / "fbank.conf").write_text("--sample-frequency=16000\n--num-mel-bins=13\n")
+    recognizer = VoskRecognizer(model)
+    assert recognizer.model_path == model
+    recognizer.accept(tone(ALPHA, 0.5))
+    assert recognizer.stream_time == pytest.approx(0.5)
+
+
 def test_vosk_reports_a_damaged_model_instead_of_crashing(tmp_path):
     model = write_tiny_vosk_model(tmp_path / "damaged")
     (model / "am" / "final.mdl").write_text("garbage")
@@ -467,7 +475,7 @@ def test_without_a_vosk_model_pocketsphinx_is_used_with_a_notice(tmp_path):
 def test_an_installed_vosk_model_is_preferred(tmp_path):
     (tmp_path / "half-downloaded").mkdir()
     write_tiny_vosk_model(tmp_path / "tiny")
-    assert [p.name for p in installed_vosk_models(tmp_path)] == ["tiny"]
+    assert [p.name for p in installed_model_folders(tmp_path)] == ["tiny"]
     recognizer, notice = create_recognizer(None, None, tmp_path)
     assert recognizer.name == "vosk" and notice == ""
     recognizer, _ = create_recognizer("vosk", "tiny", tmp_path)  # by name

@@ -21,7 +21,7 @@ import pytest
 
 from engine.files import paths
 from engine.files.lock import LockTimeout
-from engine.vosk_models import archives, catalogue
+from engine.vosk_models import archives, catalogue, layout
 from engine.vosk_models import http as transfer
 from engine.vosk_models.catalogue import CatalogueEntry, UnknownModelError
 from engine.vosk_models.install import (
@@ -89,7 +89,7 @@ def leftovers() -> list[str]:
 
 def assert_installed(files: dict[str, bytes]) -> None:
     root = paths.vosk_models_dir() / MODEL
-    assert catalogue.is_vosk_model(root)
+    assert layout.is_vosk_model(root)
     for name, data in files.items():
         assert (root / name).read_bytes() == data
     assert leftovers() == [MODEL]
@@ -487,9 +487,9 @@ def test_obsolete_flag_as_upstream_strings(tmp_path):
 
 def test_model_layouts_installed_models_and_remove(tmp_path):
     models = tmp_path / "models"
-    assert catalogue.is_vosk_model(fake_model(models / "vosk-model-small-en-us-0.15"))
-    assert catalogue.is_vosk_model(fake_model(models / "old-layout", "v1"))
-    assert "graph/HCLG.fst" in catalogue.model_problems(fake_model(models / "no-graph", "no-graph"))[0]
+    assert layout.is_vosk_model(fake_model(models / "vosk-model-small-en-us-0.15"))
+    assert layout.is_vosk_model(fake_model(models / "old-layout", "v1"))
+    assert "graph/HCLG.fst" in layout.model_problems(fake_model(models / "no-graph", "no-graph"))[0]
     fake_model(models / ".vosk-model-x.tmp-0123abcd")  # a downloader's temp folder: never listed
     listed = catalogue.installed_models(models)
     assert [m.name for m in listed] == ["old-layout", "vosk-model-small-en-us-0.15"]
