@@ -25,6 +25,7 @@ import torch
 import torch.nn.functional as F
 
 from engine.punctuation.model_inputs import WordTokenizer
+from engine.words import PUNCT_LABELS
 from training.base_model import fetch_base_model
 from training.batches import BatchPlan
 from training.dataset import IGNORE, Noise, SampleMaker, build_stream
@@ -294,7 +295,7 @@ def train(recipe: Recipe) -> Path:
                 step=step,
                 lookahead=recipe.l_max,
                 f1=scores["overall"]["f1"],
-                **{k: scores[k]["f1"] for k in ("comma", "period", "question")},
+                **{k: scores[k]["f1"] for k in PUNCT_LABELS[1:]},
             )
         out_of_time = time.time() - started > recipe.time_budget_min * 60
         if step % recipe.checkpoint_every == 0 or step == total or out_of_time:

@@ -17,9 +17,9 @@ import bisect
 from collections.abc import Sequence
 
 from engine.evaluation.e2e_speech import Excerpt
-from engine.words import CASE_LABELS
+from engine.words import CASE_LABELS, PUNCT_LABELS
 
-MARKS = ("comma", "period", "question")
+MARKS = PUNCT_LABELS[1:]  # "none" is no mark
 Pair = tuple[int | None, int | None]  # (reference index, hypothesis index); None: deleted / inserted
 
 

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-PUNCT_LABELS = ["none", "comma", "period", "question"]
-CASE_LABELS = ["lower", "capitalized", "upper"]
+from engine.words import CASE_LABELS, PUNCT_LABELS
 
 
 @dataclass(frozen=True)
