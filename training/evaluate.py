@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.evaluation.corpus import dev_corpus
 from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir
 from engine.punctuation.streaming import ModelScorer
@@ -49,7 +50,6 @@ from training.eval_tables import build_table, run_offline, run_streaming, synthe
 from training.metrics import casing_scores, punctuation_scores
 from training.prepare import Document, PrepareError, prepare_folder
 
-DEFAULT_DEV = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "dev"
 DEFAULT_MAX_WORDS = 10_000
 THRESHOLDS = tuple(round(0.1 * k, 1) for k in range(1, 16))  # 0.1 .. 1.5 bits
 FIXED_LOOKAHEADS = tuple(range(5))  # 0 .. 4
@@ -593,7 +593,7 @@ def main(argv: list[str] | None = None) -> int:
         "--model-dir", type=Path, help="exported model folder (default: the engine's default model)"
     )
     parser.add_argument(
-        "--dev", type=Path, default=DEFAULT_DEV, help=f"folder of .txt files (default {DEFAULT_DEV})"
+        "--dev", type=Path, default=dev_corpus(), help=f"folder of .txt files (default {dev_corpus()})"
     )
     parser.add_argument(
         "--max-words-per-file",

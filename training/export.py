@@ -23,6 +23,7 @@ import numpy as np
 import onnx
 import torch
 
+from engine.evaluation.corpus import dev_corpus
 from engine.punctuation.model import DecoderDefaults, ModelConfig, PunctuationModel
 from training.base_model import fetch_base_model
 from training.dataset import SampleMaker, build_stream
@@ -30,8 +31,6 @@ from training.metrics import punctuation_scores
 from training.model import EncoderConfig, PunctuationClassifier
 from training.prepare import build_lexicon, load_corpus, prepare_folder
 from training.prune import prune_last_layer
-
-DEV = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "dev"
 
 
 def load_checkpoint(path: Path) -> PunctuationClassifier:
@@ -90,9 +89,7 @@ def write_tokenizer(base: Path, out: Path) -> None:
     tokenizer.save(str(out / "tokenizer.json"))
 
 
-def parity(
-    torch_model, fp32_dir: Path, int8_dir: Path, dev_words: int, threads: int, dev: Path = DEV
-) -> dict:
+def parity(torch_model, fp32_dir: Path, int8_dir: Path, dev_words: int, threads: int, dev: Path) -> dict:
     int8 = PunctuationModel(int8_dir, threads=threads)
     fp32 = PunctuationModel(fp32_dir, threads=threads)
     docs = prepare_folder(dev)
@@ -141,7 +138,9 @@ def main(argv=None) -> int:
     parser.add_argument("--l-max", type=int, default=3, help="the streaming decoder's longest lookahead")
     parser.add_argument("--parity-samples", type=int, default=4000)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--dev", type=Path, default=DEV, help="folder of .txt files for the parity check")
+    parser.add_argument(
+        "--dev", type=Path, default=dev_corpus(), help="folder of .txt files for the parity check"
+    )
     args = parser.parse_args(argv)
     if not args.checkpoint.exists():
         print(

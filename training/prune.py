@@ -110,9 +110,9 @@ def _topological(nodes, graph) -> list:
 
 def agreement(original: Path, pruned: Path, samples: int, threads: int = 2) -> dict:
     """Argmax agreement and largest logit change, pruned vs original, on dev samples at l = 4."""
+    from engine.evaluation.corpus import dev_corpus
     from engine.punctuation.model import PunctuationModel
     from training.dataset import SampleMaker, build_stream
-    from training.export import DEV
     from training.prepare import prepare_folder
 
     before = PunctuationModel(original.parent, threads=threads)
@@ -123,7 +123,7 @@ def agreement(original: Path, pruned: Path, samples: int, threads: int = 2) -> d
                 (folder / item.name).symlink_to(item.resolve())
         (folder / original.name).symlink_to(pruned.resolve())
         after = PunctuationModel(folder, threads=threads)
-        stream = build_stream(prepare_folder(DEV), before.tokenizer)
+        stream = build_stream(prepare_folder(dev_corpus()), before.tokenizer)
         positions = np.random.default_rng(0).permutation(len(stream))[:samples]
         maker = SampleMaker(stream, before.special, window=before.config.window)
         batch, _, _ = maker.batch(positions, np.random.default_rng(0), lookahead=4)

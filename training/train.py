@@ -24,6 +24,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from engine.evaluation.corpus import train_corpus
 from engine.punctuation.model_inputs import WordTokenizer
 from engine.words import PUNCT_LABELS
 from training.base_model import fetch_base_model
@@ -33,13 +34,11 @@ from training.metrics import punctuation_scores
 from training.model import load_pretrained
 from training.prepare import load_corpus, prepare_folder, save_corpus, split_documents
 
-SHARED_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-
 
 # ---- the recipe: plain values -------------------------------------------------
 @dataclass
 class Recipe:
-    data: list[str] = field(default_factory=lambda: [str(SHARED_CORPUS / "train")])
+    data: list[str] = field(default_factory=lambda: [str(train_corpus())])
     corpus: str | None = None  # a prepared corpus (python -m training.prepare --out X.npz) instead of data
     base: str | None = (
         None  # a folder with the encoder's model.safetensors + tokenizer.json (offline machines)

@@ -46,12 +46,12 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.evaluation.corpus import dev_corpus
 from engine.evaluation.e2e_score import case_class, score
 from engine.evaluation.e2e_speech import (
     SAMPLE_RATE,
     Excerpt,
     Speech,
-    default_corpus,
     load_excerpts,
     synthesize,
 )
@@ -398,7 +398,7 @@ def main(argv=None) -> int:
     from engine.punctuation.model import PunctuationModel, default_model_dir
     from engine.recognizers.select import create_recognizer
 
-    corpus = args.corpus or default_corpus()
+    corpus = args.corpus or dev_corpus()
     excerpts = load_excerpts(corpus, args.excerpts, args.min_words, args.max_words, args.seed)
     log(f"{len(excerpts)} excerpts, {sum(len(e.words) for e in excerpts)} words from {corpus}")
     speech = synthesize(excerpts, args.gap, voice=args.voice, speed=args.speed)

@@ -28,10 +28,6 @@ SAMPLE_RATE = 16_000
 SPEAKABLE = re.compile(r"^[a-z]+(?:'[a-z]+)*$")
 
 
-def default_corpus() -> Path:
-    return Path(__file__).resolve().parents[2] / "shared" / "corpus" / "dev"
-
-
 @dataclass
 class Excerpt:
     source: str  # "dev/austen_persuasion.txt#3:1200" (document and first word)

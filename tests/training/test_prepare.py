@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.evaluation.corpus import dev_corpus
 from engine.words import CASE_LABELS, PUNCT_LABELS
 from training.prepare import (
     PrepareError,
@@ -18,7 +19,7 @@ from training.prepare import (
     split_documents,
 )
 
-DEV = Path("/work/shared/corpus/dev")
+DEV = dev_corpus()
 
 
 def prepare(tmp_path, text, name="a.txt", **kw):

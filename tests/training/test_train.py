@@ -1,13 +1,13 @@
 """The training path: data → train → export → evaluate, on a slice, plus its parts."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="training needs the [train] extra (torch)")
 
+from engine.evaluation.corpus import corpus_dir  # noqa: E402
 from engine.evaluation.synthetic_model import build_vocab, write_tokenizer  # noqa: E402
 from engine.punctuation.model import PunctuationModel  # noqa: E402
 from engine.punctuation.model_inputs import build_sample  # noqa: E402
@@ -15,7 +15,7 @@ from training.dataset import IGNORE, Noise, SampleMaker, balanced_positions, bui
 from training.model import EncoderConfig, PunctuationClassifier  # noqa: E402
 from training.prepare import prepare_folder  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+SHARED = corpus_dir()
 TEXT = (
     "Is this the plan? Yes, it is. We meet on Monday, then we talk to NASA. "
     "I think so. Do you agree? Well, maybe. "
@@ -239,3 +239,10 @@ def test_pruning_the_last_layer_to_the_punct_row_changes_no_logit(tiny_dir):
     (full / "model.onnx").write_bytes((tiny_dir / "int8.onnx").read_bytes())
     q_full, q_pruned = PunctuationModel(full).logits(samples)[0], PunctuationModel(pruned).logits(samples)[0]
     assert np.abs(q_full - q_pruned).max() < 0.1 * np.abs(q_full).max() + 1e-3
+
+
+def test_training_reads_the_corpus_where_livecap_corpus_points(monkeypatch, tmp_path):
+    from training.train import Recipe
+
+    monkeypatch.setenv("LIVECAP_CORPUS", str(tmp_path))
+    assert Recipe().data == [str(tmp_path / "train")]
