@@ -42,13 +42,13 @@ import numpy as np
 
 from engine.evaluation.corpus import dev_corpus
 from engine.punctuation.casing import CaseRenderer
+from engine.punctuation.labelled_text import Document, PrepareError, prepare_folder
 from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir
 from engine.punctuation.streaming import ModelScorer
 from engine.words import CASE_LABELS, PUNCT_LABELS
 from training.dataset import Noise
 from training.eval_tables import build_table, run_offline, run_streaming, synthesize_pauses, timed_words
 from training.metrics import casing_scores, punctuation_scores
-from training.prepare import Document, PrepareError, prepare_folder
 
 DEFAULT_MAX_WORDS = 10_000
 THRESHOLDS = tuple(round(0.1 * k, 1) for k in range(1, 16))  # 0.1 .. 1.5 bits

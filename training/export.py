@@ -24,12 +24,13 @@ import onnx
 import torch
 
 from engine.evaluation.corpus import dev_corpus
+from engine.punctuation.labelled_text import prepare_folder
 from engine.punctuation.model import DecoderDefaults, ModelConfig, PunctuationModel
 from training.base_model import fetch_base_model
 from training.dataset import SampleMaker, build_stream
 from training.metrics import punctuation_scores
 from training.model import EncoderConfig, PunctuationClassifier
-from training.prepare import build_lexicon, load_corpus, prepare_folder
+from training.prepare import build_lexicon, load_corpus
 from training.prune import prune_last_layer
 
 

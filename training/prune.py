@@ -111,9 +111,9 @@ def _topological(nodes, graph) -> list:
 def agreement(original: Path, pruned: Path, samples: int, threads: int = 2) -> dict:
     """Argmax agreement and largest logit change, pruned vs original, on dev samples at l = 4."""
     from engine.evaluation.corpus import dev_corpus
+    from engine.punctuation.labelled_text import prepare_folder
     from engine.punctuation.model import PunctuationModel
     from training.dataset import SampleMaker, build_stream
-    from training.prepare import prepare_folder
 
     before = PunctuationModel(original.parent, threads=threads)
     with tempfile.TemporaryDirectory() as tmp:

@@ -25,6 +25,7 @@ import torch
 import torch.nn.functional as F
 
 from engine.evaluation.corpus import train_corpus
+from engine.punctuation.labelled_text import prepare_folder
 from engine.punctuation.model_inputs import WordTokenizer
 from engine.words import PUNCT_LABELS
 from training.base_model import fetch_base_model
@@ -32,7 +33,7 @@ from training.batches import BatchPlan
 from training.dataset import IGNORE, Noise, SampleMaker, build_stream
 from training.metrics import punctuation_scores
 from training.model import load_pretrained
-from training.prepare import load_corpus, prepare_folder, save_corpus, split_documents
+from training.prepare import load_corpus, save_corpus, split_documents
 
 
 # ---- the recipe: plain values -------------------------------------------------

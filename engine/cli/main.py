@@ -174,7 +174,7 @@ def read_input(path: str) -> tuple[str, str]:
 def cmd_punctuate(args) -> int:
     from engine.punctuation.offline import OfflineDecoder
     from engine.punctuation.streaming import Settled, StreamingDecoder
-    from engine.punctuation.word_input import InputError, parse_words
+    from engine.punctuation.text_input import InputError, parse_words
 
     if args.threshold is not None and not 0.0 <= args.threshold <= 2.0:
         raise CliError("--threshold must be between 0 and 2 bits")

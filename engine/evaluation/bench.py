@@ -20,7 +20,7 @@ import numpy as np
 from engine.punctuation.model import PunctuationModel, default_model_dir
 from engine.punctuation.offline import OfflineDecoder
 from engine.punctuation.streaming import StreamingDecoder
-from engine.punctuation.textnorm import split_words
+from engine.punctuation.text_input import split_words
 from engine.words import Word
 
 SPOKEN_WORD_SECONDS = 0.4  # the real-time budget per word: an average spoken word

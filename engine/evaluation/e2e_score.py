@@ -17,6 +17,7 @@ import bisect
 from collections.abc import Sequence
 
 from engine.evaluation.e2e_speech import Excerpt
+from engine.punctuation.labelled_text import case_of
 from engine.words import CASE_LABELS, PUNCT_LABELS
 
 MARKS = PUNCT_LABELS[1:]  # "none" is no mark
@@ -103,8 +104,7 @@ def mark_scores(
 
 
 def case_class(form: str) -> str:
-    from training.prepare import case_of  # the rule the reference was labelled with; numpy only
-
+    """The case class of a spelling, by the rule the reference was labelled with."""
     return CASE_LABELS[case_of(form)[0]]
 
 

@@ -2,7 +2,7 @@
 and espeak-ng speech of them.
 
 Excerpts are whole sentences, 40–60 words each, drawn with a fixed seed from
-every file of the corpus in turn, cleaned and labelled by ``training.prepare``
+every file of the corpus in turn, cleaned and labelled by ``engine.punctuation.labelled_text``
 (the labeller the punctuation model was trained with, so reference marks and
 cases mean exactly what the model's do). espeak-ng reads them with their
 punctuation in the text, so the voice pauses where a reader would; they are
@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.punctuation.labelled_text import prepare_folder
 from engine.words import CASE_LABELS, MARK_TEXT, PUNCT_LABELS, apply_case
 
 SAMPLE_RATE = 16_000
@@ -99,8 +100,6 @@ def choose_excerpts(
 
 
 def load_excerpts(corpus: Path, count: int, min_words: int, max_words: int, seed: int) -> list[Excerpt]:
-    from training.prepare import prepare_folder  # numpy only (no torch); a dev tool, not in the app
-
     return choose_excerpts(prepare_folder(corpus), count, min_words, max_words, seed)
 
 

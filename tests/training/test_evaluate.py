@@ -7,13 +7,13 @@ import pytest
 
 from engine.evaluation.synthetic_model import write_model_dir
 from engine.punctuation.casing import CaseRenderer
+from engine.punctuation.labelled_text import prepare_folder
 from engine.punctuation.model import PunctuationModel
 from engine.punctuation.offline import OfflineDecoder
 from engine.punctuation.streaming import ModelScorer, Settled, StreamingDecoder
 from engine.words import PUNCT_LABELS
 from training import eval_tables as et
 from training import evaluate as ev
-from training.prepare import prepare_folder
 
 AUSTEN = """Sir Walter Elliot, of Kellynch Hall, in Somersetshire, was a man who, for his own amusement,
 never took up any book but the Baronetage; there he found occupation for an idle hour, and consolation

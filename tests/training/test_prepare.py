@@ -9,15 +9,9 @@ import numpy as np
 import pytest
 
 from engine.evaluation.corpus import dev_corpus
+from engine.punctuation.labelled_text import PrepareError, prepare_folder
 from engine.words import CASE_LABELS, PUNCT_LABELS
-from training.prepare import (
-    PrepareError,
-    build_lexicon,
-    load_corpus,
-    prepare_folder,
-    save_corpus,
-    split_documents,
-)
+from training.prepare import build_lexicon, load_corpus, save_corpus, split_documents
 
 DEV = dev_corpus()
 

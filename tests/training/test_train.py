@@ -9,11 +9,11 @@ torch = pytest.importorskip("torch", reason="training needs the [train] extra (t
 
 from engine.evaluation.corpus import corpus_dir  # noqa: E402
 from engine.evaluation.synthetic_model import build_vocab, write_tokenizer  # noqa: E402
+from engine.punctuation.labelled_text import prepare_folder  # noqa: E402
 from engine.punctuation.model import PunctuationModel  # noqa: E402
 from engine.punctuation.model_inputs import build_sample  # noqa: E402
 from training.dataset import IGNORE, Noise, SampleMaker, balanced_positions, build_stream  # noqa: E402
 from training.model import EncoderConfig, PunctuationClassifier  # noqa: E402
-from training.prepare import prepare_folder  # noqa: E402
 
 SHARED = corpus_dir()
 TEXT = (

@@ -6,7 +6,7 @@ import pytest
 
 from engine.punctuation.model_inputs import pauses_from_times
 from engine.punctuation.offline import OfflineDecoder
-from engine.punctuation.word_input import InputError, parse_words
+from engine.punctuation.text_input import InputError, parse_words
 from engine.words import Word
 from tests.scripted import SURE, ScriptedScorer
 

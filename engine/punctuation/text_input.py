@@ -1,5 +1,8 @@
 """Read words from what a user hands ``livecap punctuate``: text, or JSON with timings.
 
+Text loses whatever punctuation and case it has (``split_words``), so a punctuated
+text can be fed straight in and compared with the result.
+
 Accepted JSON shapes:
 - Vosk's result object ``{"result": [{"word", "start", "end", "conf"}...], "text": ...}``,
   or a list of such objects (one per ``Result()`` call);
@@ -10,9 +13,18 @@ Accepted JSON shapes:
 from __future__ import annotations
 
 import json
+import re
 
-from engine.punctuation.textnorm import split_words
 from engine.words import Word
+
+# A word: letters/digits, with inner apostrophes or hyphens ("don't", "well-known"),
+# or a number with inner separators ("3.5", "1,000").
+WORD_RE = re.compile(r"\d+(?:[.,:]\d+)+|[^\W_]+(?:['’\-][^\W_]+)*", re.UNICODE)
+
+
+def split_words(text: str) -> list[str]:
+    """Lowercase words of ``text``, punctuation, quotes and brackets removed."""
+    return [w.replace("’", "'").lower() for w in WORD_RE.findall(text)]
 
 
 class InputError(ValueError):
