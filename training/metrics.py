@@ -1,9 +1,11 @@
-"""Precision, recall and F1 per mark, and the micro-average over the three marks ("none" left out)."""
+"""Precision, recall and F1 per mark, and the micro-average over the three marks ("none" left out),
+counted on label arrays and reported in percent; the ratios are ``engine.evaluation.scores``."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from engine.evaluation.scores import HitCounts
 from engine.words import PUNCT_LABELS
 
 
@@ -21,10 +23,13 @@ def punctuation_scores(reference, predicted) -> dict:
 
 
 def _prf(tp: int, fp: int, fn: int) -> dict:
-    p = tp / (tp + fp) if tp + fp else 0.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    f = 2 * p * r / (p + r) if p + r else 0.0
-    return {"precision": round(100 * p, 2), "recall": round(100 * r, 2), "f1": round(100 * f, 2)}
+    """In percent, two places: the unit of training's reports."""
+    hits = HitCounts(tp, fp, fn)
+    return {
+        "precision": round(100 * hits.precision, 2),
+        "recall": round(100 * hits.recall, 2),
+        "f1": round(100 * hits.f1, 2),
+    }
 
 
 def casing_scores(reference, predicted) -> dict:

@@ -17,6 +17,7 @@ import bisect
 from collections.abc import Sequence
 
 from engine.evaluation.e2e_speech import Excerpt
+from engine.evaluation.scores import HitCounts
 from engine.punctuation.labelled_text import case_of
 from engine.words import CASE_LABELS, PUNCT_LABELS
 
@@ -71,10 +72,15 @@ def word_errors(ref: Sequence[str], hyp: Sequence[str], pairs: Sequence[Pair]) -
 
 
 def _prf(tp: int, fp: int, fn: int) -> dict:
-    p = tp / (tp + fp) if tp + fp else 0.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    f = 2 * p * r / (p + r) if p + r else 0.0
-    return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4), "tp": tp, "fp": fp, "fn": fn}
+    hits = HitCounts(tp, fp, fn)
+    return {
+        "precision": round(hits.precision, 4),
+        "recall": round(hits.recall, 4),
+        "f1": round(hits.f1, 4),
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+    }
 
 
 def mark_scores(
