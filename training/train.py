@@ -320,7 +320,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--data", nargs="+", help="folders of .txt files (default: ../shared/corpus/train)")
+    parser.add_argument(
+        "--data",
+        nargs="+",
+        help="folders of .txt files (default: $LIVECAP_CORPUS/train, else ../shared/corpus/train)",
+    )
     parser.add_argument("--out", help="run folder: checkpoints, corpus cache (default runs/punct)")
     parser.add_argument("--tiny", action="store_true", help="a few hundred steps on a slice (CI)")
     parser.add_argument("--steps", type=int)

@@ -328,7 +328,10 @@ def main(argv=None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "--corpus", type=Path, default=None, help="folder of punctuated .txt (default: ../shared/corpus/dev)"
+        "--corpus",
+        type=Path,
+        default=None,
+        help="folder of punctuated .txt (default: $LIVECAP_CORPUS/dev, else ../shared/corpus/dev)",
     )
     parser.add_argument("--excerpts", type=int, default=12)
     parser.add_argument("--min-words", type=int, default=40)
