@@ -2,7 +2,7 @@
 
 Each document becomes ONE stream of words, with no line or sentence boundaries:
 a model trained with them collapses on the unsegmented words ASR gives
-(METHOD.md). Per word: the lowercased word (model input), the mark right AFTER
+(Faber 2020, Table 5.3). Per word: the lowercased word (model input), the mark right AFTER
 it, its case class from the original spelling, and whether it starts a sentence
 (training masks the case loss there: the decoder derives those capitals).
 
@@ -35,7 +35,7 @@ LEXICON_MIN_SHARE = 0.8  # a mixed-case spelling must win this share of mid-sent
 CACHE_VERSION = 1
 NONE, COMMA, PERIOD, QUESTION = (PUNCT_LABELS.index(x) for x in ("none", "comma", "period", "question"))
 LOWER, CAPITALIZED, UPPER = (CASE_LABELS.index(x) for x in ("lower", "capitalized", "upper"))
-# METHOD.md: `! ; ...` become period; `: – —` (and `--`, a spaced `-`) become comma.
+# docs/METHOD.md, "Task": `! ; ...` become period; `: – —` (and `--`, a spaced `-`) become comma.
 MARK_CLASS = {
     ",": COMMA,
     ":": COMMA,
