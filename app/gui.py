@@ -67,7 +67,7 @@ def run(args, started: float) -> int:
         )
     window.models_ready.connect(lambda: mark("ready to caption"))
     try:
-        # Loading ONNX Runtime and creating its session hold the GIL for ~100 ms: on the worker,
+        # Loading ONNX Runtime and creating its session hold the GIL (docs/PERFORMANCE.md): on the worker,
         # after the window showed, that froze the window. Here it delays the window by as much.
         window.bridge.punctuation_model(window.model_dir)
     except Exception:  # the preload reports a broken model in the window, with what to do
@@ -89,7 +89,7 @@ def run(args, started: float) -> int:
         window.offer_recovery()
 
     # Each step gets its own turn of the event loop, so the first paints and input are never
-    # queued behind all of them at once (together they kept the UI thread 20-80 ms).
+    # queued behind all of them at once (together they made a visible hitch).
     steps = [window.preload, window.scan_devices, window.install_tray, begin_captioning]
 
     def after_show() -> None:

@@ -49,7 +49,7 @@ class PlayDriver(QObject):
             # A first watchdog for a start that hangs; once captioning runs, the file has been
             # opened on the bridge's worker and its length is cheap to read, so the watchdog
             # is re-armed from it. (Reading it here imported soundfile on the UI thread: a
-            # 50 ms hitch just after the window showed.)
+            # visible hitch just after the window showed.)
             self._arm_watchdog(WATCHDOG_SLACK_S)
             self.window.bridge.state_changed.connect(self._on_state)
 

@@ -6,7 +6,7 @@ Built that way for two reasons:
   (on a GPU the model is ~10x faster than one Python process can make samples)
   without changing what the model is trained on.
 
-The phases of the recipe (METHOD.md):
+The phases of the recipe (docs/METHOD.md, "Training"):
 1. steps [0, pause_from): text only, on the balanced stream ("none" downsampled);
 2. steps [pause_from, steps): the same, with synthetic ``[PAUSE]`` tokens;
 3. steps [steps, steps + prior_steps): unaltered class balance, restoring the priors.

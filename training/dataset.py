@@ -3,7 +3,8 @@
 Each draw picks a lookahead l in [l_min, l_max] and then roughens the window the
 way live captions are rough:
 - ASR-like noise: context words substituted, deleted or inserted at a small rate;
-- contextual dropout (seed 002 §3): future words replaced by a drop token, or
+- contextual dropout (Silva, Theobald and Apostoloff, Multimodal punctuation prediction with
+  contextual dropout, §3): future words replaced by a drop token, or
   half or all of the future cut away, so any lookahead the decoder gives works;
 - synthetic ``[PAUSE]`` tokens: our text has no timings, so a pause follows a word
   with a probability that depends on the mark after it (speakers pause at
@@ -29,8 +30,8 @@ class Noise:
     insert: float = 0.02
     future_dropout: float = 0.2  # share of samples whose future context is damaged
     # P(pause after a word | its mark). Periods and questions: most sentence ends are audible
-    # pauses; commas: about a third; plain word gaps rarely pass the 0.28 s threshold (seed 000 §3.3
-    # reports 7.9 % of word transitions above it, most of them at punctuation).
+    # pauses; commas: about a third; plain word gaps rarely pass the 0.28 s threshold (Minixhofer
+    # 2021, §3.3, reports 7.9 % of word transitions above it, most of them at punctuation).
     pause_given_mark: tuple[float, float, float, float] = (0.03, 0.35, 0.75, 0.75)
     pause_dropout: float = 0.4  # share of samples with no pause tokens at all (text-only input)
     enabled: bool = True

@@ -519,7 +519,7 @@ def assemble(
 
 # ---- the figure ---------------------------------------------------------------------------
 def plot(report: dict, path: Path, title: str = "") -> None:
-    """Overall F1 against average lookahead for the h sweep (seed 000 Fig. 4.3), with references."""
+    """Overall F1 against average lookahead for the h sweep (Minixhofer 2021, Fig. 4.3), with references."""
     import matplotlib
 
     matplotlib.use("Agg")

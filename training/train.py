@@ -189,8 +189,8 @@ def train(recipe: Recipe) -> Path:
         valid_words=len(valid_stream),
         mark_counts=np.bincount(train_stream.marks, minlength=4).tolist(),
     )
-    # Phase one is text only (METHOD.md: learn the language first; the pause cue is so easy that
-    # mixing it in from the start lets the model lean on it).
+    # Phase one is text only (Minixhofer 2021, §4.5-4.6: learn the language first; the pause cue is
+    # so easy that mixing it in from the start lets the model lean on it).
     plan = BatchPlan(
         train_stream,
         tokenizer.special,

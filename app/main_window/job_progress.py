@@ -1,7 +1,7 @@
 """A status-bar progress bar, with a button that cancels, for one background ``Job`` at a time.
 
-Re-punctuating a long session with the offline decoder takes minutes (an hour of speech is
-some 9,000 words; about 50 words a second on two cores), so the user sees how far it is and
+Re-punctuating a long session with the offline decoder takes minutes on a laptop's CPU (speed:
+docs/PERFORMANCE.md), so the user sees how far it is and
 can skip it: the live captions stay on screen meanwhile, and skipping keeps them.
 """
 

@@ -19,7 +19,7 @@ Design notes, because each choice answers a complaint people have with overlays:
   ``overlay_geometry``).
 
 Wayland: compositors decide stacking and placement. Stay-on-top and
-restoring the position may be ignored there; see the README ("Caption overlay").
+restoring the position may be ignored there; see docs/USER_GUIDE.md ("On Wayland").
 """
 
 from __future__ import annotations

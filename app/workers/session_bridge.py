@@ -74,7 +74,7 @@ def default_recognizer_factory(kind: str, model: str):
     from engine.recognizers.select import create_recognizer
 
     # isolated: PocketSphinx decodes in a child process, since in this one it would hold the GIL
-    # and freeze the window for up to half a second at the end of each utterance.
+    # and freeze the window at the end of each utterance (docs/PERFORMANCE.md).
     return create_recognizer(
         None if kind == "auto" else kind, model or None, paths.vosk_models_dir(), isolated=True
     )

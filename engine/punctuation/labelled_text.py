@@ -4,7 +4,7 @@ model learns from (``training.prepare``) and the reference the evaluation scores
 
 Each document becomes ONE stream of words, with no line or sentence boundaries:
 a model trained with them collapses on the unsegmented words ASR gives
-(METHOD.md). Per word: the lowercased word (model input), the mark right AFTER
+(Faber 2020, Punctuation Prediction for Speech Data, Table 5.3). Per word: the lowercased word (model input), the mark right AFTER
 it, its case class from the original spelling, and whether it starts a sentence
 (training masks the case loss there: the decoder derives those capitals).
 
@@ -30,7 +30,7 @@ LABEL_MAX_WORDS = 12  # a lone line this short without any punctuation is a head
 LONG_LINE = 150  # if >10% of a file's lines are longer, it has one paragraph per line
 NONE, COMMA, PERIOD, QUESTION = (PUNCT_LABELS.index(x) for x in ("none", "comma", "period", "question"))
 LOWER, CAPITALIZED, UPPER = (CASE_LABELS.index(x) for x in ("lower", "capitalized", "upper"))
-# METHOD.md: `! ; ...` become period; `: – —` (and `--`, a spaced `-`) become comma.
+# docs/METHOD.md, "Task": `! ; ...` become period; `: – —` (and `--`, a spaced `-`) become comma.
 MARK_CLASS = {
     ",": COMMA,
     ":": COMMA,

@@ -2,7 +2,7 @@
 
 Training (``training/``) and inference (``engine/``) both call ``build_sample``,
 so the window, the ``[PUNCT]`` and ``[PAUSE]`` placement and the truncation can
-never drift apart between the two (METHOD.md, "Masked punctuation prediction").
+never drift apart between the two (docs/METHOD.md, "The model").
 
 A sample for word *i* at lookahead *l* reads::
 

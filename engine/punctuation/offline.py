@@ -1,6 +1,7 @@
 """Offline punctuation for whole transcripts, where all right context is known.
 
-The classifier analogue of mask-combine (seed 001 §3): each position is scored
+The classifier analogue of mask-combine ("Mask-combine decoding and classification approach
+for punctuation prediction with real-time inference constraints", §3): each position is scored
 in several *views* (a lookahead and a window size, so the word sits at a
 different place in each window) and the probability distributions are averaged.
 Exports use this, so an exported transcript is better than the live captions.

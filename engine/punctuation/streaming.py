@@ -1,4 +1,5 @@
-"""Streaming punctuation: entropy threshold decoding (seed 000, Algorithm 1).
+"""Streaming punctuation: entropy threshold decoding (Minixhofer 2021, Streamed Punctuation
+Annotation using Transformers, Algorithm 1; docs/METHOD.md).
 
 Every new word triggers one batched inference covering the new word (at
 lookahead 0, for an immediate provisional mark) and every position still

@@ -1,8 +1,8 @@
 """Run a recognizer in a child process, so its C library cannot stall the caller's threads.
 
-PocketSphinx's Python binding keeps the GIL while it decodes: ``process_raw``
-and ``end_utt`` hold it for up to half a second, and for that long no other
-Python thread runs. In the app that thread is the UI's, so the window froze
+PocketSphinx's Python binding keeps the GIL while it decodes: while ``process_raw``
+and ``end_utt`` run, no other Python thread does (how long: docs/PERFORMANCE.md).
+In the app that thread is the UI's, so the window froze
 while PocketSphinx finished an utterance. In a child process the decoding
 holds the child's GIL only; the recognizer thread here waits on a pipe, which
 releases ours. (Vosk's cffi calls release the GIL, so it needs no child.)
@@ -21,8 +21,8 @@ import threading
 
 from engine.recognizers.base import SAMPLE_RATE, RecognizerError, RecognizerUpdate, as_pcm_bytes
 
-# How long to wait for the child to load its model. PocketSphinx takes about 0.3 s; a
-# loaded machine ten times that. Past this, something is wrong rather than slow.
+# How long to wait for the child to load its model: far longer than PocketSphinx needs even on
+# a loaded machine. Past this, something is wrong rather than slow.
 START_TIMEOUT = 60.0
 CALL_TIMEOUT = 30.0  # one chunk takes milliseconds; an utterance's end at most a second
 

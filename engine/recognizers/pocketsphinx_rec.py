@@ -12,14 +12,12 @@ Live captions decode in one pass (``final_pass=False``, the default). With
 pocketsphinx's usual second passes (fwdflat, then bestpath on the lattice) the
 final result rewrote an early word of nearly every utterance, and the
 stabiliser, which can only withdraw the tail of what it committed, then
-withdrew everything from there on: on espeak-ng speech of dev-corpus excerpts
-(``python -m engine.evaluation.e2e --fast [--final-pass]``, README) 54 % of committed
-words were retracted and settled marks came 15 s late at p90, against 9 % and
-1.9 s in one pass (with the stabiliser's ``rewrite_agreement``). The single
+withdrew everything from there on: most committed words were retracted and
+settled marks came many seconds late (``python -m engine.evaluation.e2e --fast
+[--final-pass]``; the figures are in docs/QUALITY.md). The single
 pass runs with the language weight the fwdflat pass would have used (``lw``
-8.5, not 6.5), which keeps most of the accuracy: WER 0.80 against 0.77 there;
-on the tests' short plain sentence it hears 11 of 24 words against half of
-each sentence. It costs about a third less CPU, but gives no word posteriors:
+8.5, not 6.5), which keeps most of the accuracy (docs/QUALITY.md).
+It also costs less CPU, but gives no word posteriors:
 confidences are then 1.0 ("unknown"). Batch transcription, where retractions
 cost nothing, keeps both passes (``final_pass=True``).
 """

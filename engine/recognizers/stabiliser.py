@@ -56,10 +56,9 @@ class WordStabiliser:
         """``agreement``, ``max_age``: see the module notes. ``rewrite_agreement``: partials a rewrite
         of a committed word must stand for (or ``max_age`` seconds) before the committed words from
         there on are withdrawn (at least ``agreement``); meanwhile nothing new is committed. A
-        recognizer that flips a word back and forth then costs no retraction: with PocketSphinx on
-        espeak-ng speech of the dev excerpts, 4 rather than 2 took retractions from 12.4 % to 8.9 % of
-        committed words, with the same settled-mark latency (``python -m engine.evaluation.e2e --fast
-        [--rewrite-agreement 2]``)."""
+        recognizer that flips a word back and forth then costs no retraction: with PocketSphinx, 4
+        rather than 2 took retractions down at the same settled-mark latency (``python -m
+        engine.evaluation.e2e --fast [--rewrite-agreement 2]``; figures in docs/QUALITY.md)."""
         if agreement < 1:
             raise ValueError(f"agreement must be at least 1, got {agreement}")
         if max_age <= 0:
