@@ -31,7 +31,7 @@ def _serve(conn, factory, settings: dict) -> None:
     """The child: build the recognizer, then answer calls until told to close or the pipe closes."""
     try:
         recognizer = factory(**settings)
-    except BaseException as exc:  # noqa: BLE001: every failure goes back to the caller, with its message
+    except BaseException as exc:  # noqa: BLE001  (every failure goes back to the caller, with its message)
         conn.send(("error", type(exc).__name__, str(exc)))
         return
     conn.send(("ready", {"name": recognizer.name, "final_pass": getattr(recognizer, "final_pass", False)}))
