@@ -5,8 +5,8 @@ model learns from (``training.prepare``) and the reference the evaluation scores
 Each document becomes ONE stream of words, with no line or sentence boundaries:
 a model trained with them collapses on the unsegmented words ASR gives
 (Faber 2020, Punctuation Prediction for Speech Data, Table 5.3). Per word: the lowercased
-word (model input), the mark right AFTER it, its case class from the original spelling, and whether it starts a sentence
-(training masks the case loss there: the decoder derives those capitals).
+word (model input), the mark right AFTER it, its case class from the original spelling,
+and whether it starts a sentence (training masks the case loss there: the decoder derives those capitals).
 
 Cleaning is generic first (users bring their own text); the few layouts with
 rules of their own are detected by content, not by file name. numpy only.
