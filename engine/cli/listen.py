@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from engine.cli.common import CliError, make_recognizer, recognizer_model
+from engine.cli.common import CliError, load_model, make_recognizer, recognizer_model
 
 
 def open_source(kind: str, device: str | None, realtime: bool):
@@ -40,7 +40,6 @@ def open_source(kind: str, device: str | None, realtime: bool):
 
 def cmd_listen(args) -> int:
     from engine.audio.base import AudioError
-    from engine.cli.main import load_model
     from engine.cli.terminal_captions import TerminalCaptions
     from engine.punctuation.streaming import StreamingDecoder
     from engine.session.live import LiveSession

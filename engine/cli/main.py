@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from engine import __version__
-from engine.cli.common import CliError  # noqa: F401  (re-exported: the subcommands raise it)
+from engine.cli.common import CliError, load_model
 
 
 class _Parser(argparse.ArgumentParser):
@@ -138,21 +138,6 @@ def _add_live_commands(sub) -> None:
     )
     p.add_argument("--format", choices=["txt", "srt", "vtt", "json"], default="txt")
     p.set_defaults(func=_lazy("engine.cli.recover", "cmd_recover"))
-
-
-def load_model(model_dir: Path | None, threads: int = 1):
-    from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir
-
-    folder = model_dir or default_model_dir()
-    if not (folder / "config.json").exists() and not (folder / "model.onnx").exists():
-        raise CliError(
-            f"no punctuation model is installed in {folder}; reinstall livecap, "
-            f"or pass --model-dir with a folder holding model.onnx, tokenizer.json and config.json"
-        )
-    try:
-        return PunctuationModel(folder, threads=threads)
-    except ModelError as exc:
-        raise CliError(str(exc)) from exc
 
 
 def read_input(path: str) -> tuple[str, str]:

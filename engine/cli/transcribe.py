@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from engine.cli.common import CliError, make_recognizer, warn
+from engine.cli.common import CliError, load_model, make_recognizer, warn
 
 EXTENSIONS = {"txt": ".txt", "srt": ".srt", "vtt": ".vtt", "json": ".json"}
 
@@ -55,7 +55,6 @@ def pick_format(fmt: str | None, output: str | None) -> str:
 def cmd_transcribe(args) -> int:
     from engine.audio.base import AudioError
     from engine.audio.file_source import audio_duration
-    from engine.cli.main import load_model
     from engine.cli.progress import ProgressBar
     from engine.punctuation.offline import OfflineDecoder
     from engine.recognizers import RecognizerError

@@ -29,9 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.audio import SAMPLE_RATE
 from engine.punctuation.engine_thread import PunctuationEngine, Subscriber
 from engine.punctuation.streaming import StreamingDecoder
-from engine.recognizers.base import SAMPLE_RATE, Recognizer
+from engine.recognizers.base import Recognizer
 from engine.recognizers.stabiliser import StabiliserOutput, WordStabiliser
 from engine.transcript.builder import TranscriptBuilder
 from engine.transcript.journal import JournalWriter
