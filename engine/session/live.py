@@ -30,7 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from engine.audio import SAMPLE_RATE
-from engine.punctuation.engine_thread import PunctuationEngine, Subscriber
+from engine.fanout import FanOut, Subscriber
+from engine.punctuation.engine_thread import PunctuationEngine
 from engine.punctuation.streaming import StreamingDecoder
 from engine.recognizers.base import Recognizer
 from engine.recognizers.stabiliser import StabiliserOutput, WordStabiliser
@@ -98,8 +99,7 @@ class LiveSession:
         self.words_pushed = 0  # words committed to the engine (replacements included)
         self.words_retracted = 0
         self.samples = 0  # audio fed to the recognizer
-        self._subscribers: list[Subscriber] = []
-        self._sub_lock = threading.Lock()
+        self._fanout = FanOut("session subscriber")
         self._stop = threading.Event()
         self._stopped = False
         self._last_unstable: tuple[str, ...] = ()
@@ -109,12 +109,11 @@ class LiveSession:
             self.engine.subscribe(journal.apply)
             if journal.on_error is None:  # a full disk: the user must hear that the journal stopped
                 journal.on_error = lambda message: self._emit([SourceNotice("error", message)])
-        self.engine.subscribe(self._publish)
+        self.engine.subscribe(self._fanout.publish)  # engine events, on the engine thread
 
     # -- lifecycle -------------------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> None:
-        with self._sub_lock:
-            self._subscribers.append(callback)
+        self._fanout.subscribe(callback)
 
     def start(self) -> LiveSession:
         self.recognizer.reset()  # word times count from this session's first sample
@@ -242,18 +241,8 @@ class LiveSession:
         if events:
             self._emit(events)
 
-    # -- fan-out ----------------------------------------------------------------------------
-    def _publish(self, events: list) -> None:  # engine events, on the engine thread
-        self._emit(events)
-
-    def _emit(self, events: list) -> None:
-        with self._sub_lock:
-            subscribers = list(self._subscribers)
-        for callback in subscribers:
-            try:
-                callback(events)
-            except Exception:  # one broken sink must not stop the captions
-                log.exception("session subscriber failed")
+    def _emit(self, events: list) -> None:  # the session's own events, on the recognizer thread
+        self._fanout.publish(events)
 
 
 # ---- batch ------------------------------------------------------------------------------------
