@@ -9,9 +9,10 @@ session (the transcript, journal and model stay; only the audio stops):
   paused session would stay grey until the speaker resumed;
 * then a live source keeps being read and its audio dropped (a microphone's queue must
   not overflow into "overrun" warnings), while a file simply stops advancing;
-* a file is paced to real time here rather than by ``FileSource(realtime=True)``, because
-  that paces against the wall clock since it started and would race through the paused
-  time afterwards to catch up.
+* a file is paced to real time here (the engine's ``RealtimePacer``, the one that
+  ``FileSource(realtime=True)`` uses) rather than inside the file source, because only this
+  wrapper knows about pauses: resuming moves the pacer's origin on by the paused time, so
+  playback does not race through it afterwards to catch up.
 
 Qt-free, so it is tested with plain threads.
 """
@@ -19,13 +20,13 @@ Qt-free, so it is tested with plain threads.
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from engine.audio.base import SAMPLE_RATE, AudioError
+from engine.audio.pacing import RealtimePacer
 
 SETTLE_SECONDS = 1.5  # > the decoder's default silence_gap (1.2 s)
 _SILENCE_CHUNK = int(0.1 * SAMPLE_RATE)
@@ -81,11 +82,8 @@ class PausableSource:
         self._paused = False
         self._silence_left = 0  # samples of settling silence still to hand out
         self._lock = threading.Lock()
-        self._stopped = threading.Event()
         self._wake = threading.Event()  # ends a paused read's wait early (resume, stop)
-        self._t0 = 0.0  # wall clock at which stream time 0 was due (moves on by each pause)
-        self._emitted = 0
-        self._pending: np.ndarray | None = None
+        self._pacer = RealtimePacer()
 
     # -- what LiveSession uses -----------------------------------------------------------
     @property
@@ -106,12 +104,11 @@ class PausableSource:
 
     def start(self) -> PausableSource:
         self.inner.start()
-        self._stopped.clear()
-        self._t0, self._emitted = time.monotonic(), 0
+        self._pacer.start()
         return self
 
     def stop(self) -> None:
-        self._stopped.set()
+        self._pacer.stop()
         self._wake.set()
         self.inner.stop()
 
@@ -130,22 +127,13 @@ class PausableSource:
                 self._wake.wait(timeout)
                 self._wake.clear()
             return None
-        chunk = self._pending if self._pending is not None else self.inner.read(timeout)
-        self._pending = None
+        chunk = self._pacer.take_held()
+        if chunk is None:
+            chunk = self.inner.read(timeout)
         if chunk is None or not self.pace:
             return chunk
         # A file: hand each chunk out only once its last sample "was spoken".
-        due = self._t0 + (self._emitted + len(chunk)) / SAMPLE_RATE
-        wait = due - time.monotonic()
-        if wait > timeout:
-            self._pending = chunk
-            self._stopped.wait(max(0.0, timeout))
-            return None
-        if wait > 0 and self._stopped.wait(wait):
-            self._pending = chunk
-            return None
-        self._emitted += len(chunk)
-        return chunk
+        return self._pacer.release(chunk, timeout)
 
     # -- the switch (any thread) ---------------------------------------------------------
     @property
@@ -157,13 +145,11 @@ class PausableSource:
             if paused == self._paused:
                 return
             self._paused = paused
-            now = time.monotonic()
             if paused:
                 self._silence_left = int(self.settle_seconds * SAMPLE_RATE)
             else:
                 self._silence_left = 0
-                # Pace on from here: the paused time is not owed, so nothing races to catch up.
-                self._t0 = now - self._emitted / SAMPLE_RATE
+                self._pacer.resume()  # the paused time is not owed, so nothing races to catch up
         self._wake.set()
 
 
