@@ -37,12 +37,6 @@ def make_recognizer(kind: str | None, model: str | None, live: bool = True):
     return recognizer
 
 
-def recognizer_model(recognizer) -> str | None:
-    """What model a recognizer runs, for the journal header."""
-    path = getattr(recognizer, "model_path", None)
-    return str(path) if path is not None else ("built-in" if recognizer.name == "pocketsphinx" else None)
-
-
 def load_model(model_dir: Path | None, threads: int = 1):
     from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir
 

@@ -2,7 +2,7 @@
 
 The model predicts the *intrinsic* case of a word (names, acronyms). Capitals at
 the start of a sentence are not predicted: they follow from the marks, so they
-are derived here from the previous word's mark (seed 004 §4.3.1).
+are derived here from the previous word's mark.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Offline punctuation for whole transcripts, where all right context is known.
 
-The classifier analogue of mask-combine (seed 001 §3): each position is scored
+The classifier analogue of mask-combine: each position is scored
 in several *views* (a lookahead and a window size, so the word sits at a
 different place in each window) and the probability distributions are averaged.
 Exports use this, so an exported transcript is better than the live captions.
@@ -15,6 +15,7 @@ import numpy as np
 
 from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.model_inputs import pauses_from_times
+from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.streaming import ModelScorer, Scorer, Settled
 from engine.words import CASE_LABELS, PUNCT_LABELS, Word
 
@@ -46,14 +47,15 @@ class OfflineDecoder:
         self.workers = max(1, int(workers))
 
     @classmethod
-    def from_model(
-        cls, model, casing: bool = True, views=None, use_pauses: bool = True, workers: int = 1
-    ) -> OfflineDecoder:
+    def from_model(cls, model, settings: DecoderSettings | None = None, workers: int = 1) -> OfflineDecoder:
+        """A decoder on ``settings`` (default: the model's recommended ones): their offline views,
+        pause threshold and casing."""
+        settings = settings or model.config.decoder
         return cls(
             ModelScorer(model),
-            views=views or model.config.decoder.offline_views,
-            pause_threshold=model.config.pause_threshold if use_pauses else None,
-            casing=CaseRenderer(model.config.lexicon, enabled=casing),
+            views=settings.offline_views,
+            pause_threshold=settings.pause_threshold,
+            casing=CaseRenderer(model.config.lexicon, enabled=settings.casing),
             workers=workers,
         )
 

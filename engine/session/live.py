@@ -15,17 +15,14 @@ Nothing here grows with the length of a session except the transcript itself
 utterance at its final, the decoder trims settled words, the journal writer
 keeps only unsettled ones, and the queues are bounded.
 
-``transcribe_file`` is the batch path: the whole file, the recognizer's final
-words, and the offline decoder (which sees all right context) for the marks.
+The batch path (a whole file, or re-punctuating a finished transcript) is ``engine.session.batch``.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -37,7 +34,7 @@ from engine.recognizers.base import Recognizer
 from engine.recognizers.stabiliser import StabiliserOutput, WordStabiliser
 from engine.transcript.builder import TranscriptBuilder
 from engine.transcript.journal import JournalWriter
-from engine.transcript.transcript import Transcript, TranscriptWord
+from engine.transcript.transcript import Transcript
 from engine.words import Word
 
 log = logging.getLogger(__name__)
@@ -243,48 +240,3 @@ class LiveSession:
 
     def _emit(self, events: list) -> None:  # the session's own events, on the recognizer thread
         self._fanout.publish(events)
-
-
-# ---- batch ------------------------------------------------------------------------------------
-Progress = Callable[[str, float, float], None]  # (stage, done, total)
-
-
-def recognize_audio(
-    audio: np.ndarray, recognizer: Recognizer, progress: Progress | None = None, chunk_seconds: float = 0.5
-) -> list[Word]:
-    """Every final word of ``audio`` (16 kHz mono int16), with times from its first sample."""
-    recognizer.reset()
-    step = int(chunk_seconds * SAMPLE_RATE)
-    total = len(audio) / SAMPLE_RATE
-    words: list[Word] = []
-    for at in range(0, len(audio), step):
-        update = recognizer.accept(audio[at : at + step])
-        if update.final:
-            words.extend(update.final)
-        if progress:
-            progress("recognizing", min(at + step, len(audio)) / SAMPLE_RATE, total)
-    final = recognizer.flush().final
-    if final:
-        words.extend(final)
-    return words
-
-
-def transcribe_file(
-    path: str | Path, recognizer: Recognizer, decoder, progress: Progress | None = None
-) -> Transcript:
-    """Recognize a whole file and punctuate it with the offline decoder (``OfflineDecoder``)."""
-    from engine.audio.file_source import read_all
-
-    audio = read_all(path)
-    words = recognize_audio(audio, recognizer, progress)
-    del audio  # an hour of audio is 115 MB; the model does not need it any more
-    if not words:
-        return Transcript([])
-    on_step = (lambda done, total: progress("punctuating", done, total)) if progress else None
-    settled = decoder.decode(words, on_step)
-    return Transcript(
-        [
-            TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form)
-            for w, s in zip(words, settled)
-        ]
-    )
