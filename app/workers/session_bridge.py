@@ -17,8 +17,12 @@ The UI side keeps its own ``TranscriptBuilder``, fed from the flushed events on 
 so the window can copy or export the whole transcript at any moment without touching the
 engine thread's copy.
 
-Pause: the source stops delivering audio (``app.workers.sources.PausableSource``); the session, its
-journal and the transcript stay. See that module for how the sentence in progress settles.
+Building a session is the engine's ``build_live_session`` (the CLI's ``listen`` uses it too),
+on the models and recognizers this bridge keeps loaded (``SessionResources``).
+
+Pause: the source stops delivering audio (``engine.audio.pausable.PausableSource``); the
+session, its journal and the transcript stay. See that module for how the sentence in
+progress settles.
 """
 
 from __future__ import annotations
