@@ -25,7 +25,8 @@ import torch
 
 from engine.evaluation.corpus import dev_corpus
 from engine.punctuation.labelled_text import prepare_folder
-from engine.punctuation.model import DecoderDefaults, ModelConfig, PunctuationModel
+from engine.punctuation.model import ModelConfig, PunctuationModel
+from engine.punctuation.settings import DecoderSettings
 from training.base_model import fetch_base_model
 from training.dataset import SampleMaker, build_stream
 from training.metrics import punctuation_scores
@@ -133,7 +134,7 @@ def main(argv=None) -> int:
         default=None,
         help="corpus cache for the casing lexicon (default: corpus.npz beside the checkpoint)",
     )
-    parser.add_argument("--threshold", type=float, default=DecoderDefaults.threshold)
+    parser.add_argument("--threshold", type=float, default=DecoderSettings.threshold)
     # 3, not 4: with PocketSphinx each word of lookahead is ~0.45 s before a mark settles, and
     # l_max 4 put live captions' settled-mark p90 over its 2 s target (engine.evaluation.e2e).
     parser.add_argument("--l-max", type=int, default=3, help="the streaming decoder's longest lookahead")
@@ -153,7 +154,7 @@ def main(argv=None) -> int:
     corpus = args.corpus or args.checkpoint.parent / "corpus.npz"
     lexicon = build_lexicon(load_corpus(corpus)) if corpus.exists() else {}
     args.out.mkdir(parents=True, exist_ok=True)
-    config = ModelConfig(decoder=DecoderDefaults(threshold=args.threshold, l_max=args.l_max), lexicon=lexicon)
+    config = ModelConfig(decoder=DecoderSettings(threshold=args.threshold, l_max=args.l_max), lexicon=lexicon)
     with tempfile.TemporaryDirectory() as tmp:
         fp32_dir = Path(tmp)
         export_onnx(model, fp32_dir / "model.onnx")

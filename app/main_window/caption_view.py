@@ -10,8 +10,9 @@ What a reader sees, and why:
 Only the tail changes. Each update finds the first word whose rendering differs from what
 the document holds and replaces the document from there to the end with ``QTextCursor``
 edits; everything before it is never touched, so earlier lines do not jump or re-wrap.
-Paragraphs (a new QTextBlock after a sentence end followed by a pause, or every ~60 words)
-keep each edit's re-layout to one short block however long the session gets.
+Paragraphs (a new QTextBlock where ``engine.transcript.transcript.ParagraphRule`` breaks, the
+exports' rule, at settled sentence ends only) keep each edit's re-layout to one short block
+however long the session gets, and are the paragraphs the final text shows after Stop.
 
 Long sessions: the full transcript lives in the UI-side ``TranscriptBuilder`` (copy and
 export read it), while the document keeps only the last ``MAX_WORDS`` words; older
@@ -32,11 +33,10 @@ from PySide6.QtWidgets import QTextEdit, QToolButton
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
 from app.profanity import mask as mask_word
 from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled, Withdrawn
-from engine.transcript.transcript import Transcript
+from engine.transcript.transcript import ParagraphRule, Transcript
 
 SETTLED, PROVISIONAL, PARTIAL = "settled", "provisional", "partial"
-PARAGRAPH_GAP = 2.0  # seconds of silence after a sentence that start a new paragraph
-PARAGRAPH_WORDS = 60  # a paragraph this long ends at the next sentence end anyway
+PARAGRAPHS = ParagraphRule()  # the exports' rule too: Stop must not reflow the text
 LINE_HEIGHT = 135  # percent: captions are read at a glance, and tight lines blur together
 PARAGRAPH_SPACING = 0.6  # of the font size, between paragraphs
 
@@ -192,7 +192,7 @@ class CaptionView(QTextEdit):
     # -- rendering -------------------------------------------------------------------------------------
     def _reset_state(self) -> None:
         self._base = 0  # position of the first word the document holds
-        self._rendered: list[tuple[str, str, str, int]] = []  # (separator, text, style, paragraph length)
+        self._rendered: list[tuple] = []  # (separator, text, style, ParagraphPlace)
         self._offsets: list[int] = []  # document position where each word's separator starts
         self._partial_text = ""
         self._partial_start = 0
@@ -200,17 +200,14 @@ class CaptionView(QTextEdit):
     def _show(self, text: str) -> str:
         return mask_word(text) if self.mask_profanity else text
 
-    def _token(self, p: int, previous) -> tuple[str, str, str, int]:
-        word = self.builder.words[p]
-        style = SETTLED if self.builder.settled[p] else PROVISIONAL
+    def _token(self, p: int, previous) -> tuple:
+        words, settled = self.builder.words, self.builder.settled
+        style = SETTLED if settled[p] else PROVISIONAL
         if previous is None:
-            sep, length = "", 1
-        else:
-            before = self.builder.words[p - 1]
-            gap = (word.start - before.end) if (word.start is not None and before.end is not None) else 0.0
-            new_paragraph = before.ends_sentence and (gap >= PARAGRAPH_GAP or previous[3] >= PARAGRAPH_WORDS)
-            sep, length = ("\n", 1) if new_paragraph else (" ", previous[3] + 1)
-        return sep, self._show(word.display), style, length
+            return "", self._show(words[p].display), style, PARAGRAPHS.place(None, None, words[p])
+        place = PARAGRAPHS.place(previous[3], words[p - 1], words[p], before_settled=settled[p - 1])
+        sep = "\n" if place.starts_paragraph else " "
+        return sep, self._show(words[p].display), style, place
 
     def _render_from(self, start: int, force: bool = False) -> None:
         if not self.live or self.builder is None:
@@ -267,13 +264,13 @@ class CaptionView(QTextEdit):
             return
         target = len(self._rendered) - self.MAX_WORDS
         j = next((i for i in range(target, len(self._rendered)) if self._rendered[i][0] == "\n"), target)
-        sep, text, style, length = self._rendered[j]
+        sep, text, style, place = self._rendered[j]
         removed = self._offsets[j] + len(sep)
         cursor = QTextCursor(self.document())
         cursor.setPosition(0)
         cursor.setPosition(removed, QTextCursor.KeepAnchor)
         cursor.removeSelectedText()
-        self._rendered = [("", text, style, length)] + self._rendered[j + 1 :]
+        self._rendered = [("", text, style, place)] + self._rendered[j + 1 :]
         self._offsets = [max(0, o - removed) for o in self._offsets[j:]]
         self._offsets[0] = 0
         self._partial_start -= removed

@@ -2,7 +2,8 @@
 atomic files.
 
 Live captions decide each mark with a few words of lookahead; an export can see the
-whole recording, so it goes through the engine's offline decoder (``refine``), which
+whole recording, so it goes through the engine's offline decoder (``refine``, which is the
+engine's ``repunctuate``, the same as ``livecap transcribe``), which
 averages several views of every word and is the more accurate. After a session the
 window shows that refined text and lets the user edit it; ``app.main_window.edits`` carries the
 edits back onto the timed words. Files are written by ``engine.transcript.export`` (rendered
@@ -13,9 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.session.batch import repunctuate
 from engine.transcript.export import FORMATS, export, format_from_path
 from engine.transcript.transcript import Transcript, TranscriptWord
-from engine.words import Word
 
 FILTERS = {
     "txt": "Plain text (*.txt)",
@@ -33,20 +34,10 @@ def refine(
     progress=None,
     workers: int = 1,
 ) -> Transcript:
-    """``transcript``'s words, with marks and case from the offline decoder; times kept."""
-    from engine.punctuation.offline import OfflineDecoder
-
-    words = [Word(w.text, w.start, w.end, w.confidence) for w in transcript.words]
-    if not words:
-        return Transcript([])
-    decoder = OfflineDecoder.from_model(model, casing=casing, use_pauses=use_pauses, workers=workers)
-    settled = decoder.decode(words, progress)
-    return Transcript(
-        [
-            TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form)
-            for w, s in zip(words, settled)
-        ]
-    )
+    """``transcript``'s words, with marks and case from the offline decoder; times kept. The
+    engine's ``repunctuate`` on the model's settings with the window's casing and pause choices."""
+    settings = model.config.decoder.override(casing=casing, pause_threshold=None if use_pauses else 0)
+    return repunctuate(transcript.words, model, settings, progress, workers)
 
 
 def snapshot(transcript: Transcript) -> Transcript:

@@ -17,22 +17,31 @@ The UI side keeps its own ``TranscriptBuilder``, fed from the flushed events on 
 so the window can copy or export the whole transcript at any moment without touching the
 engine thread's copy.
 
-Pause: the source stops delivering audio (``app.workers.sources.PausableSource``); the session, its
-journal and the transcript stay. See that module for how the sentence in progress settles.
+Building a session is the engine's ``build_live_session`` (the CLI's ``listen`` uses it too),
+on the models and recognizers this bridge keeps loaded (``SessionResources``).
+
+Pause: the source stops delivering audio (``engine.audio.pausable.PausableSource``); the
+session, its journal and the transcript stay. See that module for how the sentence in
+progress settles.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QElapsedTimer, QObject, QThreadPool, QTimer, Signal
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
-from app.workers.sources import SourceChoice, open_source
 from engine.punctuation.engine_thread import EngineFailed
+from engine.session.build import (
+    RecognizerInfo,
+    SessionResources,
+    SessionSpec,
+    build_live_session,
+    isolated_recognizer,
+)
 from engine.session.live import AudioLevel, PartialWords, SourceNotice
 from engine.transcript.builder import TranscriptBuilder
 from engine.transcript.transcript import Transcript
@@ -43,41 +52,6 @@ FRAME_MS = 33  # at most 30 caption redraws a second
 INPUT_POLL_MS = 200  # how soon the end of a file (or a dead input) is noticed
 
 IDLE, STARTING, RUNNING, PAUSED, STOPPING = "idle", "starting", "running", "paused", "stopping"
-
-
-@dataclass(frozen=True)
-class SessionSpec:
-    """Everything a session is built from; the window fills it from the settings."""
-
-    source: SourceChoice = field(default_factory=lambda: SourceChoice("mic"))
-    realtime: bool = True  # pace a file like live audio (False: as fast as it decodes, for tests)
-    recognizer: str = "auto"  # "auto" | "vosk" | "pocketsphinx"
-    vosk_model: str = ""  # a name or folder; "" = the first installed
-    model_dir: Path | None = None  # punctuation model; None = the shipped one
-    journal: bool = True
-    journal_dir: Path | None = None  # None = the per-user folder
-    threshold: float | None = None  # None = the model's recommendation
-    l_max: int | None = None
-    casing: bool = True
-    pause_threshold: float = 0.28  # seconds; 0 = no [PAUSE] tokens
-
-
-@dataclass(frozen=True)
-class RecognizerInfo:
-    name: str
-    notice: str  # e.g. the PocketSphinx fallback; "" when there is nothing to say
-    model: str | None
-
-
-def default_recognizer_factory(kind: str, model: str):
-    from engine.files import paths
-    from engine.recognizers.select import create_recognizer
-
-    # isolated: PocketSphinx decodes in a child process, since in this one it would hold the GIL
-    # and freeze the window at the end of each utterance (docs/PERFORMANCE.md).
-    return create_recognizer(
-        None if kind == "auto" else kind, model or None, paths.vosk_models_dir(), isolated=True
-    )
 
 
 class SessionBridge(QObject):
@@ -98,9 +72,10 @@ class SessionBridge(QObject):
     _stopped = Signal(object, str)
     _preloaded = Signal(object, str)
 
-    def __init__(self, parent=None, recognizer_factory=default_recognizer_factory):
+    def __init__(self, parent=None, recognizer_factory=isolated_recognizer):
         super().__init__(parent)
-        self.recognizer_factory = recognizer_factory
+        # The loaded models and recognizers, kept across sessions (the engine's session factory uses them).
+        self.resources = SessionResources(recognizer_factory)
         self.state = IDLE
         self.session = None
         self.source = None
@@ -119,9 +94,6 @@ class SessionBridge(QObject):
         self._stopping = None  # the session a queued stop ends
         self._stop_requested = False  # stop() came while the session was still starting
         self._latency = (None, None)  # the latest latency request, for the worker
-        self._models: dict = {}  # model_dir -> PunctuationModel
-        self._recognizers: dict = {}  # (kind, model) -> (recognizer, notice)
-        self._model_lock = threading.Lock()
         self._since_flush = QElapsedTimer()
         self._flush_timer = QTimer(self, singleShot=True, timeout=self._flush)
         self._input_poll = QTimer(self, interval=INPUT_POLL_MS, timeout=self._check_input)
@@ -182,11 +154,15 @@ class SessionBridge(QObject):
 
     def close_recognizers(self) -> None:
         """Close the cached recognizers (a PocketSphinx child process each); the next start makes new ones."""
-        cached, self._recognizers = list(self._recognizers.values()), {}
-        for recognizer, _ in cached:
-            close = getattr(recognizer, "close", None)
-            if close is not None:
-                _quietly(close)
+        self.resources.close_recognizers()
+
+    @property
+    def recognizer_factory(self):
+        return self.resources.recognizer_factory
+
+    @recognizer_factory.setter
+    def recognizer_factory(self, factory) -> None:
+        self.resources.recognizer_factory = factory
 
     def wait(self, msecs: int = -1) -> bool:
         """Block until queued starts/stops have run (tests, quitting)."""
@@ -202,70 +178,23 @@ class SessionBridge(QObject):
 
     def punctuation_model(self, model_dir: Path | None = None):
         """The loaded punctuation model (loads it on first use; call from a worker thread)."""
-        from engine.punctuation.model import PunctuationModel, default_model_dir
-
-        folder = Path(model_dir) if model_dir is not None else default_model_dir()
-        with self._model_lock:
-            if folder not in self._models:
-                self._models[folder] = PunctuationModel(folder)
-            return self._models[folder]
+        return self.resources.punctuation_model(model_dir)
 
     # -- worker thread -------------------------------------------------------------------------
-    def _recognizer(self, spec: SessionSpec):
-        key = (spec.recognizer, spec.vosk_model)
-        cached = self._recognizers.get(key)
-        if cached is not None and getattr(cached[0], "closed", False):
-            del self._recognizers[key]  # its process died: the next session gets a new one
-        if key not in self._recognizers:
-            recognizer, notice = self.recognizer_factory(spec.recognizer, spec.vosk_model)
-            wait_ready = getattr(recognizer, "wait_ready", None)
-            if wait_ready is not None:
-                wait_ready()  # a recognizer in its own process: its model errors show now, not mid-session
-            self._recognizers[key] = (recognizer, notice)
-        recognizer, notice = self._recognizers[key]
-        model = getattr(recognizer, "model_path", None)
-        return recognizer, RecognizerInfo(recognizer.name, notice, None if model is None else str(model))
-
     def _preload_work(self, spec: SessionSpec) -> None:
         try:
             self.punctuation_model(spec.model_dir)
-            _, info = self._recognizer(spec)
+            _, info = self.resources.recognizer(spec.recognizer, spec.vosk_model)
         except Exception as exc:
             _send(self._preloaded, None, _message(exc))
             return
         _send(self._preloaded, info, "")
 
     def _start_work(self, spec: SessionSpec) -> None:
-        from engine.punctuation.streaming import StreamingDecoder
-        from engine.session.live import LiveSession
-        from engine.transcript.journal import JournalWriter
-
         try:
-            model = self.punctuation_model(spec.model_dir)
-            recognizer, info = self._recognizer(spec)
-            source = open_source(spec.source, spec.realtime)
-            pauses = spec.pause_threshold > 0
-            decoder = StreamingDecoder.from_model(
-                model,
-                casing=spec.casing,
-                use_pauses=pauses,
-                threshold=spec.threshold,
-                l_max=spec.l_max,
-                pause_threshold=spec.pause_threshold if pauses else None,
-            )
-            journal = None
-            if spec.journal:
-                journal = JournalWriter.create(
-                    spec.journal_dir,
-                    header={
-                        "recognizer": info.name,
-                        "model": info.model or ("built-in" if info.name == "pocketsphinx" else None),
-                        "punctuation_model": str(model.model_dir),
-                        "source": source.name,
-                    },
-                )
-            session = LiveSession(source, recognizer, decoder, journal)
+            session, info = build_live_session(spec, self.resources)
             session.subscribe(self._on_engine_events)
+            journal = session.journal
             try:
                 session.start()
             except BaseException:
@@ -276,7 +205,7 @@ class SessionBridge(QObject):
             log.info("session did not start: %s", exc)
             _send(self._start_failed, _message(exc))
             return
-        _send(self._started, (session, source, journal), info)
+        _send(self._started, (session, session.source, journal), info)
 
     def _latency_work(self) -> None:
         session, (threshold, l_max) = self.session, self._latency

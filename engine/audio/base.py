@@ -25,9 +25,10 @@ from typing import Literal
 import numpy as np
 import soxr
 
+from engine.audio import SAMPLE_RATE
+
 log = logging.getLogger(__name__)
 
-SAMPLE_RATE = 16_000
 EventKind = Literal["overrun", "device_lost", "device_back", "error", "finished"]
 # Events are rare (losses, overrun summaries); a small bound is plenty, and
 # an app that never drains the queue must not grow without limit.

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
 import soundfile as sf
 
-from engine.audio.base import SAMPLE_RATE, AudioError, AudioSource, EventCallback, Resampler
+from engine.audio.base import AudioError, AudioSource, EventCallback, Resampler
+from engine.audio.pacing import RealtimePacer
 
 # libsndfile's major formats we promise to read; it knows more (AIFF, MP3 on
 # new builds) but those are untested here.
@@ -191,12 +191,9 @@ class FileSource(AudioSource):
             self._frames = f.frames
         self._file: sf.SoundFile | None = None
         self._resampler: Resampler | None = None
-        self._pending: np.ndarray | None = None  # converted, waiting for its due time
-        self._emitted = 0  # 16 kHz samples handed out
+        self._pacer = RealtimePacer()  # holds a converted chunk until it is due (realtime only)
         self._eof = False
-        self._t0 = 0.0
         self._started = False
-        self._stopped = threading.Event()
         # stop() may come from another thread while read() decodes; closing a
         # SoundFile mid-read must not happen. Re-entrant: read() may stop().
         self._lock = threading.RLock()
@@ -210,7 +207,7 @@ class FileSource(AudioSource):
     def started_at(self) -> float:
         """``time.monotonic()`` at the last ``start()``: when paced, stream time ``t`` is due at
         ``started_at + t`` (what latency measurements count from)."""
-        return self._t0
+        return self._pacer.started_at
 
     def start(self) -> FileSource:
         """(Re)start from the beginning of the file."""
@@ -218,10 +215,9 @@ class FileSource(AudioSource):
         with self._lock:
             self._file = open_audio_file(self.path)
             self._resampler = Resampler(self.file_rate)
-            self._pending, self._emitted, self._eof = None, 0, False
+            self._eof = False
             self._finished, self._started = False, True
-            self._stopped.clear()
-            self._t0 = time.monotonic()
+            self._pacer.start()
         return self
 
     def read(self, timeout: float) -> np.ndarray | None:
@@ -230,27 +226,17 @@ class FileSource(AudioSource):
         with self._lock:
             if self._finished or self._file is None:  # done, or stopped
                 return None
-            chunk = self._pending if self._pending is not None else self._next_chunk()
-            self._pending = None
+            chunk = self._pacer.take_held()
+            if chunk is None:
+                chunk = self._next_chunk()
         if chunk is None:
             self._finish()
             return None
-        if self.realtime:
-            # A live source can hand out a chunk only once its last sample was spoken.
-            due = self._t0 + (self._emitted + len(chunk)) / SAMPLE_RATE
-            wait = due - time.monotonic()
-            if wait > timeout:
-                self._pending = chunk
-                self._stopped.wait(max(0.0, timeout))
-                return None
-            if wait > 0 and self._stopped.wait(wait):
-                self._pending = chunk
-                return None
-        self._emitted += len(chunk)
-        return chunk
+        # A live source can hand out a chunk only once its last sample was spoken.
+        return self._pacer.release(chunk, timeout) if self.realtime else self._pacer.count(chunk)
 
     def stop(self) -> None:
-        self._stopped.set()  # first, so a paced read() waiting for its chunk wakes now
+        self._pacer.stop()  # first, so a paced read() waiting for its chunk wakes now
         with self._lock:
             if self._file is not None:
                 self._file.close()

@@ -1,4 +1,5 @@
-"""What the CLI's subcommands share: the user-facing error, and picking a recognizer.
+"""What the CLI's subcommands share: the user-facing error, loading the punctuation model and
+picking a recognizer.
 
 ``CliError`` lives here rather than in ``cli.py`` so that subcommand modules
 can raise it without importing ``engine.cli.main``: run as ``python -m engine.cli.main``
@@ -9,6 +10,7 @@ different ``CliError`` class that ``main()`` would not catch.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 
 class CliError(Exception):
@@ -35,7 +37,16 @@ def make_recognizer(kind: str | None, model: str | None, live: bool = True):
     return recognizer
 
 
-def recognizer_model(recognizer) -> str | None:
-    """What model a recognizer runs, for the journal header."""
-    path = getattr(recognizer, "model_path", None)
-    return str(path) if path is not None else ("built-in" if recognizer.name == "pocketsphinx" else None)
+def load_model(model_dir: Path | None, threads: int = 1):
+    from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir
+
+    folder = model_dir or default_model_dir()
+    if not (folder / "config.json").exists() and not (folder / "model.onnx").exists():
+        raise CliError(
+            f"no punctuation model is installed in {folder}; reinstall livecap, "
+            f"or pass --model-dir with a folder holding model.onnx, tokenizer.json and config.json"
+        )
+    try:
+        return PunctuationModel(folder, threads=threads)
+    except ModelError as exc:
+        raise CliError(str(exc)) from exc

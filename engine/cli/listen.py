@@ -11,59 +11,55 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from engine.cli.common import CliError, make_recognizer, recognizer_model
+from engine.audio.pausable import SourceChoice
+from engine.cli.common import CliError, load_model, make_recognizer
+from engine.session.build import SessionResources, SessionSpec, build_live_session
 
 
-def open_source(kind: str, device: str | None, realtime: bool):
-    """The audio source for ``--source``: "mic", "system" or a file path."""
-    from engine.audio.base import AudioError
-
-    try:
-        if kind == "mic":
-            from engine.audio.microphone import MicrophoneSource
-
-            return MicrophoneSource(device)
-        if kind == "system":
-            from engine.audio.system_audio import SystemAudioSource
-
-            return SystemAudioSource(device)
-        from engine.audio.file_source import FileSource
-
-        if device is not None:
+def session_spec(args) -> SessionSpec:
+    """The session ``livecap listen`` asks for: the model's decoder settings, a journal in the
+    per-user folder."""
+    if args.source in ("mic", "system"):
+        if args.realtime:
+            raise CliError("--realtime paces a file; a microphone or system audio is live already")
+        source = SourceChoice(args.source, args.device or "")
+    else:
+        if args.device is not None:
             raise CliError("--device chooses a microphone or monitor; it does not apply to a file")
-        return FileSource(Path(kind), realtime=realtime)
-    except AudioError as exc:
-        raise CliError(str(exc)) from None
-    except OSError as exc:  # sounddevice without a PortAudio library
-        raise CliError(f"audio capture is unavailable: {exc}") from None
+        source = SourceChoice("file", str(Path(args.source)))
+    return SessionSpec(
+        source=source,
+        realtime=args.realtime,
+        recognizer=args.recognizer or "auto",
+        vosk_model=args.model or "",
+        model_dir=args.model_dir,
+    )
+
+
+def session_resources(args) -> SessionResources:
+    """Recognizers made in this process (nothing here must stay responsive while PocketSphinx
+    decodes), errors as one line, the model on ``--threads``."""
+
+    def recognizer(kind: str, model: str):
+        return make_recognizer(None if kind == "auto" else kind, model or None), ""  # notice printed
+
+    return SessionResources(recognizer, lambda folder: load_model(folder, args.threads))
 
 
 def cmd_listen(args) -> int:
     from engine.audio.base import AudioError
-    from engine.cli.main import load_model
     from engine.cli.terminal_captions import TerminalCaptions
-    from engine.punctuation.streaming import StreamingDecoder
-    from engine.session.live import LiveSession
-    from engine.transcript.journal import JournalWriter
 
-    if args.realtime and args.source in ("mic", "system"):
-        raise CliError("--realtime paces a file; a microphone or system audio is live already")
-    source = open_source(args.source, args.device, args.realtime)
-    recognizer = make_recognizer(args.recognizer, args.model)
-    model = load_model(args.model_dir, args.threads)
-    decoder = StreamingDecoder.from_model(model)
+    spec = session_spec(args)
     try:
-        journal = JournalWriter.create(
-            header={
-                "recognizer": recognizer.name,
-                "model": recognizer_model(recognizer),
-                "punctuation_model": str(model.model_dir),
-                "source": source.name,
-            }
-        )
+        session, _ = build_live_session(spec, session_resources(args))
+    except AudioError as exc:
+        raise CliError(str(exc)) from None
     except OSError as exc:
-        raise CliError(f"cannot create the session journal: {exc.strerror or exc}") from None
-    session = LiveSession(source, recognizer, decoder, journal)
+        if exc.filename is not None or "PortAudio" not in str(exc):  # the journal's folder
+            raise CliError(f"cannot create the session journal: {exc.strerror or exc}") from None
+        raise CliError(f"audio capture is unavailable: {exc}") from None  # sounddevice without PortAudio
+    source, journal = session.source, session.journal
     captions = TerminalCaptions()
     session.subscribe(captions)
     try:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from engine import __version__
-from engine.cli.common import CliError  # noqa: F401  (re-exported: the subcommands raise it)
+from engine.cli.common import CliError, load_model
 
 
 class _Parser(argparse.ArgumentParser):
@@ -140,21 +141,6 @@ def _add_live_commands(sub) -> None:
     p.set_defaults(func=_lazy("engine.cli.recover", "cmd_recover"))
 
 
-def load_model(model_dir: Path | None, threads: int = 1):
-    from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir
-
-    folder = model_dir or default_model_dir()
-    if not (folder / "config.json").exists() and not (folder / "model.onnx").exists():
-        raise CliError(
-            f"no punctuation model is installed in {folder}; reinstall livecap, "
-            f"or pass --model-dir with a folder holding model.onnx, tokenizer.json and config.json"
-        )
-    try:
-        return PunctuationModel(folder, threads=threads)
-    except ModelError as exc:
-        raise CliError(str(exc)) from exc
-
-
 def read_input(path: str) -> tuple[str, str]:
     if path == "-":
         return sys.stdin.read(), "stdin"
@@ -186,21 +172,19 @@ def cmd_punctuate(args) -> int:
     except InputError as exc:
         raise CliError(str(exc)) from None
     model = load_model(args.model_dir, args.threads)
+    settings = model.config.decoder.override(
+        threshold=args.threshold,
+        l_max=args.lookahead,
+        pause_threshold=0 if args.no_pauses else None,
+        casing=not args.no_casing,
+    )
     if args.mode == "offline":
-        views = None
-        if args.lookahead is not None:
-            views = [(args.lookahead, w) for _, w in model.config.decoder.offline_views]
-        decoder = OfflineDecoder.from_model(
-            model, casing=not args.no_casing, views=views, use_pauses=not args.no_pauses
-        )
-        settled = decoder.decode(words)
+        if args.lookahead is not None:  # every view looks exactly that far ahead
+            views = tuple((args.lookahead, w) for _, w in settings.offline_views)
+            settings = replace(settings, offline_views=views)
+        settled = OfflineDecoder.from_model(model, settings).decode(words)
     else:
-        overrides = {"threshold": args.threshold, "l_max": args.lookahead}
-        if args.lookahead is not None:
-            overrides["l_min"] = min(model.config.decoder.l_min, args.lookahead)
-        decoder = StreamingDecoder.from_model(
-            model, casing=not args.no_casing, use_pauses=not args.no_pauses, **overrides
-        )
+        decoder = StreamingDecoder.from_model(model, settings)
         settled_by_pos: dict[int, Settled] = {}
         for word in words:
             for event in decoder.push(word):

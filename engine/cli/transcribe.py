@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from engine.cli.common import CliError, make_recognizer, warn
+from engine.cli.common import CliError, load_model, make_recognizer, warn
 
 EXTENSIONS = {"txt": ".txt", "srt": ".srt", "vtt": ".vtt", "json": ".json"}
 
@@ -55,11 +55,9 @@ def pick_format(fmt: str | None, output: str | None) -> str:
 def cmd_transcribe(args) -> int:
     from engine.audio.base import AudioError
     from engine.audio.file_source import audio_duration
-    from engine.cli.main import load_model
     from engine.cli.progress import ProgressBar
-    from engine.punctuation.offline import OfflineDecoder
     from engine.recognizers import RecognizerError
-    from engine.session.live import transcribe_file
+    from engine.session.batch import transcribe_file
     from engine.transcript.export import FORMATS, ExportError, export
 
     files = [Path(f) for f in args.files]
@@ -73,7 +71,6 @@ def cmd_transcribe(args) -> int:
     targets = output_paths(files, fmt, args.output)
     recognizer = make_recognizer(args.recognizer, args.model, live=False)
     model = load_model(args.model_dir, args.threads)
-    decoder = OfflineDecoder.from_model(model)
     for path, target, seconds in zip(files, targets, durations):
         bar = ProgressBar(path.name)
 
@@ -81,7 +78,7 @@ def cmd_transcribe(args) -> int:
             bar.update(done, total, f"{stage} {name}")
 
         try:
-            transcript = transcribe_file(path, recognizer, decoder, progress)
+            transcript = transcribe_file(path, recognizer, model, progress)
         except (AudioError, RecognizerError) as exc:
             raise CliError(str(exc)) from None
         finally:

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.audio import SAMPLE_RATE
 from engine.punctuation.labelled_text import prepare_folder
 from engine.words import CASE_LABELS, MARK_TEXT, PUNCT_LABELS, apply_case
 
-SAMPLE_RATE = 16_000
 # Reference words espeak says as written and a recognizer can spell the same way: no digits
 # ("18,000" is said as three words), no hyphens ("well-known" comes back as two), ASCII only.
 SPEAKABLE = re.compile(r"^[a-z]+(?:'[a-z]+)*$")

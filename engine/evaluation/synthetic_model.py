@@ -192,7 +192,8 @@ def write_model_dir(
     """Write ``model.onnx``, ``tokenizer.json`` and ``config.json`` for a random-weight model."""
     import onnx
 
-    from engine.punctuation.model import DecoderDefaults, ModelConfig
+    from engine.punctuation.model import ModelConfig
+    from engine.punctuation.settings import DecoderSettings
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -216,7 +217,7 @@ def write_model_dir(
         fp32.unlink()
     else:
         onnx.save(model, directory / "model.onnx")
-    defaults = DecoderDefaults(**(decoder or {}))
+    defaults = DecoderSettings(**(decoder or {}))
     config = ModelConfig(decoder=defaults, lexicon=lexicon or {})
     (directory / "config.json").write_text(json.dumps(config.to_dict(), indent=2), encoding="utf-8")
     return directory

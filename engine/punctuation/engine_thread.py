@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from engine.fanout import FanOut, Subscriber
 from engine.punctuation.streaming import Event, StreamingDecoder
 from engine.words import Word
 
@@ -26,7 +26,6 @@ class EngineFailed:
     message: str
 
 
-Subscriber = Callable[[list], None]
 _STOP = object()
 
 
@@ -34,8 +33,7 @@ class PunctuationEngine:
     def __init__(self, decoder: StreamingDecoder, queue_size: int = 1024):
         self.decoder = decoder
         self._commands: queue.Queue = queue.Queue(maxsize=queue_size)
-        self._subscribers: list[Subscriber] = []
-        self._lock = threading.Lock()
+        self._fanout = FanOut("event subscriber")
         self._thread = threading.Thread(target=self._run, name="punctuation-engine", daemon=True)
         self.failed: str | None = None
 
@@ -58,12 +56,10 @@ class PunctuationEngine:
         return self._thread.is_alive()
 
     def subscribe(self, callback: Subscriber) -> None:
-        with self._lock:
-            self._subscribers.append(callback)
+        self._fanout.subscribe(callback)
 
     def unsubscribe(self, callback: Subscriber) -> None:
-        with self._lock:
-            self._subscribers.remove(callback)
+        self._fanout.unsubscribe(callback)
 
     # -- commands (any thread; they block only while the bounded queue is full) ---------
     def push(self, word: Word, timeout: float | None = None) -> None:
@@ -125,13 +121,7 @@ class PunctuationEngine:
                 self._publish(events)
 
     def _publish(self, events: list[Event]) -> None:
-        with self._lock:
-            subscribers = list(self._subscribers)
-        for callback in subscribers:
-            try:
-                callback(events)
-            except Exception:  # one broken subscriber must not stop the captions
-                log.exception("event subscriber failed")
+        self._fanout.publish(events)
 
     def _drain_barriers(self) -> None:
         while True:

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.punctuation.model_inputs import DEFAULT_PAUSE_THRESHOLD, DEFAULT_WINDOW, WordTokenizer, pad_batch
+from engine.punctuation.settings import DecoderSettings
 from engine.words import CASE_LABELS, PUNCT_LABELS
 
 CONFIG_FILE = "config.json"
@@ -29,26 +30,21 @@ class ModelError(RuntimeError):
 
 
 @dataclass(frozen=True)
-class DecoderDefaults:
-    l_min: int = 1
-    l_max: int = 4
-    threshold: float = 0.5
-    silence_gap: float = 1.2
-    # (lookahead, window) pairs whose predictions the offline decoder averages.
-    offline_views: tuple[tuple[int, int], ...] = ((4, 32), (3, 32))
-
-
-@dataclass(frozen=True)
 class ModelConfig:
     window: int = DEFAULT_WINDOW
-    pause_threshold: float | None = DEFAULT_PAUSE_THRESHOLD
     punct_token: str = "[unused0]"
     pause_token: str = "[unused1]"
     drop_token: str = "[unused2]"
     model_file: str = "model.onnx"
     tokenizer_file: str = "tokenizer.json"
-    decoder: DecoderDefaults = field(default_factory=DecoderDefaults)
+    # The recommended decoder settings, with the pause threshold the model was trained with
+    # (a top-level key of config.json, since the training data depends on it).
+    decoder: DecoderSettings = field(default_factory=DecoderSettings)
     lexicon: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def pause_threshold(self) -> float | None:
+        return self.decoder.pause_threshold
 
     def to_dict(self) -> dict:
         d = self.decoder
@@ -83,20 +79,21 @@ class ModelConfig:
             special = data.get("special_tokens", {})
             files = data.get("files", {})
             dec = data.get("decoder", {})
-            defaults = DecoderDefaults()
-            decoder = DecoderDefaults(
+            defaults = DecoderSettings()
+            pause = data.get("pause_threshold", DEFAULT_PAUSE_THRESHOLD)
+            gap = dec.get("silence_gap", defaults.silence_gap)
+            decoder = DecoderSettings(
                 l_min=int(dec.get("l_min", defaults.l_min)),
                 l_max=int(dec.get("l_max", defaults.l_max)),
                 threshold=float(dec.get("threshold", defaults.threshold)),
-                silence_gap=float(dec.get("silence_gap", defaults.silence_gap)),
+                silence_gap=None if gap is None else float(gap),
+                pause_threshold=None if pause is None else float(pause),
                 offline_views=tuple(
                     (int(l), int(w)) for l, w in dec.get("offline_views", defaults.offline_views)
                 ),
             )
-            pause = data.get("pause_threshold", DEFAULT_PAUSE_THRESHOLD)
             return cls(
                 window=int(data.get("window", DEFAULT_WINDOW)),
-                pause_threshold=None if pause is None else float(pause),
                 punct_token=special.get("punct", "[unused0]"),
                 pause_token=special.get("pause", "[unused1]"),
                 drop_token=special.get("drop", "[unused2]"),

@@ -16,6 +16,7 @@ import numpy as np
 
 from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.model_inputs import pauses_from_times
+from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.streaming import ModelScorer, Scorer, Settled
 from engine.words import CASE_LABELS, PUNCT_LABELS, Word
 
@@ -47,14 +48,15 @@ class OfflineDecoder:
         self.workers = max(1, int(workers))
 
     @classmethod
-    def from_model(
-        cls, model, casing: bool = True, views=None, use_pauses: bool = True, workers: int = 1
-    ) -> OfflineDecoder:
+    def from_model(cls, model, settings: DecoderSettings | None = None, workers: int = 1) -> OfflineDecoder:
+        """A decoder on ``settings`` (default: the model's recommended ones): their offline views,
+        pause threshold and casing."""
+        settings = settings or model.config.decoder
         return cls(
             ModelScorer(model),
-            views=views or model.config.decoder.offline_views,
-            pause_threshold=model.config.pause_threshold if use_pauses else None,
-            casing=CaseRenderer(model.config.lexicon, enabled=casing),
+            views=settings.offline_views,
+            pause_threshold=settings.pause_threshold,
+            casing=CaseRenderer(model.config.lexicon, enabled=settings.casing),
             workers=workers,
         )
 

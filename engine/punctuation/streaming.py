@@ -12,13 +12,14 @@ capital of a word depends on the settled mark before it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
 
 from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.model_inputs import build_sample
+from engine.punctuation.settings import DecoderSettings
 from engine.words import CASE_LABELS, PUNCT_LABELS, Word
 
 
@@ -136,38 +137,48 @@ class StreamingDecoder:
     def __init__(
         self,
         scorer: Scorer,
-        l_min: int = 1,
-        l_max: int = 4,
-        threshold: float = 0.5,
-        silence_gap: float | None = 1.2,
-        pause_threshold: float | None = 0.28,
+        settings: DecoderSettings | None = None,
         casing: CaseRenderer | None = None,
+        **changes,
     ):
-        if not 0 <= l_min <= l_max:
-            raise ValueError(f"need 0 <= l_min <= l_max, got l_min={l_min}, l_max={l_max}")
+        """``settings`` (default: ``DecoderSettings()``) with ``changes`` to its fields applied;
+        ``casing`` renders the case (default: a renderer without a lexicon, per ``settings.casing``)."""
+        self.settings = replace(settings or DecoderSettings(), **changes)
         self.scorer = scorer
         self._context_words = max(self.CONTEXT_WORDS, int(getattr(scorer, "window", 0) or 0))
-        self.l_min, self.l_max, self.threshold = l_min, l_max, threshold
-        self.silence_gap = silence_gap
-        self.pause_threshold = pause_threshold
-        self.casing = casing or CaseRenderer()
+        self.casing = casing or CaseRenderer(enabled=self.settings.casing)
         self._slots: list[_Slot] = []
         self._base = 0  # absolute position of _slots[0]
         self.first_unsettled = 0
 
     @classmethod
-    def from_model(cls, model, casing: bool = True, use_pauses: bool = True, **overrides) -> StreamingDecoder:
-        """A decoder on the model's recommended settings; ``overrides`` that are not None win."""
-        d = model.config.decoder
-        settings = dict(
-            l_min=d.l_min,
-            l_max=d.l_max,
-            threshold=d.threshold,
-            silence_gap=d.silence_gap,
-            pause_threshold=model.config.pause_threshold if use_pauses else None,
+    def from_model(cls, model, settings: DecoderSettings | None = None) -> StreamingDecoder:
+        """A decoder on ``settings`` (default: the model's recommended ones)."""
+        settings = settings or model.config.decoder
+        return cls(
+            ModelScorer(model), settings, casing=CaseRenderer(model.config.lexicon, enabled=settings.casing)
         )
-        settings.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(ModelScorer(model), casing=CaseRenderer(model.config.lexicon, enabled=casing), **settings)
+
+    # The settings the decoding reads, by name (``set_threshold`` changes the first two live).
+    @property
+    def threshold(self) -> float:
+        return self.settings.threshold
+
+    @property
+    def l_max(self) -> int:
+        return self.settings.l_max
+
+    @property
+    def l_min(self) -> int:
+        return self.settings.l_min
+
+    @property
+    def silence_gap(self) -> float | None:
+        return self.settings.silence_gap
+
+    @property
+    def pause_threshold(self) -> float | None:
+        return self.settings.pause_threshold
 
     # -- public API ---------------------------------------------------------------
     @property
@@ -180,9 +191,8 @@ class StreamingDecoder:
 
     def set_threshold(self, threshold: float, l_max: int | None = None) -> None:
         """Change the latency/accuracy trade-off live; affects decisions from the next word on."""
-        self.threshold = threshold
-        if l_max is not None:
-            self.l_max = max(self.l_min, l_max)
+        l_max = self.l_max if l_max is None else max(self.l_min, l_max)
+        self.settings = replace(self.settings, threshold=threshold, l_max=l_max)
 
     def push(self, word: Word) -> list[Event]:
         events: list[Event] = []

@@ -15,9 +15,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from engine.audio import SAMPLE_RATE  # noqa: F401  (re-exported: the backends import it from here)
 from engine.words import Word
-
-SAMPLE_RATE = 16000
 
 
 class RecognizerError(RuntimeError):

@@ -15,27 +15,26 @@ Nothing here grows with the length of a session except the transcript itself
 utterance at its final, the decoder trims settled words, the journal writer
 keeps only unsettled ones, and the queues are bounded.
 
-``transcribe_file`` is the batch path: the whole file, the recognizer's final
-words, and the offline decoder (which sees all right context) for the marks.
+The batch path (a whole file, or re-punctuating a finished transcript) is ``engine.session.batch``.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from engine.punctuation.engine_thread import PunctuationEngine, Subscriber
+from engine.audio import SAMPLE_RATE
+from engine.fanout import FanOut, Subscriber
+from engine.punctuation.engine_thread import PunctuationEngine
 from engine.punctuation.streaming import StreamingDecoder
-from engine.recognizers.base import SAMPLE_RATE, Recognizer
+from engine.recognizers.base import Recognizer
 from engine.recognizers.stabiliser import StabiliserOutput, WordStabiliser
 from engine.transcript.builder import TranscriptBuilder
 from engine.transcript.journal import JournalWriter
-from engine.transcript.transcript import Transcript, TranscriptWord
+from engine.transcript.transcript import Transcript
 from engine.words import Word
 
 log = logging.getLogger(__name__)
@@ -97,8 +96,7 @@ class LiveSession:
         self.words_pushed = 0  # words committed to the engine (replacements included)
         self.words_retracted = 0
         self.samples = 0  # audio fed to the recognizer
-        self._subscribers: list[Subscriber] = []
-        self._sub_lock = threading.Lock()
+        self._fanout = FanOut("session subscriber")
         self._stop = threading.Event()
         self._stopped = False
         self._last_unstable: tuple[str, ...] = ()
@@ -108,12 +106,11 @@ class LiveSession:
             self.engine.subscribe(journal.apply)
             if journal.on_error is None:  # a full disk: the user must hear that the journal stopped
                 journal.on_error = lambda message: self._emit([SourceNotice("error", message)])
-        self.engine.subscribe(self._publish)
+        self.engine.subscribe(self._fanout.publish)  # engine events, on the engine thread
 
     # -- lifecycle -------------------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> None:
-        with self._sub_lock:
-            self._subscribers.append(callback)
+        self._fanout.subscribe(callback)
 
     def start(self) -> LiveSession:
         self.recognizer.reset()  # word times count from this session's first sample
@@ -241,60 +238,5 @@ class LiveSession:
         if events:
             self._emit(events)
 
-    # -- fan-out ----------------------------------------------------------------------------
-    def _publish(self, events: list) -> None:  # engine events, on the engine thread
-        self._emit(events)
-
-    def _emit(self, events: list) -> None:
-        with self._sub_lock:
-            subscribers = list(self._subscribers)
-        for callback in subscribers:
-            try:
-                callback(events)
-            except Exception:  # one broken sink must not stop the captions
-                log.exception("session subscriber failed")
-
-
-# ---- batch ------------------------------------------------------------------------------------
-Progress = Callable[[str, float, float], None]  # (stage, done, total)
-
-
-def recognize_audio(
-    audio: np.ndarray, recognizer: Recognizer, progress: Progress | None = None, chunk_seconds: float = 0.5
-) -> list[Word]:
-    """Every final word of ``audio`` (16 kHz mono int16), with times from its first sample."""
-    recognizer.reset()
-    step = int(chunk_seconds * SAMPLE_RATE)
-    total = len(audio) / SAMPLE_RATE
-    words: list[Word] = []
-    for at in range(0, len(audio), step):
-        update = recognizer.accept(audio[at : at + step])
-        if update.final:
-            words.extend(update.final)
-        if progress:
-            progress("recognizing", min(at + step, len(audio)) / SAMPLE_RATE, total)
-    final = recognizer.flush().final
-    if final:
-        words.extend(final)
-    return words
-
-
-def transcribe_file(
-    path: str | Path, recognizer: Recognizer, decoder, progress: Progress | None = None
-) -> Transcript:
-    """Recognize a whole file and punctuate it with the offline decoder (``OfflineDecoder``)."""
-    from engine.audio.file_source import read_all
-
-    audio = read_all(path)
-    words = recognize_audio(audio, recognizer, progress)
-    del audio  # an hour of audio is 115 MB; the model does not need it any more
-    if not words:
-        return Transcript([])
-    on_step = (lambda done, total: progress("punctuating", done, total)) if progress else None
-    settled = decoder.decode(words, on_step)
-    return Transcript(
-        [
-            TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form)
-            for w, s in zip(words, settled)
-        ]
-    )
+    def _emit(self, events: list) -> None:  # the session's own events, on the recognizer thread
+        self._fanout.publish(events)

@@ -105,6 +105,72 @@ class Segment:
         return range(self.start_index, self.end_index)
 
 
+PARAGRAPH_PAUSE = 2.0  # seconds of silence after a sentence end that start a new paragraph
+PARAGRAPH_SENTENCES = 6  # a paragraph of this many sentences ends with the last of them
+PARAGRAPH_WORDS = 60  # a paragraph this long ends at its next sentence end (a long monologue)
+
+
+@dataclass(frozen=True)
+class ParagraphPlace:
+    """Where a word stands in its paragraph: counts so far, the word itself included."""
+
+    words: int
+    sentences: int
+
+    @property
+    def starts_paragraph(self) -> bool:
+        return self.words == 1
+
+
+@dataclass(frozen=True)
+class ParagraphRule:
+    """Where paragraphs break: the one rule for the live captions and for every export, so the
+    text does not reflow when the window switches from one to the other.
+
+    A paragraph ends at a sentence end that is followed by ``pause`` seconds of silence (a
+    speaker pausing usually changes topic), or that completes ``max_sentences`` sentences, or
+    that comes once the paragraph holds ``max_words`` words (so untimed or pause-free text still
+    gets readable blocks). Only *settled* sentence ends count: a break is decided once, from
+    words that no longer change, so it never moves.
+    """
+
+    pause: float = PARAGRAPH_PAUSE
+    max_sentences: int = PARAGRAPH_SENTENCES
+    max_words: int = PARAGRAPH_WORDS
+
+    def __post_init__(self) -> None:
+        if self.max_sentences < 1 or self.max_words < 1:
+            raise ValueError("max_sentences and max_words must be at least 1")
+
+    def place(
+        self,
+        previous: ParagraphPlace | None,
+        before: TranscriptWord | None,
+        word: TranscriptWord,
+        before_settled: bool = True,
+    ) -> ParagraphPlace:
+        """``word``'s place, from the place of the word ``before`` it (None: ``word`` is the first)."""
+        ends = int(word.ends_sentence)
+        if previous is None or before is None:
+            return ParagraphPlace(1, ends)
+        if before_settled and before.ends_sentence:
+            gap = _gap(before, word)
+            if (
+                gap >= self.pause
+                or previous.sentences >= self.max_sentences
+                or previous.words >= self.max_words
+            ):
+                return ParagraphPlace(1, ends)
+        return ParagraphPlace(previous.words + 1, previous.sentences + ends)
+
+
+def _gap(before: TranscriptWord, word: TranscriptWord) -> float:
+    """Silence between two words; 0 when unknown."""
+    if before.end is None or word.start is None:
+        return 0.0
+    return word.start - before.end
+
+
 @dataclass
 class Transcript:
     words: list[TranscriptWord] = field(default_factory=list)
@@ -132,40 +198,18 @@ class Transcript:
             segments.append(Segment(begin, len(self.words)))
         return segments
 
-    def paragraphs(self, pause_gap: float = 2.0, max_sentences: int = 6) -> list[Segment]:
-        """Group sentences into paragraphs.
+    def paragraphs(self, rule: ParagraphRule = ParagraphRule()) -> list[Segment]:
+        """The paragraphs ``rule`` makes of the words (all taken as settled)."""
+        starts, place = [], None
+        for i, word in enumerate(self.words):
+            place = rule.place(place, self.words[i - 1] if i else None, word)
+            if place.starts_paragraph:
+                starts.append(i)
+        return [Segment(a, b) for a, b in zip(starts, starts[1:] + [len(self.words)])]
 
-        A paragraph ends at a sentence end followed by a silence of at least
-        ``pause_gap`` seconds (a speaker pausing usually changes topic), or
-        after ``max_sentences`` sentences so that untimed or pause-free text
-        still gets readable blocks. Breaks only ever fall at sentence ends.
-        """
-        if max_sentences < 1:
-            raise ValueError("max_sentences must be at least 1")
-        sentences = self.sentences()
-        paragraphs: list[Segment] = []
-        first = 0  # index into ``sentences`` of the current paragraph's first sentence
-        for k, sentence in enumerate(sentences):
-            is_last = k == len(sentences) - 1
-            count = k - first + 1
-            if is_last or count >= max_sentences or self._pause_after(sentence) >= pause_gap:
-                paragraphs.append(Segment(sentences[first].start_index, sentence.end_index))
-                first = k + 1
-        return paragraphs
-
-    def text(self, pause_gap: float = 2.0, max_sentences: int = 6) -> str:
+    def text(self, rule: ParagraphRule = ParagraphRule()) -> str:
         """Plain text: words joined by single spaces, paragraphs by a blank line."""
-        return "\n\n".join(self.segment_text(p) for p in self.paragraphs(pause_gap, max_sentences))
-
-    def _pause_after(self, segment: Segment) -> float:
-        """Silence between the segment's last word and the next word; 0 when unknown."""
-        nxt = segment.end_index
-        if nxt >= len(self.words):
-            return 0.0
-        end, start = self.words[segment.last_index].end, self.words[nxt].start
-        if end is None or start is None:
-            return 0.0
-        return start - end
+        return "\n\n".join(self.segment_text(p) for p in self.paragraphs(rule))
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -219,3 +219,40 @@ def test_a_finished_transcript_becomes_editable_text(view):
     assert not view.isReadOnly() and not view.live
     assert view.toPlainText() == "Hello.\nBye."
     assert not view.document().isModified()
+
+
+def test_the_live_view_breaks_paragraphs_where_the_export_does(view):
+    """One paragraph rule: the text does not reflow when Stop switches from the live captions
+    to the final transcript (or the export). Sentences of random length, some pauses of 2 s and
+    more, and one long run that only the word limit breaks."""
+    import random
+
+    from engine.transcript.export import to_txt
+
+    rng, at, marks = random.Random(14), 0.0, []
+    for p in range(400):
+        long_run = 150 <= p < 240  # no pauses here: only the 60-word limit can break it
+        marks.append("period" if rng.random() < (0.05 if long_run else 0.15) else "none")
+    for p, mark in enumerate(marks):
+        events = [Appended(p, word(f"w{p}", at)), Provisional(p, mark, "lower", 0.5, f"w{p}")]
+        if p:
+            events.append(Settled(p - 1, marks[p - 1], "lower", 1, f"w{p - 1}"))
+        feed(view, events)
+        gap = 2.5 if rng.random() < 0.1 and not 150 <= p < 240 else 0.1
+        at += 0.3 + gap
+    feed(view, [Settled(399, marks[-1], "lower", 1, "w399")])
+    export = to_txt(view.builder.transcript).strip().split("\n\n")
+    assert len(export) >= 6  # the test means something: many breaks
+    assert view.toPlainText().split("\n") == export
+    view.load_transcript(view.builder.transcript)  # what Stop shows
+    assert view.toPlainText().split("\n") == export
+
+
+def test_a_paragraph_breaks_only_once_the_sentence_end_has_settled(view):
+    feed(view, [Appended(0, word("hi", 0)), Provisional(0, "period", "capitalized", 0.6, "Hi")])
+    feed(view, [Appended(1, word("later", 5.0)), Provisional(1, "none", "capitalized", 0.6, "Later")])
+    assert view.toPlainText() == "Hi. Later"  # the period may still go: no break yet
+    feed(view, [Settled(0, "period", "capitalized", 1, "Hi")])
+    assert view.toPlainText() == "Hi.\nLater"
+    feed(view, [Settled(1, "none", "capitalized", 1, "Later"), Appended(2, word("on", 5.4))])
+    assert view.toPlainText() == "Hi.\nLater on"

@@ -175,7 +175,7 @@ def test_improving_the_punctuation_shows_progress_and_can_be_skipped(window, qtb
     )
     # Hold the model lock: the job waits at its start, so the skip lands before any work is done.
     window.bridge.builder.transcript = live  # as after a real session: the live words are the bridge's
-    with window.bridge._model_lock:
+    with window.bridge.resources._model_lock:
         job = window.show_final(live)
         bar = window.job_progress
         assert bar.isVisible() and bar.button.text() == "Skip" and bar.bar.maximum() == 0  # busy

@@ -8,10 +8,10 @@ import time
 import pytest
 
 from engine.audio.file_source import FileSource
-from engine.punctuation.offline import OfflineDecoder
 from engine.punctuation.streaming import Appended, Settled, StreamingDecoder
 from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
-from engine.session.live import AudioLevel, LiveSession, PartialWords, SourceNotice, transcribe_file
+from engine.session.batch import transcribe_file
+from engine.session.live import AudioLevel, LiveSession, PartialWords, SourceNotice
 from engine.transcript.journal import JournalWriter, read_journal
 from engine.words import CASE_LABELS, PUNCT_LABELS
 from tests.speech import SENTENCE, write_speech_wav
@@ -125,7 +125,7 @@ def test_transcribe_file_uses_final_words_and_the_offline_decoder(speech_wav, ti
     transcript = transcribe_file(
         speech_wav,
         batch,
-        OfflineDecoder.from_model(tiny_model),
+        tiny_model,
         lambda stage, done, total: stages.append((stage, done, total)),
     )
     texts = [w.text for w in transcript.words]

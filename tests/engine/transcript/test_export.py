@@ -24,7 +24,7 @@ from engine.transcript.export import (
     to_txt,
     to_vtt,
 )
-from engine.transcript.transcript import Transcript, TranscriptWord
+from engine.transcript.transcript import ParagraphRule, Transcript, TranscriptWord
 
 LONG_WORD = "pneumonoultramicroscopicsilicovolcanoconiosis-like"  # 50 characters
 VOCAB = (
@@ -160,7 +160,7 @@ def test_txt_paragraphs_break_at_pauses_and_after_max_sentences():
     assert to_txt(Transcript(words)) == "one two, three four.\n"
     # Untimed text falls back to max_sentences.
     untimed = Transcript(_words("a b c d e f g h", {i: "period" for i in range(8)}, timed=False))
-    assert untimed.text(max_sentences=3) == "a. b. c.\n\nd. e. f.\n\ng. h."
+    assert untimed.text(ParagraphRule(max_sentences=3)) == "a. b. c.\n\nd. e. f.\n\ng. h."
     assert to_txt(untimed) == "a. b. c. d. e. f.\n\ng. h.\n"
     assert to_txt(Transcript()) == ""
 

@@ -1,0 +1,88 @@
+"""The batch path: a whole recording at once, punctuated by the offline decoder.
+
+The offline decoder sees all the right context, so its marks are better than the live
+captions'. Two callers need it: ``livecap transcribe`` (a file: recognize it, then
+``repunctuate`` its words) and the app after a session or before an export (``repunctuate``
+the live transcript's words). Both go through ``repunctuate``, so the same words with the
+same settings give the same transcript either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from engine.audio import SAMPLE_RATE
+from engine.punctuation.settings import DecoderSettings
+from engine.recognizers.base import Recognizer
+from engine.transcript.transcript import Transcript, TranscriptWord
+from engine.words import Word
+
+Progress = Callable[[str, float, float], None]  # (stage, done, total)
+StepProgress = Callable[[int, int], None]  # (positions scored, positions to score); may raise to cancel
+
+
+def recognize_audio(
+    audio: np.ndarray, recognizer: Recognizer, progress: Progress | None = None, chunk_seconds: float = 0.5
+) -> list[Word]:
+    """Every final word of ``audio`` (16 kHz mono int16), with times from its first sample."""
+    recognizer.reset()
+    step = int(chunk_seconds * SAMPLE_RATE)
+    total = len(audio) / SAMPLE_RATE
+    words: list[Word] = []
+    for at in range(0, len(audio), step):
+        update = recognizer.accept(audio[at : at + step])
+        if update.final:
+            words.extend(update.final)
+        if progress:
+            progress("recognizing", min(at + step, len(audio)) / SAMPLE_RATE, total)
+    final = recognizer.flush().final
+    if final:
+        words.extend(final)
+    return words
+
+
+def repunctuate(
+    words: Sequence[Word | TranscriptWord],
+    model,
+    settings: DecoderSettings | None = None,
+    progress: StepProgress | None = None,
+    workers: int = 1,
+) -> Transcript:
+    """``words`` (text and times; any marks they carry are ignored) with marks and case from the
+    offline decoder on ``settings`` (default: the model's recommended ones).
+
+    ``progress`` is called after each chunk of positions; raising from it cancels (the exception
+    propagates, the chunks not yet started are dropped). ``workers`` chunks are scored at once.
+    """
+    from engine.punctuation.offline import OfflineDecoder
+
+    plain = [Word(w.text, w.start, w.end, w.confidence) for w in words]
+    if not plain:
+        return Transcript([])
+    settled = OfflineDecoder.from_model(model, settings, workers=workers).decode(plain, progress)
+    return Transcript(
+        [
+            TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form)
+            for w, s in zip(plain, settled)
+        ]
+    )
+
+
+def transcribe_file(
+    path: str | Path,
+    recognizer: Recognizer,
+    model,
+    progress: Progress | None = None,
+    settings: DecoderSettings | None = None,
+) -> Transcript:
+    """Recognize a whole file, then ``repunctuate`` its words."""
+    from engine.audio.file_source import read_all
+
+    audio = read_all(path)
+    words = recognize_audio(audio, recognizer, progress)
+    del audio  # an hour of audio is 115 MB; the model does not need it any more
+    on_step = (lambda done, total: progress("punctuating", done, total)) if progress else None
+    return repunctuate(words, model, settings, on_step)

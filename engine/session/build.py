@@ -1,0 +1,172 @@
+"""Building a live session: one factory for every front end.
+
+``build_live_session`` turns a ``SessionSpec`` into a ready (not yet started) ``LiveSession``:
+the audio source, the recognizer, the punctuation model, a streaming decoder on the spec's
+decoder settings, and the session journal. ``livecap listen`` and the app both call it, so a
+session behaves the same whichever front end started it.
+
+Loading models is slow (a large Vosk model takes seconds, PocketSphinx in its own process
+needs a moment to start), so the loaded ones live in ``SessionResources``, which a front end
+keeps across sessions: the app keeps one for its lifetime, the CLI makes one per command.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.audio.pausable import SourceChoice, open_source
+from engine.punctuation.settings import DecoderSettings
+from engine.session.live import LiveSession
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SessionSpec:
+    """Everything a session is built from; the window fills it from the settings, the CLI from
+    its flags. ``threshold``, ``l_max``, ``casing`` and ``pause_threshold`` change the model's
+    recommended decoder settings (see ``DecoderSettings.override``)."""
+
+    source: SourceChoice = field(default_factory=lambda: SourceChoice("mic"))
+    realtime: bool = True  # pace a file like live audio (False: as fast as it decodes, for tests)
+    recognizer: str = "auto"  # "auto" | "vosk" | "pocketsphinx"
+    vosk_model: str = ""  # a name or folder; "" = the first installed
+    model_dir: Path | None = None  # punctuation model; None = the shipped one
+    journal: bool = True
+    journal_dir: Path | None = None  # None = the per-user folder
+    threshold: float | None = None  # None = the model's recommendation
+    l_max: int | None = None  # None = the model's recommendation
+    casing: bool = True
+    pause_threshold: float | None = None  # seconds; None = the model's; 0 = no [PAUSE] tokens
+
+    def decoder_settings(self, recommended: DecoderSettings) -> DecoderSettings:
+        """The streaming decoder's settings: the model's ``recommended`` ones with this spec's choices."""
+        return recommended.override(
+            threshold=self.threshold,
+            l_max=self.l_max,
+            pause_threshold=self.pause_threshold,
+            casing=self.casing,
+        )
+
+
+@dataclass(frozen=True)
+class RecognizerInfo:
+    name: str
+    notice: str  # e.g. the PocketSphinx fallback; "" when there is nothing to say
+    model: str | None
+
+    @property
+    def journal_model(self) -> str | None:
+        """What model the recognizer runs, as the journal header names it."""
+        return self.model if self.model is not None else ("built-in" if self.name == "pocketsphinx" else None)
+
+
+RecognizerFactory = Callable[[str, str], tuple]  # (kind, vosk model) -> (recognizer, notice)
+
+
+def isolated_recognizer(kind: str, model: str):
+    """The recognizer for ``kind`` ("auto", "vosk", "pocketsphinx") and a Vosk ``model`` ("" = the
+    first installed), with PocketSphinx in a child process: in the caller's process its binding
+    holds the GIL at the end of each utterance, long enough to freeze a GUI (docs/PERFORMANCE.md)."""
+    from engine.files import paths
+    from engine.recognizers.select import create_recognizer
+
+    return create_recognizer(
+        None if kind == "auto" else kind, model or None, paths.vosk_models_dir(), isolated=True
+    )
+
+
+def load_punctuation_model(folder: Path):
+    from engine.punctuation.model import PunctuationModel
+
+    return PunctuationModel(folder)
+
+
+class SessionResources:
+    """The punctuation models (by folder) and recognizers (by kind and model) loaded so far.
+
+    ``recognizer_factory`` and ``model_loader`` make what is not loaded yet; a front end passes
+    its own to choose threads, process isolation, or how an error reads.
+    """
+
+    def __init__(
+        self,
+        recognizer_factory: RecognizerFactory = isolated_recognizer,
+        model_loader: Callable[[Path], object] = load_punctuation_model,
+    ):
+        self.recognizer_factory = recognizer_factory
+        self.model_loader = model_loader
+        self._models: dict = {}  # folder -> PunctuationModel
+        self._recognizers: dict = {}  # (kind, model) -> (recognizer, notice)
+        self._model_lock = threading.Lock()
+
+    def punctuation_model(self, model_dir: Path | None = None):
+        """The loaded punctuation model in ``model_dir`` (None: the default one), loading it on first use."""
+        from engine.punctuation.model import default_model_dir
+
+        folder = Path(model_dir) if model_dir is not None else default_model_dir()
+        with self._model_lock:
+            if folder not in self._models:
+                self._models[folder] = self.model_loader(folder)
+            return self._models[folder]
+
+    def recognizer(self, kind: str, vosk_model: str):
+        """(recognizer, RecognizerInfo) for ``kind`` and ``vosk_model``, made on first use (or after
+        the cached one's process died)."""
+        key = (kind, vosk_model)
+        cached = self._recognizers.get(key)
+        if cached is not None and getattr(cached[0], "closed", False):
+            del self._recognizers[key]  # its process died: the next session gets a new one
+        if key not in self._recognizers:
+            recognizer, notice = self.recognizer_factory(kind, vosk_model)
+            wait_ready = getattr(recognizer, "wait_ready", None)
+            if wait_ready is not None:
+                wait_ready()  # a recognizer in its own process: its model errors show now, not mid-session
+            self._recognizers[key] = (recognizer, notice)
+        recognizer, notice = self._recognizers[key]
+        model = getattr(recognizer, "model_path", None)
+        return recognizer, RecognizerInfo(recognizer.name, notice, None if model is None else str(model))
+
+    def close_recognizers(self) -> None:
+        """Close the cached recognizers (a PocketSphinx child process each); the next session makes
+        new ones."""
+        cached, self._recognizers = list(self._recognizers.values()), {}
+        for recognizer, _ in cached:
+            close = getattr(recognizer, "close", None)
+            if close is not None:
+                try:
+                    close()
+                except Exception:  # a dead child process: the others must still close
+                    log.exception("closing a recognizer failed")
+
+
+def build_live_session(spec: SessionSpec, resources: SessionResources) -> tuple[LiveSession, RecognizerInfo]:
+    """A ``LiveSession`` for ``spec``, not started, and what recognizer it runs.
+
+    The source is opened first, so a mistyped file fails before any model loads. Raises
+    ``AudioError`` (or ``OSError`` without PortAudio) for a source, ``RecognizerError`` or
+    ``ModelError`` for a model, ``OSError`` when the journal cannot be created.
+    """
+    from engine.punctuation.streaming import StreamingDecoder
+    from engine.transcript.journal import JournalWriter
+
+    source = open_source(spec.source, spec.realtime)
+    model = resources.punctuation_model(spec.model_dir)
+    recognizer, info = resources.recognizer(spec.recognizer, spec.vosk_model)
+    decoder = StreamingDecoder.from_model(model, spec.decoder_settings(model.config.decoder))
+    journal = None
+    if spec.journal:
+        journal = JournalWriter.create(
+            spec.journal_dir,
+            header={
+                "recognizer": info.name,
+                "model": info.journal_model,
+                "punctuation_model": str(model.model_dir),
+                "source": source.name,
+            },
+        )
+    return LiveSession(source, recognizer, decoder, journal), info

@@ -1,0 +1,88 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.audio.pausable import PausableSource, SourceChoice
+from engine.punctuation.settings import DecoderSettings
+from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
+from engine.session.build import SessionResources, SessionSpec, build_live_session
+from tests.speech import SENTENCE, write_speech_wav
+
+
+@pytest.fixture(scope="module")
+def speech_wav(tmp_path_factory):
+    return write_speech_wav(tmp_path_factory.mktemp("build") / "speech.wav", SENTENCE)
+
+
+def test_a_spec_changes_only_what_it_names_in_the_recommended_settings():
+    recommended = DecoderSettings(l_min=2, l_max=3, threshold=0.6, pause_threshold=0.3)
+    assert SessionSpec().decoder_settings(recommended) == recommended
+    changed = SessionSpec(threshold=1.1, l_max=1, casing=False, pause_threshold=0).decoder_settings(
+        recommended
+    )
+    assert (changed.threshold, changed.l_max, changed.l_min) == (1.1, 1, 1)  # l_min follows a lower l_max
+    assert changed.casing is False and changed.pause_threshold is None  # 0: no [PAUSE] tokens
+    assert (
+        changed.silence_gap == recommended.silence_gap and changed.offline_views == recommended.offline_views
+    )
+
+
+def test_settings_refuse_an_impossible_lookahead():
+    with pytest.raises(ValueError, match="l_min <= l_max"):
+        DecoderSettings(l_min=3, l_max=2)
+
+
+def test_resources_load_each_model_and_recognizer_once(tiny_model_dir):
+    made, loaded = [], []
+
+    def factory(kind, model):
+        made.append((kind, model))
+        return PocketSphinxRecognizer(), "a notice"
+
+    def loader(folder):
+        loaded.append(folder)
+        return object()
+
+    resources = SessionResources(factory, loader)
+    assert resources.punctuation_model(tiny_model_dir) is resources.punctuation_model(tiny_model_dir)
+    first, info = resources.recognizer("pocketsphinx", "")
+    assert resources.recognizer("pocketsphinx", "")[0] is first
+    assert made == [("pocketsphinx", "")] and loaded == [Path(tiny_model_dir)]
+    assert (info.name, info.notice, info.journal_model) == ("pocketsphinx", "a notice", "built-in")
+    first.closed = True  # as an isolated recognizer whose child process died
+    assert resources.recognizer("pocketsphinx", "")[0] is not first and len(made) == 2
+
+
+def test_build_live_session_runs_a_file_through_to_a_settled_transcript(speech_wav, tiny_model_dir, tmp_path):
+    resources = SessionResources(lambda kind, model: (PocketSphinxRecognizer(), ""))
+    spec = SessionSpec(
+        source=SourceChoice("file", str(speech_wav)),
+        realtime=False,
+        recognizer="pocketsphinx",
+        model_dir=tiny_model_dir,
+        journal_dir=tmp_path,
+        threshold=1.5,
+    )
+    session, info = build_live_session(spec, resources)
+    model = resources.punctuation_model(tiny_model_dir)
+    assert isinstance(session.source, PausableSource) and info.name == "pocketsphinx"
+    assert session.engine.decoder.settings == spec.decoder_settings(model.config.decoder)
+    assert session.engine.decoder.threshold == 1.5
+    session.start()
+    assert session.wait(60)
+    transcript = session.stop()
+    assert len(transcript.words) >= 8 and session.journal.closed
+    header = json.loads(session.journal.path.read_text().splitlines()[0])
+    assert header["model"] == "built-in" and header["source"] == speech_wav.name
+
+
+def test_a_missing_file_fails_before_any_model_loads(tmp_path):
+    from engine.audio.base import AudioError
+
+    def never(*args):
+        raise AssertionError("a model was loaded for a session that cannot start")
+
+    spec = SessionSpec(source=SourceChoice("file", str(tmp_path / "missing.wav")))
+    with pytest.raises(AudioError, match="no such file"):
+        build_live_session(spec, SessionResources(never, never))
