@@ -16,6 +16,8 @@ from engine.transcript.journal import JournalWriter, read_journal
 from engine.words import CASE_LABELS, PUNCT_LABELS
 from tests.speech import SENTENCE, write_speech_wav
 
+pytestmark = [pytest.mark.needs_espeak]
+
 
 @pytest.fixture(scope="module")
 def speech_wav(tmp_path_factory):
@@ -119,6 +121,7 @@ def test_a_session_whose_source_fails_to_start_leaves_no_open_journal(tmp_path, 
     assert journal.closed and not session.engine.running
 
 
+@pytest.mark.slow
 def test_transcribe_file_uses_final_words_and_the_offline_decoder(speech_wav, tiny_model):
     stages = []
     batch = PocketSphinxRecognizer(final_pass=True)  # what `livecap transcribe` uses
