@@ -209,6 +209,7 @@ def test_improving_the_punctuation_shows_progress_and_can_be_skipped(window, qtb
     assert [w.text for w in window.final_transcript.words] == [w.text for w in live.words]
 
 
+@pytest.mark.slow
 @pytest.mark.needs_espeak
 def test_export_while_captioning_uses_the_words_so_far(make_window, qtbot, speech_wav, tmp_path):
     window = make_window()

@@ -57,6 +57,7 @@ def make_session(path, recognizer, tiny_model, journal_dir, realtime=False):
     return session, recorder, journal
 
 
+@pytest.mark.slow
 def test_a_whole_file_flows_through_and_every_mark_settles(speech_wav, recognizer, tiny_model, tmp_path):
     session, recorder, journal = make_session(speech_wav, recognizer, tiny_model, tmp_path)
     session.start()
