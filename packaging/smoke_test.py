@@ -247,7 +247,8 @@ def check_vosk(r: Runner) -> str:
     try:
         sys.path.insert(0, str(ROOT))
         import numpy as np
-        from tests.test_recognizers import RATE, _tone_script, write_tiny_vosk_model
+
+        from tests.engine.recognizers.test_recognizers import RATE, _tone_script, write_tiny_vosk_model
     except ImportError as exc:
         raise SmokeFailure(
             f"vosk: cannot import the tests' tiny Vosk model writer ({exc}); run this script "

@@ -107,6 +107,9 @@ def image_stats(path: Path):
     return w, h, float(pixels.std()), float((pixels < 100).mean())
 
 
+@pytest.mark.slow
+@pytest.mark.gui
+@pytest.mark.needs_espeak
 def test_play_a_file_into_the_real_windows_and_screenshot_them(xvfb, env, tmp_path):
     wav = write_speech_wav(tmp_path / "talk.wav", repeats=1, gap=1.0)
     shot = tmp_path / "shots" / "window.png"

@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QSystemTrayIcon
 from app.theme import ICON_PATH, app_icon
 from app.tray import TrayIcon
 
+pytestmark = [pytest.mark.gui]
+
 
 @pytest.fixture
 def tray(qapp):

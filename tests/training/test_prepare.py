@@ -295,6 +295,7 @@ def test_cli_writes_cache_and_stats(tmp_path):
 
 
 @pytest.mark.skipif(not (DEV / "austen_persuasion.txt").exists(), reason="shared dev corpus not present")
+@pytest.mark.needs_corpus
 def test_real_dev_file_has_plausible_mark_shares(tmp_path):
     (tmp_path / "dev").mkdir()
     (tmp_path / "dev" / "persuasion.txt").write_bytes((DEV / "austen_persuasion.txt").read_bytes())

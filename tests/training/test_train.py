@@ -110,6 +110,8 @@ def test_exported_onnx_matches_torch_and_honours_the_contract(tiny_dir):
 
 
 @pytest.mark.skipif(not (SHARED / "train" / "austen_emma.txt").exists(), reason="needs ../shared/corpus")
+@pytest.mark.slow
+@pytest.mark.needs_corpus
 def test_tiny_recipe_end_to_end(tmp_path):
     """data → train → export (int8) → evaluate, on slices: the whole path works."""
     from training import evaluate, export, train

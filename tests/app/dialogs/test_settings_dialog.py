@@ -37,6 +37,8 @@ from engine.vosk_models.catalogue import CatalogueEntry
 from engine.vosk_models.install import part_path
 from tests.model_server import MODEL, Server, fake_model, make_zip, model_files
 
+pytestmark = [pytest.mark.gui]
+
 SCAN = DeviceScan(
     ["Built-in Microphone", "USB Headset"],
     "Built-in Microphone",

@@ -11,6 +11,8 @@ from engine.transcript.builder import TranscriptBuilder
 from engine.transcript.transcript import Transcript, TranscriptWord
 from engine.words import Word
 
+pytestmark = [pytest.mark.gui]
+
 
 @pytest.fixture
 def view(qtbot):

@@ -25,6 +25,8 @@ from engine.transcript.transcript import Transcript
 from engine.words import Word
 from tests.speech import SENTENCE, write_speech_wav
 
+pytestmark = [pytest.mark.gui]
+
 
 @pytest.fixture(scope="module")
 def speech_wav(tmp_path_factory):
@@ -88,6 +90,7 @@ def wait_job(qtbot, job, timeout=30000):
 
 
 # ---- a whole session ------------------------------------------------------------------------------------
+@pytest.mark.needs_espeak
 def test_a_file_plays_through_the_window_and_exports_valid_files(window, qtbot, speech_wav, tmp_path):
     import srt
     import webvtt
@@ -122,6 +125,7 @@ def test_a_file_plays_through_the_window_and_exports_valid_files(window, qtbot, 
     assert written.name == "noext.srt" and list(srt.parse(written.read_text()))
 
 
+@pytest.mark.needs_espeak
 def test_edits_after_stop_are_kept_in_the_export(window, qtbot, speech_wav, tmp_path):
     import srt
 
@@ -205,6 +209,8 @@ def test_improving_the_punctuation_shows_progress_and_can_be_skipped(window, qtb
     assert [w.text for w in window.final_transcript.words] == [w.text for w in live.words]
 
 
+@pytest.mark.slow
+@pytest.mark.needs_espeak
 def test_export_while_captioning_uses_the_words_so_far(make_window, qtbot, speech_wav, tmp_path):
     window = make_window()
     window.realtime = True
@@ -218,6 +224,8 @@ def test_export_while_captioning_uses_the_words_so_far(make_window, qtbot, speec
 
 
 # ---- controls -------------------------------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.needs_espeak
 def test_pause_holds_the_session_and_resume_continues(make_window, qtbot, speech_wav):
     window = make_window()
     window.realtime = True
@@ -242,6 +250,7 @@ def test_pause_holds_the_session_and_resume_continues(make_window, qtbot, speech
         window.toggle_start()
 
 
+@pytest.mark.needs_espeak
 def test_the_latency_slider_changes_the_running_decoder(make_window, qtbot, speech_wav, settings):
     window = make_window()
     window.realtime = True
@@ -299,6 +308,7 @@ def test_every_control_has_an_accessible_name_and_a_shortcut(window):
     assert window.start_button.focusPolicy() != 0 and window.picker.focusPolicy() != 0
 
 
+@pytest.mark.needs_espeak
 def test_keyboard_shortcut_starts_and_stops(window, qtbot, speech_wav):
     from PySide6.QtCore import Qt
 
@@ -559,6 +569,7 @@ def test_the_three_caption_styles_stay_readable_in_light_and_dark_themes(qtbot):
         assert ratios[SETTLED] > ratios[PROVISIONAL] > ratios[PARTIAL] >= 4.5, ratios
 
 
+@pytest.mark.needs_espeak
 def test_closing_while_a_session_starts_stops_it_cleanly_first(make_window, qtbot, speech_wav, tmp_path):
     window = make_window()
     window.realtime = True

@@ -22,6 +22,8 @@ from app.overlay.caption_overlay import CaptionOverlay
 from app.settings import AppSettings
 from app.theme import ThemeWatcher, caption_colors, contrast_ratio, dark_palette, is_dark, light_palette
 
+pytestmark = [pytest.mark.gui]
+
 ROOT = Path(__file__).resolve().parents[3]
 BASES = [
     "so",

@@ -121,6 +121,7 @@ def parec_children():
     return found
 
 
+@pytest.mark.needs_pulse
 def test_list_monitor_sources_finds_the_null_sink_monitor(pulse):
     monitors = list_monitor_sources()
     mine = [m for m in monitors if m.name == f"{SINK}.monitor"]
@@ -167,6 +168,8 @@ def recording(pulse, speech):
     return dict(audio=audio, sources=sources, parec_pid=parec_pid, played=read_all(speech))
 
 
+@pytest.mark.slow
+@pytest.mark.needs_pulse
 def test_system_audio_captures_what_the_sink_plays_and_stops_cleanly(recording):
     src, audio = recording["sources"]["system"], recording["audio"]["system"]
     assert src.name == f"{SINK}.monitor"  # the default sink's monitor
@@ -178,6 +181,8 @@ def test_system_audio_captures_what_the_sink_plays_and_stops_cleanly(recording):
     assert not Path(f"/proc/{recording['parec_pid']}").exists() and parec_children() == []
 
 
+@pytest.mark.slow
+@pytest.mark.needs_pulse
 def test_microphone_source_through_real_portaudio(recording):
     """The real sounddevice callback path, with no stand-ins at all."""
     src, audio = recording["sources"]["mic"], recording["audio"]["mic"]
@@ -189,6 +194,7 @@ def test_microphone_source_through_real_portaudio(recording):
     assert src.overruns == 0
 
 
+@pytest.mark.needs_pulse
 def test_monitor_lost_and_back(pulse):
     module = _pactl("load-module", "module-null-sink", "sink_name=livecap_tmp").strip()
     src = SystemAudioSource("livecap_tmp.monitor", retry_seconds=0.2, check_seconds=0.3).start()
@@ -214,6 +220,7 @@ def test_monitor_lost_and_back(pulse):
     assert parec_children() == []
 
 
+@pytest.mark.needs_pulse
 def test_unknown_monitor_lists_the_available_ones(pulse):
     with pytest.raises(AudioError) as info:
         SystemAudioSource("headset.monitor").start()

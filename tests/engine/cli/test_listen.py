@@ -55,6 +55,8 @@ def wav(tmp_path_factory):
 
 
 # ---- transcribe ---------------------------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.needs_espeak
 def test_transcribe_to_json_and_srt(wav, tmp_path, env, tiny_model_dir):
     import srt
 
@@ -88,6 +90,8 @@ def test_transcribe_to_json_and_srt(wav, tmp_path, env, tiny_model_dir):
     out.unlink()
 
 
+@pytest.mark.slow
+@pytest.mark.needs_espeak
 def test_transcribe_to_stdout(wav, env, tiny_model_dir):
     r = livecap(
         env, "transcribe", wav, "--model-dir", tiny_model_dir, "-o", "-", "--recognizer", "pocketsphinx"
@@ -116,11 +120,14 @@ def test_errors_are_one_clear_line(tmp_path, env, make_args, fragments):
     one_line_error(livecap(env, *make_args(tmp_path), timeout=60), *fragments)
 
 
+@pytest.mark.needs_espeak
 def test_transcribe_without_a_vosk_model_when_vosk_is_demanded(wav, env):
     one_line_error(livecap(env, "transcribe", wav, "--recognizer", "vosk"), "No Vosk model installed")
 
 
 # ---- listen -----------------------------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.needs_espeak
 def test_listen_to_a_file_prints_captions_and_saves_the_journal(wav, env, tiny_model_dir):
     r = livecap(env, "listen", "--source", wav, "--model-dir", tiny_model_dir, "--recognizer", "pocketsphinx")
     assert r.returncode == 0, r.stderr
@@ -134,6 +141,8 @@ def test_listen_to_a_file_prints_captions_and_saves_the_journal(wav, env, tiny_m
     assert journal.parent == Path(env["LIVECAP_DATA_DIR"]) / "journal"
 
 
+@pytest.mark.slow
+@pytest.mark.needs_espeak
 def test_ctrl_c_stops_cleanly_and_says_where_the_journal_is(wav, env, tiny_model_dir):
     proc = subprocess.Popen(
         [
@@ -171,6 +180,8 @@ def test_ctrl_c_stops_cleanly_and_says_where_the_journal_is(wav, env, tiny_model
     assert read_journal(journal).closed
 
 
+@pytest.mark.slow
+@pytest.mark.needs_espeak
 def test_kill_9_mid_session_then_recover_keeps_what_had_settled(wav, env, tiny_model_dir):
     """The whole live path in a real process, killed with SIGKILL: the journal it leaves holds every
     word settled well before the kill (here the whole first sentence), exactly as a clean run has them."""

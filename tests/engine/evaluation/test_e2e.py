@@ -257,6 +257,7 @@ def _run_main(args, tmp_path, capsys):
     return result
 
 
+@pytest.mark.needs_espeak
 def test_the_command_speaks_recognizes_and_scores_an_excerpt(talk_corpus, tiny_model_dir, tmp_path, capsys):
     """Real espeak-ng speech through real PocketSphinx, the stabiliser and the engine (random-weight
     model: its marks mean nothing here), in lockstep: every figure is there and sane."""
@@ -295,6 +296,8 @@ def test_the_command_speaks_recognizes_and_scores_an_excerpt(talk_corpus, tiny_m
     assert "targets" not in result  # judged on paced runs only
 
 
+@pytest.mark.slow
+@pytest.mark.needs_espeak
 def test_a_paced_run_is_timed_against_the_wall_clock(talk_corpus, tiny_model_dir, tmp_path, capsys):
     result = _run_main(
         [

@@ -9,6 +9,8 @@ from engine.evaluation.soak import GeneratedSpeech, run_soak
 
 
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng synthesises the soak's speech")
+@pytest.mark.slow
+@pytest.mark.needs_espeak
 def test_two_minutes_lose_no_word_and_hold_memory(tiny_model_dir, tmp_path):
     result = run_soak(120, model_dir=tiny_model_dir, journal_dir=tmp_path)
     assert result["error"] is None

@@ -26,6 +26,8 @@ def isolated():
     recognizer.close()
 
 
+@pytest.mark.slow
+@pytest.mark.needs_espeak
 def test_isolated_pocketsphinx_gives_exactly_the_in_process_results(isolated, speech):
     audio = np.concatenate([silence(0.5), speech, silence(1.5), speech, silence(0.5)])
     here = PocketSphinxRecognizer()
@@ -37,6 +39,8 @@ def test_isolated_pocketsphinx_gives_exactly_the_in_process_results(isolated, sp
     assert isolated.name == "pocketsphinx" and isolated.sample_rate == 16000 and not isolated.final_pass
 
 
+@pytest.mark.slow
+@pytest.mark.needs_espeak
 def test_isolated_reset_restarts_the_stream(isolated, speech):
     first = words_of(stream(isolated, np.concatenate([speech, silence(1.0)])))
     isolated.reset()

@@ -110,6 +110,7 @@ def test_pocketsphinx_satisfies_the_interface(sphinx):
     assert sphinx.name == "pocketsphinx" and sphinx.sample_rate == 16000
 
 
+@pytest.mark.needs_espeak
 def test_pocketsphinx_recognizes_enough_of_the_sentence(sphinx_run):
     _, _, updates = sphinx_run
     finals = [u.final for _, u in updates if u.final]
@@ -123,6 +124,8 @@ def test_pocketsphinx_recognizes_enough_of_the_sentence(sphinx_run):
     assert word_overlap(SENTENCE.split() * 2, heard) >= 0.4, heard
 
 
+@pytest.mark.slow
+@pytest.mark.needs_espeak
 def test_pocketsphinx_final_pass_recognizes_each_sentence(speech):
     batch = PocketSphinxRecognizer(final_pass=True)
     audio = np.concatenate([silence(0.5), speech, silence(1.5), speech, silence(0.5)])
@@ -142,6 +145,7 @@ def test_live_pocketsphinx_is_one_pass_and_batch_keeps_the_final_passes():
     assert batch._decoder.config["fwdflat"] is True and batch._decoder.config["lw"] == pytest.approx(6.5)
 
 
+@pytest.mark.needs_espeak
 def test_pocketsphinx_endpoint_gives_a_final_during_the_stream(sphinx_run):
     audio, first_end, updates = sphinx_run
     when = [t for t, u in updates if u.final]
@@ -150,6 +154,7 @@ def test_pocketsphinx_endpoint_gives_a_final_during_the_stream(sphinx_run):
     assert when[1] < len(audio) / RATE + 1e-9
 
 
+@pytest.mark.needs_espeak
 def test_pocketsphinx_partials_come_before_each_final(sphinx_run):
     _, _, updates = sphinx_run
     seen_partial = False
@@ -162,6 +167,7 @@ def test_pocketsphinx_partials_come_before_each_final(sphinx_run):
             assert all(w.start is not None and w.end is not None for w in update.partial)
 
 
+@pytest.mark.needs_espeak
 def test_pocketsphinx_word_times_increase_and_stay_inside_the_clip(sphinx_run):
     audio, first_end, updates = sphinx_run
     finals = [u.final for _, u in updates if u.final]
@@ -179,6 +185,7 @@ def test_pocketsphinx_word_times_increase_and_stay_inside_the_clip(sphinx_run):
     assert all(0.0 <= w.confidence <= 1.0 for w in all_words)
 
 
+@pytest.mark.needs_espeak
 def test_pocketsphinx_reset_restarts_the_clock(sphinx, speech):
     sphinx.reset()
     clip = np.concatenate([silence(0.3), speech[:RATE]])  # just "the weather ..."
@@ -205,6 +212,7 @@ def test_pocketsphinx_rejects_audio_it_would_misread(sphinx):
         sphinx.accept(b"\x00\x00\x00")
 
 
+@pytest.mark.needs_espeak
 def test_pocketsphinx_stream_through_the_stabiliser_loses_nothing(sphinx_run):
     _, _, updates = sphinx_run
     stabiliser, held = WordStabiliser(), []

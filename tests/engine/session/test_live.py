@@ -16,6 +16,8 @@ from engine.transcript.journal import JournalWriter, read_journal
 from engine.words import CASE_LABELS, PUNCT_LABELS
 from tests.speech import SENTENCE, write_speech_wav
 
+pytestmark = [pytest.mark.needs_espeak]
+
 
 @pytest.fixture(scope="module")
 def speech_wav(tmp_path_factory):
@@ -55,6 +57,7 @@ def make_session(path, recognizer, tiny_model, journal_dir, realtime=False):
     return session, recorder, journal
 
 
+@pytest.mark.slow
 def test_a_whole_file_flows_through_and_every_mark_settles(speech_wav, recognizer, tiny_model, tmp_path):
     session, recorder, journal = make_session(speech_wav, recognizer, tiny_model, tmp_path)
     session.start()
@@ -119,6 +122,7 @@ def test_a_session_whose_source_fails_to_start_leaves_no_open_journal(tmp_path, 
     assert journal.closed and not session.engine.running
 
 
+@pytest.mark.slow
 def test_transcribe_file_uses_final_words_and_the_offline_decoder(speech_wav, tiny_model):
     stages = []
     batch = PocketSphinxRecognizer(final_pass=True)  # what `livecap transcribe` uses
