@@ -251,11 +251,6 @@ def test_the_runtime_never_imports_torch(sites):
     check(found, "torch imported by the runtime (only training/ may)")
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="engine/evaluation/e2e_score.py and e2e_speech.py import training.prepare; "
-    "issue 14 moves what they use into the engine",
-)
 def test_the_runtime_never_imports_training(sites):
     found = violations(sites, ("engine", "app"), ("training",))
     check(found, "training/ imported by the runtime")
