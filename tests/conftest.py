@@ -1,9 +1,28 @@
+import functools
 import os
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+TRAIN_EXTRA = "needs the [train] extra: pip install torch==2.13.0 && pip install -e '.[train]'"
+
+
+@functools.cache
+def train_extra_missing() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        return True
+    return False
+
+
+def pytest_runtest_setup(item):
+    # The README's test command installs no torch; these tests then skip, all with the same line.
+    if item.get_closest_marker("train") and train_extra_missing():
+        pytest.skip(TRAIN_EXTRA)
 
 
 @pytest.fixture(scope="session")

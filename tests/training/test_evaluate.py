@@ -81,6 +81,7 @@ def _f1s(node):
             yield from _f1s(v)
 
 
+@pytest.mark.train
 def test_report_structure(report):
     r, _ = report
     for key in ("model", "dev", "text", "pauses", "casing", "targets", "table_misses", "elapsed_s"):
@@ -121,6 +122,7 @@ def test_report_structure(report):
     assert r["table_misses"]["pauses_streaming"] <= 2 * 5
 
 
+@pytest.mark.train
 def test_scores_are_percentages(report):
     r, _ = report
     f1s = list(_f1s(r))
@@ -130,6 +132,7 @@ def test_scores_are_percentages(report):
     assert 0.0 <= acc <= 100.0
 
 
+@pytest.mark.train
 def test_etd_lookahead_grows_as_threshold_shrinks(report):
     r, _ = report
     rows = sorted(r["text"]["etd_sweep"]["rows"], key=lambda row: row["threshold"], reverse=True)
@@ -139,6 +142,7 @@ def test_etd_lookahead_grows_as_threshold_shrinks(report):
     assert all(0.0 <= x <= 4.0 for x in looks)
 
 
+@pytest.mark.train
 def test_figure_is_a_png(report):
     _, fig = report
     assert fig.is_file() and fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

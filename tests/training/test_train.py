@@ -5,7 +5,10 @@ import json
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch", reason="training needs the [train] extra (torch)")
+from tests.conftest import TRAIN_EXTRA  # noqa: E402
+
+torch = pytest.importorskip("torch", reason=TRAIN_EXTRA)
+pytestmark = [pytest.mark.train]
 
 from engine.evaluation.corpus import corpus_dir  # noqa: E402
 from engine.evaluation.synthetic_model import build_vocab, write_tokenizer  # noqa: E402
