@@ -15,9 +15,9 @@ from pathlib import Path
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from engine.cli.main import _Parser
+    from engine.cli.main import CommandParser
 
-    p = _Parser(
+    p = CommandParser(
         prog="livecap app",
         description="The live-captioning window (the default when livecap runs without a command).",
     )

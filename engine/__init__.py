@@ -1,6 +1,151 @@
 """livecap's headless engine: audio, recognition, streaming punctuation, transcripts.
 
-Nothing in this package imports Qt or torch.
+Nothing in this package imports Qt or torch. Front ends (the app, and any other) use only the names
+in ``__all__``; the modules behind them are grouped by pipeline stage (docs/ARCHITECTURE.md).
+
+The names load on first use (PEP 562), so ``import engine`` stays instant: the command line's
+``--version`` and the app's first window must not wait for numpy or ONNX Runtime.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
+
+# public name -> (module, name in that module)
+_PUBLIC = {
+    # words and their labels
+    "Word": ("engine.words", "Word"),
+    "apply_case": ("engine.words", "apply_case"),
+    # audio: sources of 16 kHz chunks
+    "SAMPLE_RATE": ("engine.audio", "SAMPLE_RATE"),
+    "AudioError": ("engine.audio.base", "AudioError"),
+    "audio_duration": ("engine.audio.file_source", "audio_duration"),
+    "list_input_devices": ("engine.audio.microphone", "list_input_devices"),
+    "list_monitor_sources": ("engine.audio.system_audio", "list_monitor_sources"),
+    "SourceChoice": ("engine.audio.pausable", "SourceChoice"),
+    "PausableSource": ("engine.audio.pausable", "PausableSource"),
+    "open_source": ("engine.audio.pausable", "open_source"),
+    "SETTLE_SECONDS": ("engine.audio.pausable", "SETTLE_SECONDS"),
+    # punctuation
+    "PunctuationModel": ("engine.punctuation.model", "PunctuationModel"),
+    "ModelConfig": ("engine.punctuation.model", "ModelConfig"),
+    "ModelError": ("engine.punctuation.model", "ModelError"),
+    "default_model_dir": ("engine.punctuation.model", "default_model_dir"),
+    "DecoderSettings": ("engine.punctuation.settings", "DecoderSettings"),
+    "LatencyMap": ("engine.punctuation.latency", "LatencyMap"),
+    "LatencySetting": ("engine.punctuation.latency", "LatencySetting"),
+    "EngineFailed": ("engine.punctuation.engine_thread", "EngineFailed"),
+    "Appended": ("engine.punctuation.streaming", "Appended"),
+    "Provisional": ("engine.punctuation.streaming", "Provisional"),
+    "Settled": ("engine.punctuation.streaming", "Settled"),
+    "Withdrawn": ("engine.punctuation.streaming", "Withdrawn"),
+    "Retracted": ("engine.punctuation.streaming", "Retracted"),
+    # sessions: the one factory every front end builds its pipeline with
+    "SessionSpec": ("engine.session.build", "SessionSpec"),
+    "SessionResources": ("engine.session.build", "SessionResources"),
+    "RecognizerInfo": ("engine.session.build", "RecognizerInfo"),
+    "build_live_session": ("engine.session.build", "build_live_session"),
+    "isolated_recognizer": ("engine.session.build", "isolated_recognizer"),
+    "AudioLevel": ("engine.session.live", "AudioLevel"),
+    "PartialWords": ("engine.session.live", "PartialWords"),
+    "SourceNotice": ("engine.session.live", "SourceNotice"),
+    "repunctuate": ("engine.session.batch", "repunctuate"),
+    # transcripts
+    "Transcript": ("engine.transcript.transcript", "Transcript"),
+    "TranscriptWord": ("engine.transcript.transcript", "TranscriptWord"),
+    "ParagraphRule": ("engine.transcript.transcript", "ParagraphRule"),
+    "TranscriptBuilder": ("engine.transcript.builder", "TranscriptBuilder"),
+    "EXPORT_FORMATS": ("engine.transcript.export", "FORMATS"),
+    "ExportError": ("engine.transcript.export", "ExportError"),
+    "export_transcript": ("engine.transcript.export", "export"),
+    "export_format_from_path": ("engine.transcript.export", "format_from_path"),
+    "JournalContents": ("engine.transcript.journal", "JournalContents"),
+    "recover_journal": ("engine.transcript.journal", "recover"),
+    "mark_recovered": ("engine.transcript.journal", "mark_recovered"),
+    # Vosk models: catalogue, install, removal
+    "CatalogueEntry": ("engine.vosk_models.catalogue", "CatalogueEntry"),
+    "CatalogueError": ("engine.vosk_models.catalogue", "CatalogueError"),
+    "InstalledModel": ("engine.vosk_models.catalogue", "InstalledModel"),
+    "load_catalogue": ("engine.vosk_models.catalogue", "load_catalogue"),
+    "installed_models": ("engine.vosk_models.catalogue", "installed_models"),
+    "default_english": ("engine.vosk_models.catalogue", "default_english"),
+    "remove_model": ("engine.vosk_models.catalogue", "remove_model"),
+    "install_model": ("engine.vosk_models.install", "install_model"),
+    "DownloadError": ("engine.vosk_models.errors", "DownloadError"),
+    "DownloadCancelled": ("engine.vosk_models.errors", "DownloadCancelled"),
+    # files and folders
+    "journal_dir": ("engine.files.paths", "journal_dir"),
+    "vosk_models_dir": ("engine.files.paths", "vosk_models_dir"),
+    "atomic_write_text": ("engine.files.atomic", "atomic_write_text"),
+    # the command line, which the one `livecap` command shares with the app
+    "run_cli": ("engine.cli.main", "main"),
+    "CommandParser": ("engine.cli.main", "CommandParser"),
+    "format_bytes": ("engine.cli.progress", "format_bytes"),
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str):
+    try:
+        module, attribute = _PUBLIC[name]
+    except KeyError:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
+
+
+if TYPE_CHECKING:  # what type checkers and editors see; the same names as _PUBLIC
+    from engine.audio import SAMPLE_RATE
+    from engine.audio.base import AudioError
+    from engine.audio.file_source import audio_duration
+    from engine.audio.microphone import list_input_devices
+    from engine.audio.pausable import SETTLE_SECONDS, PausableSource, SourceChoice, open_source
+    from engine.audio.system_audio import list_monitor_sources
+    from engine.cli.main import CommandParser
+    from engine.cli.main import main as run_cli
+    from engine.cli.progress import format_bytes
+    from engine.files.atomic import atomic_write_text
+    from engine.files.paths import journal_dir, vosk_models_dir
+    from engine.punctuation.engine_thread import EngineFailed
+    from engine.punctuation.latency import LatencyMap, LatencySetting
+    from engine.punctuation.model import ModelConfig, ModelError, PunctuationModel, default_model_dir
+    from engine.punctuation.settings import DecoderSettings
+    from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled, Withdrawn
+    from engine.session.batch import repunctuate
+    from engine.session.build import (
+        RecognizerInfo,
+        SessionResources,
+        SessionSpec,
+        build_live_session,
+        isolated_recognizer,
+    )
+    from engine.session.live import AudioLevel, PartialWords, SourceNotice
+    from engine.transcript.builder import TranscriptBuilder
+    from engine.transcript.export import FORMATS as EXPORT_FORMATS
+    from engine.transcript.export import ExportError
+    from engine.transcript.export import export as export_transcript
+    from engine.transcript.export import format_from_path as export_format_from_path
+    from engine.transcript.journal import JournalContents, mark_recovered
+    from engine.transcript.journal import recover as recover_journal
+    from engine.transcript.transcript import ParagraphRule, Transcript, TranscriptWord
+    from engine.vosk_models.catalogue import (
+        CatalogueEntry,
+        CatalogueError,
+        InstalledModel,
+        default_english,
+        installed_models,
+        load_catalogue,
+        remove_model,
+    )
+    from engine.vosk_models.errors import DownloadCancelled, DownloadError
+    from engine.vosk_models.install import install_model
+    from engine.words import Word, apply_case

@@ -12,7 +12,7 @@ from engine import __version__
 from engine.cli.common import CliError, load_model
 
 
-class _Parser(argparse.ArgumentParser):
+class CommandParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (plus where to find help), like every other error."""
 
     def error(self, message: str):
@@ -31,9 +31,9 @@ def _lazy(module: str, name: str):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="livecap", description="Live captions with streaming punctuation.")
+    parser = CommandParser(prog="livecap", description="Live captions with streaming punctuation.")
     parser.add_argument("--version", action="version", version=f"livecap {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
 
     p = sub.add_parser("punctuate", help="punctuate and capitalise text or timed words")
     p.add_argument(
@@ -122,7 +122,7 @@ def _add_live_commands(sub) -> None:
     p.set_defaults(func=_lazy("engine.cli.models", "cmd_devices"))
 
     p = sub.add_parser("models", help="list, download or remove Vosk speech models")
-    actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
+    actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=CommandParser)
     a = actions.add_parser("list", help="the catalogue, installed models marked (default)")
     a.add_argument("--lang", default=None, help="only this language code, e.g. en or de")
     a = actions.add_parser("download", help="download and install a model")
