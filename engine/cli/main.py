@@ -213,6 +213,9 @@ def write_output(words, settled, fmt: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from engine.punctuation.runtime import disable_telemetry
+
+    disable_telemetry()  # first: no command may let onnxruntime write its device id
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
