@@ -22,6 +22,9 @@ log = logging.getLogger("livecap.app")
 
 
 def run(args, started: float) -> int:
+    from engine.punctuation.runtime import disable_telemetry
+
+    disable_telemetry()  # before the session loads the model (when run without the launcher)
     logging.basicConfig(
         level=logging.DEBUG if args.debug else logging.WARNING,
         format="livecap: %(message)s" if args.debug else "livecap: %(levelname)s: %(message)s",

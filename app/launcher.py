@@ -91,6 +91,9 @@ def run_app(argv: list[str], started: float) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
+    from engine.punctuation.runtime import disable_telemetry
+
+    disable_telemetry()  # first: neither the window nor a command may let onnxruntime phone home
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] == "app":
         return run_app(argv[1:], started)

@@ -588,6 +588,9 @@ def plot(report: dict, path: Path, title: str = "") -> None:
 
 # ---- CLI ----------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
+    from engine.punctuation.runtime import disable_telemetry
+
+    disable_telemetry()  # before anything imports onnxruntime: no device id, no telemetry queue
     parser = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n")[0])
     parser.add_argument(
         "--model-dir", type=Path, help="exported model folder (default: the engine's default model)"

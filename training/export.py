@@ -67,6 +67,9 @@ KEEP_FP32 = ["/layers.0/ff_out/MatMul"]  # node names as torch.onnx.export write
 
 
 def quantize(fp32: Path, int8: Path) -> None:
+    from engine.punctuation.runtime import disable_telemetry
+
+    disable_telemetry()  # before the import below: it would write a device id
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     # Per output channel: closer to fp32 at no size cost. The first layer's feed-forward output
@@ -123,6 +126,9 @@ def parity(torch_model, fp32_dir: Path, int8_dir: Path, dev_words: int, threads:
 
 
 def main(argv=None) -> int:
+    from engine.punctuation.runtime import disable_telemetry
+
+    disable_telemetry()  # before anything imports onnxruntime: no device id, no telemetry queue
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )

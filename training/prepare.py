@@ -128,6 +128,9 @@ def stats(docs: list[Document]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from engine.punctuation.runtime import disable_telemetry
+
+    disable_telemetry()  # before anything imports onnxruntime: no device id, no telemetry queue
     parser = argparse.ArgumentParser(prog="python -m training.prepare", description=__doc__.split("\n")[0])
     parser.add_argument("folders", nargs="+", help="folders of UTF-8 .txt files (searched recursively)")
     parser.add_argument("--out", required=True, help="the cache to write (.npz)")

@@ -138,6 +138,9 @@ def agreement(original: Path, pruned: Path, samples: int, threads: int = 2) -> d
 
 
 def main(argv=None) -> int:
+    from engine.punctuation.runtime import disable_telemetry
+
+    disable_telemetry()  # before anything imports onnxruntime: no device id, no telemetry queue
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )

@@ -317,6 +317,9 @@ def train(recipe: Recipe) -> Path:
 
 
 def main(argv=None) -> int:
+    from engine.punctuation.runtime import disable_telemetry
+
+    disable_telemetry()  # before anything imports onnxruntime: no device id, no telemetry queue
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )

@@ -12,13 +12,15 @@ import sys
 from pathlib import Path
 
 from engine.audio.pausable import SourceChoice
-from engine.cli.common import CliError, load_model, make_recognizer
+from engine.cli.common import CliError, load_model, make_recognizer, warn
 from engine.session.build import SessionResources, SessionSpec, build_live_session
 
 
 def session_spec(args) -> SessionSpec:
     """The session ``livecap listen`` asks for: the model's decoder settings, a journal in the
-    per-user folder."""
+    per-user folder (or the fallback ``choose_journal_folder`` names, which is said here once)."""
+    from engine.transcript.journal_folder import choose_journal_folder
+
     if args.source in ("mic", "system"):
         if args.realtime:
             raise CliError("--realtime paces a file; a microphone or system audio is live already")
@@ -27,8 +29,14 @@ def session_spec(args) -> SessionSpec:
         if args.device is not None:
             raise CliError("--device chooses a microphone or monitor; it does not apply to a file")
         source = SourceChoice("file", str(Path(args.source)))
+    journal = choose_journal_folder()
+    if journal.notice:
+        warn(journal.notice)
     return SessionSpec(
         source=source,
+        journal=journal.path is not None,
+        journal_dir=journal.path,
+        journal_keep_days=args.keep_days,
         realtime=args.realtime,
         recognizer=args.recognizer or "auto",
         vosk_model=args.model or "",
@@ -57,7 +65,8 @@ def cmd_listen(args) -> int:
         raise CliError(str(exc)) from None
     except OSError as exc:
         if exc.filename is not None or "PortAudio" not in str(exc):  # the journal's folder
-            raise CliError(f"cannot create the session journal: {exc.strerror or exc}") from None
+            where = f" in {Path(exc.filename).parent}" if exc.filename else ""
+            raise CliError(f"cannot create the session journal{where}: {exc.strerror or exc}") from None
         raise CliError(f"audio capture is unavailable: {exc}") from None  # sounddevice without PortAudio
     source, journal = session.source, session.journal
     captions = TerminalCaptions()
@@ -77,9 +86,11 @@ def cmd_listen(args) -> int:
         print("livecap: stopping (settling the last marks)...", file=sys.stderr, flush=True)
     transcript = session.stop()
     captions.finish()
-    print(
-        f"livecap: {len(transcript.words)} words; transcript journal saved to {journal.path}",
-        file=sys.stderr,
-        flush=True,
-    )
+    if journal is None:
+        kept = "no journal (crash recovery was off)"
+    elif journal.path.exists():
+        kept = f"transcript journal saved to {journal.path}"
+    else:
+        kept = "no words, so no journal kept"
+    print(f"livecap: {len(transcript.words)} words; {kept}", file=sys.stderr, flush=True)
     return 1 if session.error else 0

@@ -115,6 +115,7 @@ def _add_live_commands(sub) -> None:
         "--device", default=None, metavar="NAME", help="microphone or monitor name (see livecap devices)"
     )
     p.add_argument("--realtime", action="store_true", help="play a FILE at its real speed, as if live")
+    _add_keep_days(p)
     _add_recognizer_options(p)
     p.set_defaults(func=_lazy("engine.cli.listen", "cmd_listen"))
 
@@ -132,13 +133,59 @@ def _add_live_commands(sub) -> None:
     actions.add_parser("path", help="print the folder models are installed in")
     p.set_defaults(func=_lazy("engine.cli.models", "cmd_models"))
 
-    p = sub.add_parser("recover", help="save transcripts of sessions that ended in a crash")
-    p.add_argument("--list", action="store_true", help="only list unfinished sessions")
+    p = sub.add_parser(
+        "recover", help="save transcripts of sessions that ended in a crash, or of any kept session"
+    )
+    p.add_argument(
+        "sessions",
+        nargs="*",
+        metavar="SESSION",
+        help="journals to save, by name (see --list); default: the unfinished ones",
+    )
+    p.add_argument("--list", action="store_true", help="only list the kept sessions")
+    p.add_argument("--all", action="store_true", help="save every kept session, finished or not")
     p.add_argument(
         "-o", "--output-dir", default=".", metavar="DIR", help="where to save them (default: here)"
     )
     p.add_argument("--format", choices=["txt", "srt", "vtt", "json"], default="txt")
+    p.add_argument(
+        "--journal-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where the journals are (default: the per-user folder and its fallback)",
+    )
+    _add_keep_days(p)
+    p.add_argument(
+        "--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)"
+    )
+    p.add_argument("--threads", type=int, default=1, help="threads for the punctuation model")
     p.set_defaults(func=_lazy("engine.cli.recover", "cmd_recover"))
+
+
+def _add_keep_days(p) -> None:
+    from engine.transcript.journal_folder import DEFAULT_KEEP_DAYS
+
+    p.add_argument(
+        "--keep-days",
+        type=_keep_days,
+        default=DEFAULT_KEEP_DAYS,
+        metavar="N",
+        help=f"keep session journals N days after their end (default: {DEFAULT_KEEP_DAYS}; "
+        "0: only until the next session; forever: never delete); sessions without words are never kept",
+    )
+
+
+def _keep_days(value: str) -> float | None:
+    if value == "forever":
+        return None
+    try:
+        days = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of days (or 'forever')") from None
+    if days < 0:
+        raise argparse.ArgumentTypeError("a number of days cannot be negative")
+    return days
 
 
 def read_input(path: str) -> tuple[str, str]:
@@ -213,6 +260,9 @@ def write_output(words, settled, fmt: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from engine.punctuation.runtime import disable_telemetry
+
+    disable_telemetry()  # first: no command may let onnxruntime write its device id
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

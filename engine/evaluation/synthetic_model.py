@@ -204,6 +204,9 @@ def write_model_dir(
     write_tokenizer(directory / "tokenizer.json", vocab)
     model = build_graph(shape, punct_id=vocab.index("[unused0]"), seed=seed)
     if quantize:
+        from engine.punctuation.runtime import disable_telemetry
+
+        disable_telemetry()  # before the import below: it would write a device id
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
         fp32 = directory / "model.fp32.onnx"

@@ -49,6 +49,20 @@ def cache_dir() -> Path:
     return _xdg("XDG_CACHE_HOME", Path.home() / ".cache") / APP_NAME
 
 
+def config_dir() -> Path:
+    """Where the app's settings file lives on Linux (``livecap.conf``, written by Qt's QSettings,
+    which picks the place itself; named here so that every folder livecap writes is listed in
+    this module). Windows keeps the settings in the registry, macOS in a plist in
+    ``~/Library/Preferences``. ``LIVECAP_DATA_DIR`` does not move them: the app's ``--settings``
+    option does."""
+    return _xdg("XDG_CONFIG_HOME", Path.home() / ".config") / APP_NAME
+
+
+def own_dirs() -> list[Path]:
+    """Every folder livecap itself writes to (privacy: nothing of ours lands anywhere else)."""
+    return [data_dir(), cache_dir(), config_dir()]
+
+
 def vosk_models_dir() -> Path:
     """Installed Vosk recognizer models, one folder per model, named as in the catalogue."""
     return data_dir() / "vosk-models"

@@ -141,7 +141,9 @@ class PunctuationModel:
     """Owns the ONNX session and the tokenizer; turns samples into class probabilities."""
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1, max_batch: int = 64):
-        import onnxruntime as ort
+        from engine.punctuation.runtime import import_onnxruntime
+
+        ort = import_onnxruntime()
 
         self.model_dir = Path(model_dir) if model_dir is not None else default_model_dir()
         self.config = ModelConfig.load(self.model_dir)

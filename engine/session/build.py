@@ -21,6 +21,7 @@ from pathlib import Path
 from engine.audio.pausable import SourceChoice, open_source
 from engine.punctuation.settings import DecoderSettings
 from engine.session.live import LiveSession
+from engine.transcript.journal_folder import DEFAULT_KEEP_DAYS
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,8 @@ class SessionSpec:
     vosk_model: str = ""  # a name or folder; "" = the first installed
     model_dir: Path | None = None  # punctuation model; None = the shipped one
     journal: bool = True
-    journal_dir: Path | None = None  # None = the per-user folder
+    journal_dir: Path | None = None  # None = the per-user folder (or its fallback, see journal_folder)
+    journal_keep_days: float | None = DEFAULT_KEEP_DAYS  # retention of closed sessions; None = forever
     threshold: float | None = None  # None = the model's recommendation
     l_max: int | None = None  # None = the model's recommendation
     casing: bool = True
@@ -152,7 +154,6 @@ def build_live_session(spec: SessionSpec, resources: SessionResources) -> tuple[
     ``ModelError`` for a model, ``OSError`` when the journal cannot be created.
     """
     from engine.punctuation.streaming import StreamingDecoder
-    from engine.transcript.journal import JournalWriter
 
     source = open_source(spec.source, spec.realtime)
     model = resources.punctuation_model(spec.model_dir)
@@ -160,13 +161,28 @@ def build_live_session(spec: SessionSpec, resources: SessionResources) -> tuple[
     decoder = StreamingDecoder.from_model(model, spec.decoder_settings(model.config.decoder))
     journal = None
     if spec.journal:
-        journal = JournalWriter.create(
-            spec.journal_dir,
-            header={
-                "recognizer": info.name,
-                "model": info.journal_model,
-                "punctuation_model": str(model.model_dir),
-                "source": source.name,
-            },
-        )
+        header = {
+            "recognizer": info.name,
+            "model": info.journal_model,
+            "punctuation_model": str(model.model_dir),
+            "source": source.name,
+        }
+        journal = _open_journal(spec, header)
     return LiveSession(source, recognizer, decoder, journal), info
+
+
+def _open_journal(spec: SessionSpec, header: dict):
+    """The session's journal, in the folder ``choose_journal_folder`` picks, after pruning that
+    folder; None when no folder can be written (captions run anyway). A front end that wants to
+    show the fallback notice calls ``choose_journal_folder`` first and passes its folder; here
+    it is only logged."""
+    from engine.transcript.journal import JournalWriter
+    from engine.transcript.journal_folder import choose_journal_folder, prune_journals
+
+    folder = choose_journal_folder(spec.journal_dir)
+    if folder.notice:
+        log.warning("%s", folder.notice)
+    if folder.path is None:
+        return None
+    prune_journals(folder.path, spec.journal_keep_days)
+    return JournalWriter.create(folder.path, header=header)

@@ -77,8 +77,10 @@ class JournalWriter:
         except LockTimeout:
             raise FileExistsError(f"{self.path} is being written by another session") from None
         try:
-            # "x": a journal is never reused; two sessions in the same second get different names.
-            self._file = open(self.path, "x", encoding="utf-8", newline="\n")
+            # O_EXCL: a journal is never reused; two sessions in the same second get different
+            # names. 0600: it holds a whole meeting's words, for its owner's eyes only.
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+            self._file = open(fd, "w", encoding="utf-8", newline="\n")
         except BaseException:
             self._release_lock()
             raise
@@ -105,7 +107,7 @@ class JournalWriter:
         are the constructor's (``fsync_interval``, ``on_error``).
         """
         folder = Path(directory) if directory is not None else paths.journal_dir()
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # see journal_folder: owner only
         stem = datetime.now().strftime("session-%Y%m%d-%H%M%S")
         for attempt in range(1, 1000):
             name = f"{stem}.jsonl" if attempt == 1 else f"{stem}-{attempt}.jsonl"
@@ -161,7 +163,11 @@ class JournalWriter:
             self._write(records)
 
     def close(self, clean: bool = True) -> None:
-        """Stop the timer, write the "closed" line (when ``clean``), fsync and release the lock."""
+        """Stop the timer, write the "closed" line (when ``clean``), fsync and release the lock.
+
+        A session that journaled no words leaves nothing behind: its journal is deleted (there is
+        nothing to recover, and a pile of empty sessions only hides the ones that matter).
+        """
         if self._closed:
             return
         self._stop.set()
@@ -179,7 +185,12 @@ class JournalWriter:
             finally:
                 self._file.close()
         self._release_lock()
-        if clean:
+        if self.words == 0 and not self.error:
+            try:
+                remove_journal(self.path)
+            except OSError as exc:
+                log.warning("cannot delete the empty journal %s: %s", self.path, exc)
+        elif clean:
             _lock_path(self.path).unlink(missing_ok=True)
 
     @property
@@ -285,6 +296,13 @@ def _transcript_word(record: dict) -> TranscriptWord:
         case=str(record.get("case", "lower")),
         form=None if form is None else str(form),
     )
+
+
+def remove_journal(path: str | os.PathLike[str]) -> None:
+    """Delete a journal and its lock sidecar (the caller checked it is not ``in_use``)."""
+    path = Path(path)
+    path.unlink(missing_ok=True)
+    _lock_path(path).unlink(missing_ok=True)
 
 
 def in_use(path: str | os.PathLike[str]) -> bool:

@@ -300,7 +300,11 @@ def test_recover_a_left_behind_journal(env, tmp_path):
     r = livecap(env, "recover", "-o", tmp_path / "out", timeout=60)
     assert r.returncode == 0, r.stderr
     saved = tmp_path / "out" / "recovered-session-20260101-120000.txt"
-    assert saved.read_text() == "So, what now? Fine.\n"
+    # Re-punctuated by the offline decoder, as the window's Restore does (test_journal_cli checks
+    # the marks); the words are the journal's, withdrawals applied.
+    assert saved.read_text().lower().replace(",", "").replace(".", "").replace("?", "").split() == [
+        "so", "what", "now", "fine"
+    ]  # fmt: skip
     assert read_journal(crashed).recovered
 
     r = livecap(env, "recover", timeout=60)

@@ -1,0 +1,163 @@
+"""Journals from the command line: ``recover`` for any kept session, retention, and ``listen`` when
+the data folder cannot be written (issue 16)."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.punctuation.model import PunctuationModel
+from engine.session.batch import repunctuate
+from engine.transcript.export import export
+from engine.transcript.journal import read_journal
+from tests.speech import write_speech_wav
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def livecap(env, *args, timeout=180):
+    return subprocess.run(
+        [sys.executable, "-m", "engine.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=ROOT,
+    )
+
+
+@pytest.fixture
+def env(tmp_path):
+    return {
+        **os.environ,
+        "LIVECAP_DATA_DIR": str(tmp_path / "data"),
+        "PULSE_SERVER": f"unix:{tmp_path}/no-such-pulse-socket",
+        "PYTHONPATH": str(ROOT),
+    }
+
+
+def render(transcript, fmt: str, tmp: Path) -> str:
+    return export(transcript, fmt, tmp / f"expected.{fmt}").read_text()
+
+
+def write_journal(folder: Path, name: str, words: list[str], closed: bool, days_old: float = 0) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = [{"t": "header", "version": 1, "started": "2026-01-01T12:00:00+00:00", "source": "mic"}]
+    for k, text in enumerate(words):
+        rows.append(
+            {"t": "word", "position": k, "text": text, "form": text, "mark": "none", "case": "lower",
+             "start": k * 0.5, "end": k * 0.5 + 0.4, "confidence": 1.0}
+        )  # fmt: skip
+    if closed:
+        rows.append({"t": "closed", "words": len(words)})
+    path = folder / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    then = time.time() - days_old * 86400
+    os.utime(path, (then, then))
+    return path
+
+
+def test_recover_lists_and_exports_any_kept_session_repunctuated(env, tmp_path, tiny_model_dir):
+    folder = Path(env["LIVECAP_DATA_DIR"]) / "journal"
+    words = "so what do you think i am not sure".split()
+    closed = write_journal(folder, "session-20260101-120000.jsonl", words, closed=True)
+    crashed = write_journal(folder, "session-20260101-130000.jsonl", words[:4], closed=False)
+    empty = write_journal(folder, "session-20260101-140000.jsonl", [], closed=True)
+    old = write_journal(folder, "session-20251101-120000.jsonl", words, closed=True, days_old=45)
+
+    r = livecap(env, "recover", "--list", timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "session-20260101-120000.jsonl: 9 words" in r.stdout and "(ended cleanly)" in r.stdout
+    assert "session-20260101-130000.jsonl: 4 words" in r.stdout and "(unfinished)" in r.stdout
+    assert not empty.exists() and not old.exists()  # pruned: no words; past the 30 days
+
+    out = tmp_path / "out"
+    model_dir = ["--model-dir", tiny_model_dir]
+    r = livecap(env, "recover", closed.stem, "--format", "srt", "-o", out, *model_dir, timeout=120)
+    assert r.returncode == 0, r.stderr
+    model = PunctuationModel(tiny_model_dir)
+    expected = render(repunctuate(read_journal(closed).transcript.words, model), "srt", tmp_path)
+    assert (out / f"recovered-{closed.stem}.srt").read_text() == expected  # as Restore punctuates
+    assert not read_journal(closed).recovered
+
+    r = livecap(env, "recover", "-o", out, *model_dir, timeout=120)  # the unfinished one
+    assert r.returncode == 0, r.stderr
+    expected = render(repunctuate(read_journal(crashed).transcript.words, model), "txt", tmp_path)
+    assert (out / f"recovered-{crashed.stem}.txt").read_text() == expected
+    assert read_journal(crashed).recovered
+
+    r = livecap(env, "recover", "--all", "--format", "json", "-o", out, *model_dir, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert {p.name for p in out.glob("*.json")} == {
+        f"recovered-{closed.stem}.json",
+        f"recovered-{crashed.stem}.json",
+    }
+    r = livecap(env, "recover", "--all", "--format", "json", "-o", out, *model_dir, timeout=120)
+    assert r.returncode == 2 and "exists already" in r.stderr  # never overwrites a saved transcript
+    r = livecap(env, "recover", "session-19990101-000000", timeout=60)
+    assert r.returncode == 2 and "no kept session named session-19990101-000000" in r.stderr
+
+
+def test_keep_days_is_a_setting(env):
+    folder = Path(env["LIVECAP_DATA_DIR"]) / "journal"
+    old = write_journal(folder, "session-20251101-120000.jsonl", ["hello"], closed=True, days_old=45)
+    r = livecap(env, "recover", "--list", "--keep-days", "forever", timeout=60)
+    assert r.returncode == 0 and old.name in r.stdout
+    r = livecap(env, "recover", "--list", "--keep-days", "60", timeout=60)
+    assert r.returncode == 0 and old.name in r.stdout
+    r = livecap(env, "recover", "--list", "--keep-days", "-1", timeout=60)
+    assert r.returncode == 2 and "cannot be negative" in r.stderr
+    r = livecap(env, "recover", "--list", timeout=60)
+    assert r.returncode == 0 and old.name not in r.stdout and not old.exists()
+
+
+@pytest.fixture(scope="module")
+def wav(tmp_path_factory):
+    return write_speech_wav(tmp_path_factory.mktemp("journal_cli") / "talk.wav", repeats=1)
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
+def test_listen_with_an_unwritable_home_journals_to_a_private_fallback(wav, tmp_path, tiny_model_dir):
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "LIVECAP_"))}
+    env.update(
+        HOME="/proc",
+        XDG_RUNTIME_DIR=str(runtime),
+        PULSE_SERVER=f"unix:{tmp_path}/no-such-pulse-socket",
+        PYTHONPATH=str(ROOT),
+    )
+    r = livecap(env, "listen", "--source", wav, "--model-dir", tiny_model_dir)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip()  # captions
+    fallback = runtime / "livecap" / "journal"
+    notices = [line for line in r.stderr.splitlines() if "cannot write journals" in line]
+    assert len(notices) == 1, r.stderr  # said once
+    assert "/proc/.local/share/livecap/journal" in notices[0] and str(fallback) in notices[0]
+    (journal,) = fallback.glob("session-*.jsonl")
+    assert read_journal(journal).closed and read_journal(journal).transcript.words
+    assert str(journal) in r.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
+def test_listen_with_no_writable_folder_captions_without_a_journal(wav, monkeypatch, capsys, tiny_model_dir):
+    """In process: no folder at all can be written (tempfile's folder made unwritable here, which
+    a subprocess could not arrange without root-proof permissions)."""
+    from engine.cli.main import main
+
+    for name in ("LIVECAP_DATA_DIR", "XDG_DATA_HOME", "XDG_RUNTIME_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", "/proc")
+    monkeypatch.setattr(tempfile, "tempdir", "/proc")
+    assert main(["listen", "--source", str(wav), "--model-dir", str(tiny_model_dir)]) == 0
+    out = capsys.readouterr()
+    assert out.out.strip()  # the captions ran
+    assert "crash recovery is off" in out.err and "cannot write journals to /proc/.local" in out.err
+    assert "no journal (crash recovery was off)" in out.err
