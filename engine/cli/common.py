@@ -21,15 +21,15 @@ def warn(message: str) -> None:
     print(f"livecap: {message}", file=sys.stderr)
 
 
-def make_recognizer(kind: str | None, model: str | None, live: bool = True):
+def make_recognizer(kind: str | None, model: str | None, live: bool = True, verbose: bool = False):
     """The recognizer the user asked for (or the best one installed); its notice goes to stderr.
-    ``live=False``: for a whole file at once (see ``create_recognizer``)."""
+    ``live=False``: for a whole file at once (see ``create_recognizer``); ``verbose``: Kaldi's log too."""
     from engine.files import paths
     from engine.recognizers import RecognizerError
     from engine.recognizers.select import create_recognizer
 
     try:
-        recognizer, notice = create_recognizer(kind, model, paths.vosk_models_dir(), live)
+        recognizer, notice = create_recognizer(kind, model, paths.vosk_models_dir(), live, verbose=verbose)
     except RecognizerError as exc:
         raise CliError(str(exc)) from None
     if notice:

@@ -12,11 +12,12 @@ from typing import Literal
 
 from engine.recognizers.base import Recognizer, RecognizerError
 from engine.recognizers.vosk_rec import check_vosk_model
+from engine.vosk_models.catalogue import DEFAULT_ENGLISH
 from engine.vosk_models.layout import installed_model_folders
 
 FALLBACK_NOTICE = (
     "No Vosk model installed: using the built-in PocketSphinx recognizer. "
-    "Run `livecap models download NAME` for better accuracy."
+    f"Run `livecap models download {DEFAULT_ENGLISH}` for better accuracy (`livecap models list`: others)."
 )
 
 Kind = Literal["vosk", "pocketsphinx"]
@@ -43,11 +44,12 @@ def create_recognizer(
     models_dir: Path | None = None,
     live: bool = True,
     isolated: bool = False,
+    verbose: bool = False,
 ) -> tuple[Recognizer, str]:
     """A ready recognizer and the notice to show (may be ""). ``live=False`` is for batch work:
     PocketSphinx then runs its final passes, which rewrite words a live caption already showed.
     ``isolated``: PocketSphinx runs in a child process (``IsolatedRecognizer``), for a caller
-    whose other threads must never wait on it, like a GUI."""
+    whose other threads must never wait on it, like a GUI. ``verbose``: Kaldi's log goes to stderr."""
     if kind not in (None, "vosk", "pocketsphinx"):
         raise RecognizerError(f"Unknown recognizer {kind!r}: choose 'vosk' or 'pocketsphinx'")
     if kind == "pocketsphinx":
@@ -62,13 +64,13 @@ def create_recognizer(
             if kind == "vosk":
                 raise RecognizerError(
                     f"No Vosk model installed in {models_dir}: "
-                    f"run `livecap models download NAME` or pass a model folder"
+                    f"run `livecap models download {DEFAULT_ENGLISH}` or pass a model folder"
                 )
             return _pocketsphinx(live, isolated), FALLBACK_NOTICE
         path = installed[0]
     from engine.recognizers.vosk_rec import VoskRecognizer
 
-    return VoskRecognizer(path), ""
+    return VoskRecognizer(path, verbose=verbose), ""
 
 
 def _pocketsphinx(live: bool, isolated: bool) -> Recognizer:
