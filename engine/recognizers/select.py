@@ -13,7 +13,7 @@ from typing import Literal
 from engine.recognizers.base import Recognizer, RecognizerError
 from engine.recognizers.vosk_rec import check_vosk_model
 from engine.vosk_models.catalogue import DEFAULT_ENGLISH
-from engine.vosk_models.layout import installed_model_folders
+from engine.vosk_models.layout import incomplete_model_folders, installed_model_folders
 
 FALLBACK_NOTICE = (
     "No Vosk model installed: using the built-in PocketSphinx recognizer. "
@@ -61,12 +61,19 @@ def create_recognizer(
     else:
         installed = installed_model_folders(models_dir) if models_dir is not None else []
         if not installed:
+            broken = incomplete_model_folders(models_dir) if models_dir is not None else []
+            # Incomplete folders are never picked (libvosk would fail on them), but not in silence.
+            why = (
+                f" ({broken[0][0].name} is incomplete: {'; '.join(broken[0][1])}; see `livecap models list`)"
+                if broken
+                else ""
+            )
             if kind == "vosk":
                 raise RecognizerError(
-                    f"No Vosk model installed in {models_dir}: "
+                    f"No Vosk model installed in {models_dir}{why}: "
                     f"run `livecap models download {DEFAULT_ENGLISH}` or pass a model folder"
                 )
-            return _pocketsphinx(live, isolated), FALLBACK_NOTICE
+            return _pocketsphinx(live, isolated), FALLBACK_NOTICE + why
         path = installed[0]
     from engine.recognizers.vosk_rec import VoskRecognizer
 

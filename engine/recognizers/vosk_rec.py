@@ -33,7 +33,7 @@ from engine.recognizers.base import (
     as_pcm_bytes,
     clamp_confidence,
 )
-from engine.vosk_models.layout import is_vosk_model, model_problems
+from engine.vosk_models.layout import is_vosk_model, model_problems, nested_model
 from engine.words import Word
 
 # Vosk's out-of-vocabulary marker is not a word anyone said.
@@ -88,10 +88,10 @@ def check_vosk_model(path: str | Path) -> Path:
         raise RecognizerError(f"{folder} is a file, not a Vosk model folder: unpack the model archive first")
     problems = model_problems(folder)
     if problems:
-        inner = [p for p in sorted(folder.iterdir()) if p.is_dir() and is_vosk_model(p)]
-        if inner:
+        inner = nested_model(folder)
+        if inner is not None:
             raise RecognizerError(
-                f"{folder} is not a Vosk model; the model seems to be one level down, in {inner[0]}"
+                f"{folder} is not a Vosk model; the model seems to be one level down, in {inner}"
             )
         ways = vosk_ways_out(folder)
         raise RecognizerError(

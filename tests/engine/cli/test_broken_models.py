@@ -83,3 +83,14 @@ def test_the_ways_out_work(tmp_path, silence):
     assert "could not load" not in r.stderr and "Traceback" not in r.stderr
     r = livecap("models", "remove", NAME, data_dir=data)
     assert r.returncode == 0 and not (data / "vosk-models" / NAME).exists()
+
+
+def test_models_list_shows_an_incomplete_folder_and_how_to_repair_it(tmp_path):
+    data = tmp_path / "data"
+    model = installed_model(data)
+    (model / "graph" / "HCLG.fst").unlink()  # unpacked by hand, a file short
+    r = livecap("models", "list", "--lang", "en-us", data_dir=data)
+    assert r.returncode == 0, r.stderr
+    assert f"! {NAME}" in r.stdout and "incomplete: missing graph/HCLG.fst" in r.stdout
+    assert f"livecap models download {NAME}, or livecap models remove {NAME}" in r.stdout
+    assert "0 installed, 1 incomplete" in r.stdout
