@@ -145,7 +145,8 @@ def _native_stderr_held(keep: bool):
     """Send what native code writes to file descriptor 2 into a temporary file for the duration,
     unless ``keep``. Kaldi writes to C++'s std::cerr, which ``vosk.SetLogLevel`` does not govern
     (its usage dump on a bad config goes there); yields a callable returning the text held back.
-    Anything another thread prints meanwhile is held back too: loading is the only time this runs."""
+    Anything another thread prints meanwhile is held back too, so ``_replay`` gives it back when
+    the load succeeds (Kaldi then said nothing worth hiding)."""
     if keep:
         yield lambda: ""
         return
@@ -167,6 +168,14 @@ def _native_stderr_held(keep: bool):
         finally:
             os.dup2(saved, 2)
             os.close(saved)
+
+
+def _replay(text: str) -> None:
+    if text:
+        try:
+            os.write(2, text.encode("utf-8", "replace"))
+        except OSError:
+            pass
 
 
 def _kaldi_reason(output: str) -> str | None:
@@ -197,7 +206,9 @@ class VoskRecognizer:
             except Exception as exc:  # vosk raises a bare Exception("Failed to create a model")
                 failure = exc
             said = kaldi_output()
-        if failure is not None:
+        if failure is None:
+            _replay(said)
+        else:
             reason = _kaldi_reason(said) or str(failure)
             ways = vosk_ways_out(folder)
             more = "" if verbose else " (--verbose shows Kaldi's log)"
