@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import sys
 import time
 from pathlib import Path
@@ -60,16 +61,73 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+# Platforms that need no display server; for other Qt platforms than these and the two below
+# (eglfs, vnc, linuxfb...) the launcher cannot tell, and leaves it to Qt.
+_HEADLESS_PLATFORMS = ("offscreen", "minimal")
+_CHECKED_PLATFORMS = ("xcb", "wayland", "wayland-egl")
+_CONNECT_TIMEOUT_S = 0.5
+
+
 def no_display_reason() -> str | None:
-    """Why no window can open here, or None. Qt would abort the process with a core dump."""
-    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+    """Why no window can open here, or None. Without this check Qt aborts the process (exit 134,
+    a core dump) with advice about missing libraries, for what is only a display that is gone.
+    Checked by connecting to the display's socket, without importing Qt."""
+    if not sys.platform.startswith("linux"):
         return None
-    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+    wanted = [name.split(":")[0].strip() for name in os.environ.get("QT_QPA_PLATFORM", "").split(";")]
+    wanted = [name for name in wanted if name]
+    if any(name not in _CHECKED_PLATFORMS for name in wanted):
+        return None  # offscreen/minimal need no display; others the launcher cannot judge
+    check_x = not wanted or "xcb" in wanted
+    check_wayland = not wanted or any(name.startswith("wayland") for name in wanted)
+    display = os.environ.get("DISPLAY", "") if check_x else ""
+    wayland = os.environ.get("WAYLAND_DISPLAY", "") if check_wayland else ""
+    if not display and not wayland:
+        return (
+            "no graphical display (neither DISPLAY nor WAYLAND_DISPLAY is set). Run livecap from a "
+            "desktop session, or use `livecap listen` for captions in the terminal"
+        )
+    if (display and x_display_reachable(display)) or (wayland and wayland_reachable(wayland)):
         return None
-    return (
-        "no graphical display (neither DISPLAY nor WAYLAND_DISPLAY is set). Run livecap from a desktop "
-        "session, or use `livecap listen` for captions in the terminal"
-    )
+    where = " or ".join(filter(None, [display, wayland and f"Wayland {wayland}"]))
+    return f"no display reachable at {where} — use `livecap listen` for captions in the terminal"
+
+
+def x_display_reachable(display: str, timeout: float = _CONNECT_TIMEOUT_S) -> bool:
+    """Whether an X server accepts connections at ``display`` ("[host]:N[.screen]"): the local
+    socket /tmp/.X11-unix/XN (and its abstract twin, which works where /tmp is private), or TCP
+    port 6000+N for a host, as with ssh -X. Connecting is all: no X protocol is spoken."""
+    host, sep, rest = display.rpartition(":")
+    number = rest.split(".")[0]
+    if not sep or not number.isdigit():
+        return False  # not a display name Xlib would accept either
+    if host in ("", "unix"):
+        path = f"/tmp/.X11-unix/X{number}"
+        return _unix_connects("\0" + path, timeout) or _unix_connects(path, timeout)
+    try:
+        with socket.create_connection((host, 6000 + int(number)), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def wayland_reachable(name: str, timeout: float = _CONNECT_TIMEOUT_S) -> bool:
+    """Whether a Wayland compositor listens at ``name`` (a path, or a socket in XDG_RUNTIME_DIR).
+    A socket file is left behind when the compositor dies, so its existence is not enough."""
+    if os.path.isabs(name):
+        return _unix_connects(name, timeout)
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    return bool(runtime) and _unix_connects(os.path.join(runtime, name), timeout)
+
+
+def _unix_connects(address: str, timeout: float) -> bool:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        try:
+            sock.connect(address)
+        except OSError:
+            return False
+        return True
 
 
 def run_app(argv: list[str], started: float) -> int:
@@ -83,7 +141,7 @@ def run_app(argv: list[str], started: float) -> int:
     reason = no_display_reason()
     if reason:
         print(f"livecap: {reason}", file=sys.stderr)
-        return 2
+        return 1
     from app.gui import run
 
     return run(args, started)

@@ -21,15 +21,15 @@ def warn(message: str) -> None:
     print(f"livecap: {message}", file=sys.stderr)
 
 
-def make_recognizer(kind: str | None, model: str | None, live: bool = True):
+def make_recognizer(kind: str | None, model: str | None, live: bool = True, verbose: bool = False):
     """The recognizer the user asked for (or the best one installed); its notice goes to stderr.
-    ``live=False``: for a whole file at once (see ``create_recognizer``)."""
+    ``live=False``: for a whole file at once (see ``create_recognizer``); ``verbose``: Kaldi's log too."""
     from engine.files import paths
     from engine.recognizers import RecognizerError
     from engine.recognizers.select import create_recognizer
 
     try:
-        recognizer, notice = create_recognizer(kind, model, paths.vosk_models_dir(), live)
+        recognizer, notice = create_recognizer(kind, model, paths.vosk_models_dir(), live, verbose=verbose)
     except RecognizerError as exc:
         raise CliError(str(exc)) from None
     if notice:
@@ -38,15 +38,22 @@ def make_recognizer(kind: str | None, model: str | None, live: bool = True):
 
 
 def load_model(model_dir: Path | None, threads: int = 1):
-    from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir
+    """The punctuation model in ``model_dir`` (None: the default), or the shipped one with a
+    warning when that one is damaged (``load_model_or_shipped``)."""
+    from engine.punctuation.model import ModelError, default_model_dir, load_model_or_shipped
 
     folder = model_dir or default_model_dir()
+    # A folder with no model at all is a wrong path, not a damaged model: say so rather than
+    # quietly running another model.
     if not (folder / "config.json").exists() and not (folder / "model.onnx").exists():
         raise CliError(
             f"no punctuation model is installed in {folder}; reinstall livecap, "
             f"or pass --model-dir with a folder holding model.onnx, tokenizer.json and config.json"
         )
     try:
-        return PunctuationModel(folder, threads=threads)
+        loaded = load_model_or_shipped(folder, threads=threads)
     except ModelError as exc:
         raise CliError(str(exc)) from exc
+    if loaded.problem:
+        warn(loaded.problem)
+    return loaded.model

@@ -49,7 +49,9 @@ def session_resources(args) -> SessionResources:
     decodes), errors as one line, the model on ``--threads``."""
 
     def recognizer(kind: str, model: str):
-        return make_recognizer(None if kind == "auto" else kind, model or None), ""  # notice printed
+        verbose = getattr(args, "verbose", False)
+        # The notice is printed here, so none goes back to the session.
+        return make_recognizer(None if kind == "auto" else kind, model or None, verbose=verbose), ""
 
     return SessionResources(recognizer, lambda folder: load_model(folder, args.threads))
 

@@ -81,6 +81,9 @@ def _add_recognizer_options(p) -> None:
         "--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)"
     )
     p.add_argument("--threads", type=int, default=1, help="threads for the punctuation model")
+    p.add_argument(
+        "--verbose", action="store_true", help="show the speech recognizer's own log (Kaldi's, for Vosk)"
+    )
 
 
 def _add_live_commands(sub) -> None:

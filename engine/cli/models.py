@@ -57,14 +57,20 @@ def cmd_models(args) -> int:
 
 
 def _list(lang: str | None) -> int:
-    from engine.vosk_models.catalogue import CatalogueError, installed_models, load_catalogue
+    from engine.vosk_models.catalogue import (
+        CatalogueError,
+        incomplete_models,
+        installed_models,
+        load_catalogue,
+    )
 
     try:
         entries = load_catalogue()
         installed = installed_models()
+        incomplete = incomplete_models()
     except CatalogueError as exc:
         raise CliError(str(exc)) from None
-    have = {m.name for m in installed}
+    marks = {m.name: "* " for m in installed} | {m.name: "! " for m in incomplete}
     shown = [e for e in entries if lang is None or e.lang.lower().startswith(lang.lower())]
     if lang is not None and not shown:
         raise CliError(
@@ -74,12 +80,21 @@ def _list(lang: str | None) -> int:
     width = max((len(e.name) for e in shown), default=10)
     print(f"{'':2}{'NAME':{width}}  {'LANGUAGE':18} {'SIZE':>8}  TYPE")
     for e in shown:
-        mark = "* " if e.name in have else "  "
-        print(f"{mark}{e.name:{width}}  {e.lang_text[:18]:18} {e.size_text:>8}  {e.type}")
+        print(f"{marks.get(e.name, '  ')}{e.name:{width}}  {e.lang_text[:18]:18} {e.size_text:>8}  {e.type}")
     for m in installed:
         if m.entry is None:
             print(f"* {m.name:{width}}  (added by hand: {m.path})")
-    print(f"\n* installed. {len(installed)} installed; download one with `livecap models download NAME`.")
+    for m in incomplete:
+        # A folder that is not loadable is skipped by every recognizer choice; say why, and how to
+        # repair it, rather than leave the user wondering where their model went.
+        fix = f"livecap models download {m.name}, or " if m.entry is not None else ""
+        print(f"! {m.name:{width}}  incomplete: {'; '.join(m.problems)} ({m.path})")
+        print(f"  {'':{width}}  {fix}livecap models remove {m.name}")
+    broken = f", {len(incomplete)} incomplete (!)" if incomplete else ""
+    print(
+        f"\n* installed. {len(installed)} installed{broken}; "
+        f"download one with `livecap models download NAME`, NAME from the list above."
+    )
     return 0
 
 

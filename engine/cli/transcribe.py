@@ -69,7 +69,9 @@ def cmd_transcribe(args) -> int:
         except AudioError as exc:
             raise CliError(str(exc)) from None
     targets = output_paths(files, fmt, args.output)
-    recognizer = make_recognizer(args.recognizer, args.model, live=False)
+    recognizer = make_recognizer(
+        args.recognizer, args.model, live=False, verbose=getattr(args, "verbose", False)
+    )
     model = load_model(args.model_dir, args.threads)
     for path, target, seconds in zip(files, targets, durations):
         bar = ProgressBar(path.name)

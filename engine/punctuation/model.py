@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +27,13 @@ MODEL_ENV_VAR = "LIVECAP_PUNCT_MODEL"
 
 
 class ModelError(RuntimeError):
-    """A model folder is missing, incomplete or does not honour the contract."""
+    """A model folder is missing, incomplete or does not honour the contract.
+
+    ``path``: the file (or folder) at fault, so a front end can name it without parsing the message."""
+
+    def __init__(self, message: str, path: str | Path | None = None):
+        super().__init__(message)
+        self.path = None if path is None else Path(path)
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,8 @@ class ModelConfig:
                 or tuple(labels.get("case", CASE_LABELS)) != CASE_LABELS
             ):
                 raise ModelError(
-                    f"{source}: labels {labels} differ from the engine's {PUNCT_LABELS} / {CASE_LABELS}"
+                    f"{source}: labels {labels} differ from the engine's {PUNCT_LABELS} / {CASE_LABELS}",
+                    source,
                 )
             special = data.get("special_tokens", {})
             files = data.get("files", {})
@@ -103,7 +111,7 @@ class ModelConfig:
                 lexicon={str(k).lower(): str(v) for k, v in data.get("lexicon", {}).items()},
             )
         except (TypeError, ValueError, AttributeError) as exc:
-            raise ModelError(f"{source} is malformed: {exc}") from exc
+            raise ModelError(f"{source} is malformed: {exc}", source) from exc
 
     @classmethod
     def load(cls, model_dir: Path) -> ModelConfig:
@@ -111,11 +119,11 @@ class ModelConfig:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise ModelError(f"no {CONFIG_FILE} in {model_dir}") from None
+            raise ModelError(f"no {CONFIG_FILE} in {model_dir}", path) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ModelError(f"cannot read {path}: {exc}") from exc
+            raise ModelError(f"cannot read {path}: {exc}", path) from exc
         if not isinstance(data, dict):
-            raise ModelError(f"{path} must hold a JSON object")
+            raise ModelError(f"{path} must hold a JSON object", path)
         return cls.from_dict(data, str(path))
 
 
@@ -152,14 +160,15 @@ class PunctuationModel:
         for needed in (model_path, tokenizer_path):
             if not needed.is_file():
                 raise ModelError(
-                    f"the punctuation model in {self.model_dir} is incomplete: {needed.name} is missing"
+                    f"the punctuation model in {self.model_dir} is incomplete: {needed.name} is missing",
+                    needed,
                 )
         try:
             self.tokenizer = WordTokenizer(
                 tokenizer_path, self.config.punct_token, self.config.pause_token, self.config.drop_token
             )
         except Exception as exc:  # tokenizers raises plain Exceptions for bad JSON
-            raise ModelError(f"cannot load {tokenizer_path}: {exc}") from exc
+            raise ModelError(f"cannot load {tokenizer_path}: {exc}", tokenizer_path) from exc
         options = ort.SessionOptions()
         options.intra_op_num_threads = max(1, int(threads))
         options.inter_op_num_threads = 1
@@ -167,13 +176,14 @@ class PunctuationModel:
         try:
             self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         except Exception as exc:
-            raise ModelError(f"cannot load {model_path}: {exc}") from exc
+            raise ModelError(f"cannot load {model_path}: {_onnx_reason(exc)}", model_path) from exc
         inputs = {i.name for i in self._session.get_inputs()}
         outputs = {o.name for o in self._session.get_outputs()}
         if not {"input_ids", "attention_mask"} <= inputs or not {"punct_logits", "case_logits"} <= outputs:
             raise ModelError(
                 f"{model_path} does not honour the model contract (inputs {sorted(inputs)}, "
-                f"outputs {sorted(outputs)})"
+                f"outputs {sorted(outputs)})",
+                model_path,
             )
         self.threads = options.intra_op_num_threads
         self.max_batch = max_batch
@@ -197,3 +207,75 @@ class PunctuationModel:
         """Softmax probabilities: punctuation [B, 4] and case [B, 3]."""
         punct, case = self.logits(samples)
         return softmax(punct), softmax(case)
+
+
+def _onnx_reason(exc: Exception) -> str:
+    """ONNX Runtime's load error without its code and path prefix, which the caller already names:
+    ``[ONNXRuntimeError] : 7 : INVALID_PROTOBUF : Load model from X failed:Protobuf parsing failed.``"""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    detail = re.sub(r"^\[ONNXRuntimeError\].*?failed:\s*", "", text)
+    if "INVALID_PROTOBUF" in text or "No graph was found" in text:
+        return f"it is truncated or not an ONNX model ({detail.rstrip('.')})"
+    return detail
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """What ``load_model_or_shipped`` loaded. ``problem`` is one line for the user when the
+    requested model was bad and the shipped one runs instead (a CLI warning, a GUI banner);
+    ``bad_file`` is the file at fault. Both are None when the requested model loaded."""
+
+    model: PunctuationModel
+    requested: Path
+    problem: str | None = None
+    bad_file: Path | None = None
+
+    @property
+    def fell_back(self) -> bool:
+        return self.problem is not None
+
+
+def load_model_or_shipped(
+    model_dir: str | Path | None = None,
+    threads: int = 1,
+    max_batch: int = 64,
+    shipped_dir: str | Path | None = None,
+) -> LoadedModel:
+    """The requested punctuation model (None: ``default_model_dir()``), or, if that one is bad,
+    the shipped model with a one-line ``problem`` saying which file was bad and why: captions
+    with the model livecap ships beat no captions. Raises ``ModelError`` only when the shipped
+    model itself is bad, which only reinstalling livecap repairs. ``shipped_dir`` overrides
+    where the shipped model is (tests)."""
+    requested = Path(model_dir) if model_dir is not None else default_model_dir()
+    shipped = Path(shipped_dir) if shipped_dir is not None else shipped_model_dir()
+    try:
+        return LoadedModel(PunctuationModel(requested, threads, max_batch), requested)
+    except ModelError as exc:
+        if _same_folder(requested, shipped):
+            raise _shipped_is_bad(exc, shipped) from exc
+        bad, reason = exc.path or requested, _one_line(exc)
+    try:
+        model = PunctuationModel(shipped, threads, max_batch)
+    except ModelError as exc:
+        raise _shipped_is_bad(exc, shipped, also=reason) from exc
+    problem = f"{reason}; using the shipped punctuation model instead"
+    return LoadedModel(model, requested, problem, bad)
+
+
+def _shipped_is_bad(exc: ModelError, shipped: Path, also: str | None = None) -> ModelError:
+    first = f"{also}; and " if also else ""
+    return ModelError(
+        f"{first}the shipped punctuation model is damaged: {_one_line(exc)}; reinstall livecap",
+        exc.path or shipped,
+    )
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).splitlines())
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return a == b

@@ -4,6 +4,6 @@ Backends are imported lazily by ``select.create_recognizer`` so that merely
 importing this package loads neither libvosk nor pocketsphinx.
 """
 
-from engine.recognizers.base import Recognizer, RecognizerError, RecognizerUpdate
+from engine.recognizers.base import Recognizer, RecognizerError, RecognizerUpdate, WayOut
 
-__all__ = ["Recognizer", "RecognizerError", "RecognizerUpdate"]
+__all__ = ["Recognizer", "RecognizerError", "RecognizerUpdate", "WayOut"]

@@ -19,8 +19,25 @@ from engine.audio import SAMPLE_RATE  # noqa: F401  (re-exported: the backends i
 from engine.words import Word
 
 
+@dataclass(frozen=True)
+class WayOut:
+    """One thing the user can do about a ``RecognizerError``: a button in the window, a command in
+    the terminal. ``action`` says what a front end does: "use_builtin" (switch to PocketSphinx),
+    "download" (install ``model`` from the catalogue again), "remove" (delete the installed ``model``)."""
+
+    action: str
+    label: str  # the button: "Download again"
+    command: str  # the same in the terminal: "livecap models download vosk-model-small-en-us-0.15"
+    model: str | None = None
+
+
 class RecognizerError(RuntimeError):
-    """The recognizer cannot be created or used; the message says what to do about it."""
+    """The recognizer cannot be created or used; the message says what to do about it, and
+    ``ways_out`` offers the same as actions a front end can turn into buttons."""
+
+    def __init__(self, message: str, ways_out: tuple[WayOut, ...] = ()):
+        super().__init__(message)
+        self.ways_out = tuple(ways_out)
 
 
 @dataclass

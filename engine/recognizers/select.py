@@ -12,11 +12,12 @@ from typing import Literal
 
 from engine.recognizers.base import Recognizer, RecognizerError
 from engine.recognizers.vosk_rec import check_vosk_model
-from engine.vosk_models.layout import installed_model_folders
+from engine.vosk_models.catalogue import DEFAULT_ENGLISH
+from engine.vosk_models.layout import incomplete_model_folders, installed_model_folders
 
 FALLBACK_NOTICE = (
     "No Vosk model installed: using the built-in PocketSphinx recognizer. "
-    "Run `livecap models download NAME` for better accuracy."
+    f"Run `livecap models download {DEFAULT_ENGLISH}` for better accuracy (`livecap models list`: others)."
 )
 
 Kind = Literal["vosk", "pocketsphinx"]
@@ -43,11 +44,12 @@ def create_recognizer(
     models_dir: Path | None = None,
     live: bool = True,
     isolated: bool = False,
+    verbose: bool = False,
 ) -> tuple[Recognizer, str]:
     """A ready recognizer and the notice to show (may be ""). ``live=False`` is for batch work:
     PocketSphinx then runs its final passes, which rewrite words a live caption already showed.
     ``isolated``: PocketSphinx runs in a child process (``IsolatedRecognizer``), for a caller
-    whose other threads must never wait on it, like a GUI."""
+    whose other threads must never wait on it, like a GUI. ``verbose``: Kaldi's log goes to stderr."""
     if kind not in (None, "vosk", "pocketsphinx"):
         raise RecognizerError(f"Unknown recognizer {kind!r}: choose 'vosk' or 'pocketsphinx'")
     if kind == "pocketsphinx":
@@ -59,16 +61,23 @@ def create_recognizer(
     else:
         installed = installed_model_folders(models_dir) if models_dir is not None else []
         if not installed:
+            broken = incomplete_model_folders(models_dir) if models_dir is not None else []
+            # Incomplete folders are never picked (libvosk would fail on them), but not in silence.
+            why = (
+                f" ({broken[0][0].name} is incomplete: {'; '.join(broken[0][1])}; see `livecap models list`)"
+                if broken
+                else ""
+            )
             if kind == "vosk":
                 raise RecognizerError(
-                    f"No Vosk model installed in {models_dir}: "
-                    f"run `livecap models download NAME` or pass a model folder"
+                    f"No Vosk model installed in {models_dir}{why}: "
+                    f"run `livecap models download {DEFAULT_ENGLISH}` or pass a model folder"
                 )
-            return _pocketsphinx(live, isolated), FALLBACK_NOTICE
+            return _pocketsphinx(live, isolated), FALLBACK_NOTICE + why
         path = installed[0]
     from engine.recognizers.vosk_rec import VoskRecognizer
 
-    return VoskRecognizer(path), ""
+    return VoskRecognizer(path, verbose=verbose), ""
 
 
 def _pocketsphinx(live: bool, isolated: bool) -> Recognizer:

@@ -10,21 +10,30 @@ can be tested on Vosk's documented output without a model:
 
 Vosk's times already count from the first sample the recognizer was fed, across
 endpoints; ``reset`` makes a fresh ``KaldiRecognizer`` so a new stream starts at 0.
+
+A model that will not load fails with one line naming the folder and the ways out
+(``RecognizerError.ways_out``): Kaldi's own output, up to a 70-line option dump for a bad
+``model.conf``, is kept off the terminal unless the caller asks for it (``verbose``).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from engine.recognizers.base import (
     SAMPLE_RATE,
     RecognizerError,
     RecognizerUpdate,
+    WayOut,
     as_pcm_bytes,
     clamp_confidence,
 )
-from engine.vosk_models.layout import is_vosk_model, model_problems
+from engine.vosk_models.layout import is_vosk_model, model_problems, nested_model
 from engine.words import Word
 
 # Vosk's out-of-vocabulary marker is not a word anyone said.
@@ -69,43 +78,145 @@ def check_vosk_model(path: str | Path) -> Path:
     The rule is ``engine.vosk_models.layout``'s, the one the catalogue and the installer use."""
     folder = Path(path).expanduser()
     if not folder.exists():
+        ways = vosk_ways_out(folder)
         raise RecognizerError(
-            f"Vosk model folder {folder} does not exist: run `livecap models download NAME` "
-            f"or pass the folder of an unpacked Vosk model"
+            f"Vosk model folder {folder} does not exist; {describe_ways_out(ways)}, "
+            f"or pass the folder of an unpacked Vosk model",
+            ways,
         )
     if not folder.is_dir():
         raise RecognizerError(f"{folder} is a file, not a Vosk model folder: unpack the model archive first")
     problems = model_problems(folder)
     if problems:
-        inner = [p for p in sorted(folder.iterdir()) if p.is_dir() and is_vosk_model(p)]
-        hint = (
-            f"; the model seems to be one level down, in {inner[0]}"
-            if inner
-            else f"; it lacks {'; '.join(problems)}"
+        inner = nested_model(folder)
+        if inner is not None:
+            raise RecognizerError(
+                f"{folder} is not a Vosk model; the model seems to be one level down, in {inner}"
+            )
+        ways = vosk_ways_out(folder)
+        raise RecognizerError(
+            f"{folder} is not a Vosk model; it lacks {'; '.join(problems)}. {describe_ways_out(ways)}", ways
         )
-        raise RecognizerError(f"{folder} is not a Vosk model{hint}")
     return folder
+
+
+def vosk_ways_out(folder: Path) -> tuple[WayOut, ...]:
+    """What the user can do about the Vosk model ``folder`` that will not load: always the built-in
+    recognizer; "download" when the folder bears a catalogue model's name; "remove" when it is in
+    the models folder, where ``livecap models remove`` works."""
+    from engine.files import paths
+    from engine.vosk_models.catalogue import DEFAULT_ENGLISH, CatalogueError, load_catalogue
+
+    name = folder.name
+    ways = [WayOut("use_builtin", "Use the built-in recognizer", "--recognizer pocketsphinx")]
+    try:
+        catalogued = name in {entry.name for entry in load_catalogue()}
+    except CatalogueError:
+        catalogued = False
+    in_models_dir = _same_folder(folder.parent, paths.vosk_models_dir())
+    if catalogued:
+        command = f"livecap models download {name}"
+        if in_models_dir and is_vosk_model(folder):
+            # The installer keeps a folder that looks complete, so a damaged one must go first.
+            command = f"livecap models remove {name} && {command}"
+        ways.append(WayOut("download", "Download again", command, name))
+    elif not folder.exists():
+        command = f"livecap models download {DEFAULT_ENGLISH}"
+        ways.append(WayOut("download", "Download the English model", command, DEFAULT_ENGLISH))
+    if in_models_dir and folder.exists():
+        ways.append(WayOut("remove", "Remove", f"livecap models remove {name}", name))
+    return tuple(ways)
+
+
+def describe_ways_out(ways: tuple[WayOut, ...]) -> str:
+    """The ways out as one line: "use the built-in recognizer: --recognizer pocketsphinx; …"."""
+    return "; ".join(f"{way.label[0].lower()}{way.label[1:]}: {way.command}" for way in ways)
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return a == b
+
+
+@contextmanager
+def _native_stderr_held(keep: bool):
+    """Send what native code writes to file descriptor 2 into a temporary file for the duration,
+    unless ``keep``. Kaldi writes to C++'s std::cerr, which ``vosk.SetLogLevel`` does not govern
+    (its usage dump on a bad config goes there); yields a callable returning the text held back.
+    Anything another thread prints meanwhile is held back too, so ``_replay`` gives it back when
+    the load succeeds (Kaldi then said nothing worth hiding)."""
+    if keep:
+        yield lambda: ""
+        return
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):  # no fd 2 (a windowless start): nothing to hide
+        yield lambda: ""
+        return
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+
+            def text() -> str:
+                held.seek(0)
+                return held.read().decode("utf-8", "replace")
+
+            yield text
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def _replay(text: str) -> None:
+    if text:
+        try:
+            os.write(2, text.encode("utf-8", "replace"))
+        except OSError:
+            pass
+
+
+def _kaldi_reason(output: str) -> str | None:
+    """The last ``ERROR (VoskAPI:...) message`` line Kaldi wrote, without its source location."""
+    for line in reversed(output.splitlines()):
+        if line.startswith("ERROR (") and ") " in line:
+            return line.split(") ", 1)[1].strip()
+    return None
 
 
 class VoskRecognizer:
     name = "vosk"
     sample_rate = SAMPLE_RATE
 
-    def __init__(self, model_path: str | Path):
+    def __init__(self, model_path: str | Path, verbose: bool = False):
+        """``verbose``: let Kaldi log what it loads, and its own errors, to stderr."""
         folder = check_vosk_model(model_path)
         try:
             import vosk
         except ImportError as exc:
             raise RecognizerError("Vosk is not installed: run `pip install vosk`") from exc
-        vosk.SetLogLevel(-1)  # Kaldi logs every model file it reads to stderr
+        vosk.SetLogLevel(0 if verbose else -1)  # Kaldi logs every model file it reads to stderr
         self._vosk = vosk
-        try:
-            self._model = vosk.Model(str(folder))
-        except Exception as exc:  # vosk raises a bare Exception("Failed to create a model")
+        with _native_stderr_held(keep=verbose) as kaldi_output:
+            try:
+                self._model = vosk.Model(str(folder))
+                failure = None
+            except Exception as exc:  # vosk raises a bare Exception("Failed to create a model")
+                failure = exc
+            said = kaldi_output()
+        if failure is None:
+            _replay(said)
+        else:
+            reason = _kaldi_reason(said) or str(failure)
+            ways = vosk_ways_out(folder)
+            more = "" if verbose else " (--verbose shows Kaldi's log)"
             raise RecognizerError(
-                f"Vosk could not load the model in {folder} ({exc}); it may be damaged or "
-                f"incomplete: download it again with `livecap models download NAME`"
-            ) from exc
+                f"Vosk could not load the model in {folder}: {reason}{more}. It may be damaged or "
+                f"incomplete; {describe_ways_out(ways)}",
+                ways,
+            ) from failure
         self.model_path = folder
         self.reset()
 

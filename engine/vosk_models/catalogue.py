@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from engine.files import paths
-from engine.vosk_models.layout import installed_model_folders
+from engine.vosk_models.layout import incomplete_model_folders, installed_model_folders
 
 DEFAULT_ENGLISH = "vosk-model-small-en-us-0.15"
 
@@ -51,6 +51,11 @@ class InstalledModel:
     name: str
     path: Path
     entry: CatalogueEntry | None  # None for a model the user put there by hand
+    problems: tuple[str, ...] = ()  # what an incomplete folder lacks (``incomplete_models``)
+
+    @property
+    def complete(self) -> bool:
+        return not self.problems
 
 
 def catalogue_path() -> Path:
@@ -95,6 +100,17 @@ def installed_models(models_dir: str | os.PathLike[str] | None = None) -> list[I
     return [
         InstalledModel(folder.name, folder, by_name.get(folder.name))
         for folder in installed_model_folders(root)
+    ]
+
+
+def incomplete_models(models_dir: str | os.PathLike[str] | None = None) -> list[InstalledModel]:
+    """Folders in ``models_dir`` that are not loadable models, each with its ``problems``: listed so
+    that a hand-unpacked model missing a file is not silently ignored. Nothing loads them."""
+    root = Path(models_dir) if models_dir is not None else paths.vosk_models_dir()
+    by_name = {e.name: e for e in load_catalogue()}
+    return [
+        InstalledModel(folder.name, folder, by_name.get(folder.name), tuple(problems))
+        for folder, problems in incomplete_model_folders(root)
     ]
 
 

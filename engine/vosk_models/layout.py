@@ -65,5 +65,38 @@ def installed_model_folders(models_dir: str | os.PathLike[str]) -> list[Path]:
     return [child for child in children if not child.name.startswith(".") and is_vosk_model(child)]
 
 
+def incomplete_model_folders(models_dir: str | os.PathLike[str]) -> list[tuple[Path, list[str]]]:
+    """The folders in ``models_dir`` that are not loadable models, with what is wrong with each
+    ("missing graph/HCLG.fst (or …)"), sorted by name: a hand-unpacked model missing a file, or
+    one unpacked a level too deep. Hidden entries are skipped as in ``installed_model_folders``;
+    so are plain files (an archive left there)."""
+    try:
+        children = sorted(Path(models_dir).iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    found = []
+    for child in children:
+        if child.name.startswith(".") or not child.is_dir():
+            continue
+        problems = model_problems(child)
+        if not problems:
+            continue
+        inner = nested_model(child)
+        if inner is not None:
+            found.append((child, [f"the model is one level down, in {inner.name}/: move it up"]))
+        else:
+            found.append((child, [f"missing {problem}" for problem in problems]))
+    return found
+
+
+def nested_model(folder: str | os.PathLike[str]) -> Path | None:
+    """A loadable model one level inside ``folder`` (an archive unpacked into a folder of its own)."""
+    try:
+        children = sorted(Path(folder).iterdir())
+    except OSError:
+        return None
+    return next((child for child in children if child.is_dir() and is_vosk_model(child)), None)
+
+
 def _rel(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix()

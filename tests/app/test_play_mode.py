@@ -69,7 +69,7 @@ def test_commands_go_to_the_engine_cli_without_loading_qt(env):
 
 def test_without_a_display_the_app_says_so_in_one_line(env):
     r = launcher(env)
-    assert r.returncode == 2
+    assert r.returncode == 1  # the environment lacks something; 2 is for a wrong command line
     assert r.stderr.strip().startswith("livecap: no graphical display") and "Traceback" not in r.stderr
     r = launcher(env, "app", "--exit-when-done")
     assert r.returncode == 2 and "need --play" in r.stderr

@@ -122,3 +122,34 @@ def test_punctuate_loads_neither_torch_nor_qt(tiny_model_dir):
     )
     assert r.returncode == 0 and len(r.stdout.split()) == 5
     assert r.stderr.strip().splitlines()[-1] == "0 []"
+
+
+def _corrupt_model_copy(source, folder):
+    import shutil
+
+    shutil.copytree(source, folder)
+    (folder / "model.onnx").write_bytes((source / "model.onnx").read_bytes()[:2000])
+    return folder
+
+
+def test_a_corrupt_model_dir_warns_once_and_punctuates_with_the_shipped_model(tiny_model_dir, tmp_path):
+    bad = _corrupt_model_copy(tiny_model_dir, tmp_path / "mine")
+    r = livecap("punctuate", "--model-dir", str(bad), stdin="so what do you think")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[0].lower().startswith("so")
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(bad / "model.onnx") in lines[0] and "shipped" in lines[0]
+    assert "INVALID_PROTOBUF" not in r.stderr
+
+
+def test_a_damaged_shipped_model_says_reinstall(tiny_model_dir, tmp_path):
+    # A damaged installation: a livecap_models package whose punct/model.onnx is cut short.
+    package = tmp_path / "site" / "livecap_models"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    shipped = _corrupt_model_copy(tiny_model_dir, package / "punct")
+    path = os.pathsep.join(filter(None, [str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")]))
+    r = livecap("punctuate", stdin="hello there", env={"PYTHONPATH": path, "LIVECAP_PUNCT_MODEL": ""})
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and "Traceback" not in r.stderr
+    assert str(shipped / "model.onnx") in lines[0] and "reinstall livecap" in lines[0]

@@ -83,3 +83,56 @@ def test_missing_and_broken_model_files_give_clear_errors(tiny_model_dir, tmp_pa
     (broken / "config.json").write_text(json.dumps(bad_labels))
     with pytest.raises(ModelError, match="labels"):
         PunctuationModel(broken)
+
+
+# -- a damaged model falls back to the shipped one (issue 16, item 5a) ------------------------------
+def _corrupt_copy(source, folder, how="truncate"):
+    shutil.copytree(source, folder)
+    onnx = folder / "model.onnx"
+    data = onnx.read_bytes()
+    onnx.write_bytes(data[: len(data) // 3] if how == "truncate" else b"\x00garbage" * 100)
+    return folder
+
+
+@pytest.mark.parametrize("how", ["truncate", "garbage"])
+def test_a_corrupt_model_falls_back_to_the_shipped_one_and_names_the_file(tiny_model_dir, tmp_path, how):
+    from engine.punctuation.model import load_model_or_shipped
+
+    bad = _corrupt_copy(tiny_model_dir, tmp_path / "mine", how)
+    loaded = load_model_or_shipped(bad, shipped_dir=tiny_model_dir)
+    assert loaded.fell_back and loaded.bad_file == bad / "model.onnx" and loaded.requested == bad
+    assert loaded.model.model_dir == tiny_model_dir
+    assert loaded.model.predict([[5, 100, 1, 6]])[0].shape == (1, 4)  # the fallback really runs
+    line = loaded.problem
+    assert "\n" not in line and str(bad / "model.onnx") in line and "shipped" in line
+    assert "truncated or not an ONNX model" in line and "[ONNXRuntimeError]" not in line
+
+
+def test_a_good_model_loads_without_a_problem(tiny_model_dir):
+    from engine.punctuation.model import load_model_or_shipped
+
+    loaded = load_model_or_shipped(tiny_model_dir, shipped_dir=tiny_model_dir)
+    assert not loaded.fell_back and loaded.problem is None and loaded.model.model_dir == tiny_model_dir
+
+
+def test_a_corrupt_model_falls_back_to_the_real_shipped_model(tiny_model_dir, tmp_path):
+    from engine.punctuation.model import load_model_or_shipped, shipped_model_dir
+
+    loaded = load_model_or_shipped(_corrupt_copy(tiny_model_dir, tmp_path / "mine"))
+    assert loaded.fell_back and loaded.model.model_dir == shipped_model_dir()
+
+
+def test_a_damaged_shipped_model_says_which_file_and_reinstall(tiny_model_dir, tmp_path):
+    from engine.punctuation.model import load_model_or_shipped
+
+    shipped = _corrupt_copy(tiny_model_dir, tmp_path / "shipped")
+    with pytest.raises(ModelError) as asked_for_shipped:
+        load_model_or_shipped(shipped, shipped_dir=shipped)
+    mine = _corrupt_copy(tiny_model_dir, tmp_path / "mine")
+    with pytest.raises(ModelError) as both_bad:
+        load_model_or_shipped(mine, shipped_dir=shipped)
+    for error in (asked_for_shipped.value, both_bad.value):
+        message = str(error)
+        assert "\n" not in message and "reinstall livecap" in message
+        assert str(shipped / "model.onnx") in message and error.path == shipped / "model.onnx"
+    assert str(mine / "model.onnx") in str(both_bad.value)

@@ -501,3 +501,44 @@ def test_asking_for_vosk_without_a_model_fails_clearly(tmp_path):
         create_recognizer("vosk", "missing", tmp_path)
     with pytest.raises(RecognizerError, match="Unknown recognizer"):
         create_recognizer("whisper", None, tmp_path)
+
+
+def test_a_broken_vosk_model_offers_its_ways_out(tmp_path, monkeypatch):
+    # Issue 16, item 5b: the GUI turns these into buttons; the CLI prints their commands.
+    monkeypatch.setenv("LIVECAP_DATA_DIR", str(tmp_path / "data"))
+    name = "vosk-model-small-en-us-0.15"
+    model = write_tiny_vosk_model(tmp_path / "data" / "vosk-models" / name)
+    (model / "am" / "final.mdl").write_text("garbage")
+    with pytest.raises(RecognizerError) as caught:
+        VoskRecognizer(model)
+    ways = caught.value.ways_out
+    assert [(w.action, w.label, w.model) for w in ways] == [
+        ("use_builtin", "Use the built-in recognizer", None),
+        ("download", "Download again", name),
+        ("remove", "Remove", name),
+    ]
+    assert all(w.command in str(caught.value) for w in ways)
+    # A folder of the user's own, elsewhere: livecap can neither download nor remove it.
+    mine = write_tiny_vosk_model(tmp_path / "mine")
+    (mine / "am" / "final.mdl").write_text("garbage")
+    with pytest.raises(RecognizerError) as caught:
+        VoskRecognizer(mine)
+    assert [w.action for w in caught.value.ways_out] == ["use_builtin"]
+    # An incomplete one in the models folder: downloading replaces it, no removal needed first.
+    (model / "graph" / "HCLG.fst").unlink()
+    with pytest.raises(RecognizerError, match="lacks graph/HCLG.fst") as caught:
+        VoskRecognizer(model)
+    download = [w for w in caught.value.ways_out if w.action == "download"]
+    assert download[0].command == f"livecap models download {name}"
+
+
+def test_no_placeholder_commands_in_the_advice(tmp_path):
+    # "livecap models download NAME" cannot be typed as it stands.
+    assert "NAME" not in FALLBACK_NOTICE
+    for attempt in (
+        lambda: VoskRecognizer(tmp_path / "nowhere"),
+        lambda: create_recognizer("vosk", None, tmp_path),
+    ):
+        with pytest.raises(RecognizerError) as caught:
+            attempt()
+        assert "NAME" not in str(caught.value) and "livecap models download vosk-model-" in str(caught.value)

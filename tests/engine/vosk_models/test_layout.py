@@ -104,3 +104,31 @@ def test_a_removal_in_progress_is_skipped_beside_a_real_model(tmp_path):
     assert layout.installed_model_folders(models) == [models / "b-model"]
     with pytest.raises(RecognizerError, match="installed: b-model"):
         create_recognizer("vosk", "missing", models)
+
+
+# -- incomplete folders are listed, never picked (issue 16, item 5c) --------------------------------
+def test_an_incomplete_hand_unpacked_folder_is_listed_with_what_it_lacks(tmp_path):
+    models = tmp_path / "models"
+    no_graph = write(models / "vosk-model-small-en-us-0.15", V2 + ["conf/mfcc.conf"])
+    write(models / "mine", V2 + ["conf/mfcc.conf", "graph/HCLG.fst"])
+    write(models / "outer" / "inner", V2 + ["conf/mfcc.conf", "graph/HCLG.fst"])
+    write(models / ".x.tmp-0123abcd", V2)  # the installer's: never listed
+    (models / "stray.zip").write_bytes(b"x")
+    listed = {m.name: m for m in catalogue.incomplete_models(models)}
+    assert sorted(listed) == ["outer", "vosk-model-small-en-us-0.15"]
+    small = listed["vosk-model-small-en-us-0.15"]
+    assert not small.complete and small.path == no_graph and small.entry is not None
+    assert small.problems[0].startswith("missing graph/HCLG.fst")
+    assert listed["outer"].problems == ("the model is one level down, in inner/: move it up",)
+    assert [m.name for m in catalogue.installed_models(models)] == ["mine"]
+    assert all(m.complete for m in catalogue.installed_models(models))
+
+
+def test_auto_select_skips_an_incomplete_folder_and_says_so(tmp_path):
+    models = tmp_path / "models"
+    write(models / "a-incomplete", V2 + ["conf/mfcc.conf"])  # sorts first
+    recognizer, notice = create_recognizer(None, None, models)
+    assert recognizer.name == "pocketsphinx"
+    assert "a-incomplete is incomplete: missing graph/HCLG.fst" in notice and "livecap models list" in notice
+    with pytest.raises(RecognizerError, match="a-incomplete is incomplete"):
+        create_recognizer("vosk", None, models)
