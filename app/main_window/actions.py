@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QPushButton
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
+from app.overlay.options import CLICK_THROUGH_SHORTCUT
 
 SHORTCUTS = {  # also listed in the README's App section and in Help → Keyboard shortcuts
     "start_stop": "Ctrl+R",
@@ -23,7 +24,7 @@ SHORTCUTS = {  # also listed in the README's App section and in Help → Keyboar
     "clear": "Ctrl+Shift+L",
     "play_file": "Ctrl+O",
     "overlay": "Ctrl+Shift+O",
-    "click_through": "Ctrl+Shift+T",  # bound by the overlay's own action, not here
+    "click_through": CLICK_THROUGH_SHORTCUT,  # bound by the overlay's own action, not here
     "settings": "Ctrl+,",
     "larger": "Ctrl++",
     "smaller": "Ctrl+-",
