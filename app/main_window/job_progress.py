@@ -36,7 +36,9 @@ class JobProgress(QWidget):
         self.button.setAccessibleName(f"{cancel_text}: {what.lower()}")
         self.button.setEnabled(True)
         job.progress.connect(lambda done, total, job=job: self._on_progress(job, done, total))
-        job.finished.connect(lambda job=job: self._on_finished(job))
+        # Gone as soon as the outcome is known, before its slots show the result.
+        for outcome in (job.done, job.failed, job.cancelled):
+            outcome.connect(lambda *_, job=job: self._on_finished(job))
         self.show()
 
     def cancel(self) -> None:

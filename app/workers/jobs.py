@@ -86,19 +86,22 @@ class Job(QObject):
         return self._returned.wait(timeout)
 
     def _run(self) -> None:  # on a pool thread
+        # The outcome is stored, and ``running`` cleared, before its signal is sent: its slots
+        # (and anyone polling) see a Job that has ended.
         try:
             result = self.fn(self._report, self.cancel_requested)
         except JobCancelled:
-            self.was_cancelled = True
+            self.was_cancelled, self.running = True, False
             _emit(self.cancelled)
         except Exception as exc:
             log.info("background job failed: %s", exc, exc_info=not _expected(exc))
-            self.error = user_message(exc)
+            self.error, self.running = user_message(exc), False
             _emit(self.failed, self.error)
         else:
-            self.result = result
+            self.result, self.running = result, False
             _emit(self.done, result)
         finally:
+            self.running = False
             self._returned.set()
             _emit(self._ended)
 
@@ -106,7 +109,6 @@ class Job(QObject):
         _emit(self.progress, done, total)
 
     def _end(self) -> None:
-        self.running = False
         self.finished.emit()
 
 
