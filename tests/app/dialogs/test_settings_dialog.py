@@ -382,3 +382,31 @@ def test_every_control_has_an_accessible_name_and_labels_have_buddies(qtbot, ini
     for label in dialog.findChildren(QLabel):
         if "&" in label.text().replace("&&", ""):
             assert label.buddy() is not None, label.text()
+
+
+# -- the pages on their own ----------------------------------------------------------------------
+
+
+def test_each_page_reads_and_writes_its_own_settings(qtbot, tmp_path):
+    from app.dialogs.settings_pages import AudioPage, JournalPage, OverlayPage, PunctuationPage
+
+    pages = [AudioPage(), PunctuationPage(), OverlayPage(), JournalPage()]
+    for page in pages:
+        qtbot.addWidget(page)
+    owned = [set(page.controls()) for page in pages]
+    assert all(owned) and not set.intersection(*owned)  # every setting has one page
+    overlay = pages[2]
+    read, write = overlay.controls()[keys.OVERLAY_OPACITY]
+    write(0.35)
+    assert read() == 0.35 and overlay.opacity_value.text() == "35 %"
+    audio = pages[0]
+    read, write = audio.controls()[keys.SOURCE_KIND]
+    write("file")  # not shown by the radios, yet kept
+    assert read() == "file" and not audio.mic_radio.isChecked()
+    audio.system_radio.setChecked(True)
+    assert read() == "system"
+    journal = pages[3]
+    assert journal.validate() is None  # empty: the default folder
+    journal.folder.setText("relative/folder")
+    widget, message = journal.validate()
+    assert widget is journal.folder and "not a full path" in message
