@@ -22,7 +22,7 @@ log = logging.getLogger("livecap.app")
 
 
 def run(args, started: float) -> int:
-    from engine.punctuation.runtime import disable_telemetry
+    from engine import disable_telemetry
 
     disable_telemetry()  # before the session loads the model (when run without the launcher)
     logging.basicConfig(
@@ -60,7 +60,7 @@ def run(args, started: float) -> int:
         from app.play_mode import PlayDriver
 
         window.confirm_on_close = False
-        window.picker.add_file(str(args.play))
+        window.sources.picker.add_file(str(args.play))
         driver = PlayDriver(
             window,
             args.play,
@@ -88,12 +88,12 @@ def run(args, started: float) -> int:
             driver.start()
             return
         if args.overlay or settings.get(OVERLAY_VISIBLE):
-            window.set_overlay_visible(True)
+            window.overlay_controller.set_visible(True)
         window.offer_recovery()
 
     # Each step gets its own turn of the event loop, so the first paints and input are never
     # queued behind all of them at once (together they made a visible hitch).
-    steps = [window.preload, window.scan_devices, window.install_tray, begin_captioning]
+    steps = [window.preload, window.sources.scan_devices, window.install_tray, begin_captioning]
 
     def after_show() -> None:
         if not steps:
@@ -124,14 +124,14 @@ def run(args, started: float) -> int:
 def write_ui_report(path, timings: dict, stalls: dict, window) -> None:
     import json
 
-    from engine.files.atomic import atomic_write_text
+    from engine import atomic_write_text
 
     info = window.bridge.recognizer_info
     report = {
         "start_up_s": {k: round(v, 3) for k, v in timings.items()},
         "ui_thread": stalls,
         "recognizer": None if info is None else info.name,
-        "words": len(window.current_transcript().words),
+        "words": len(window.text.current_transcript().words),
     }
     try:
         atomic_write_text(path, json.dumps(report, indent=2) + "\n")

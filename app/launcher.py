@@ -16,7 +16,7 @@ from pathlib import Path
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from engine.cli.main import CommandParser
+    from engine import CommandParser
 
     p = CommandParser(
         prog="livecap app",
@@ -149,13 +149,13 @@ def run_app(argv: list[str], started: float) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
-    from engine.punctuation.runtime import disable_telemetry
+    from engine import disable_telemetry
 
     disable_telemetry()  # first: neither the window nor a command may let onnxruntime phone home
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] == "app":
         return run_app(argv[1:], started)
-    from engine.cli.main import main as cli_main
+    from engine import run_cli as cli_main
 
     return cli_main(argv)
 

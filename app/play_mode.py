@@ -41,7 +41,7 @@ class PlayDriver(QObject):
 
     def start(self) -> None:
         if self.overlay:
-            self.window.set_overlay_visible(True)
+            self.window.overlay_controller.set_visible(True)
         if not self.window.start():
             self._failed("the session could not start")
             return
@@ -60,7 +60,7 @@ class PlayDriver(QObject):
             return
         self._watchdog_from_length = True
         try:
-            from engine.audio.file_source import audio_duration
+            from engine import audio_duration
 
             self._arm_watchdog(audio_duration(self.path) + WATCHDOG_SLACK_S)
         except Exception:  # the session reports an unreadable file itself; keep the first watchdog
@@ -79,7 +79,7 @@ class PlayDriver(QObject):
             return
         if self.screenshot is not None:
             self._save(self.window, self.screenshot)
-            overlay = self.window.overlay
+            overlay = self.window.overlay_controller.overlay
             if self.overlay and overlay is not None and overlay.isVisible():
                 self._save(
                     overlay,
@@ -87,7 +87,7 @@ class PlayDriver(QObject):
                         f"{self.screenshot.stem}-overlay{self.screenshot.suffix or '.png'}"
                     ),
                 )
-        words = len(self.window.current_transcript().words)
+        words = len(self.window.text.current_transcript().words)
         log.info("played %s: %d words", self.path.name, words)
         if self.exit_when_done:
             self._exit(0 if words else 1, None if words else "no words were recognized")
@@ -109,8 +109,7 @@ class PlayDriver(QObject):
         self.exit_code = code
         if message:
             print(f"livecap: {message}", file=sys.stderr, flush=True)
-        self.window.mark_saved()  # a demo's text needs no confirmation to close
-        if self.window.overlay is not None:
-            self.window.overlay.close()
+        self.window.text.mark_saved()  # a demo's text needs no confirmation to close
+        self.window.overlay_controller.close()
         self.window.close()
         QApplication.instance().exit(code)

@@ -76,6 +76,8 @@ _PUBLIC = {
     "install_model": ("engine.vosk_models.install", "install_model"),
     "DownloadError": ("engine.vosk_models.errors", "DownloadError"),
     "DownloadCancelled": ("engine.vosk_models.errors", "DownloadCancelled"),
+    # privacy: ONNX Runtime's telemetry off, before anything imports it
+    "disable_telemetry": ("engine.punctuation.runtime", "disable_telemetry"),
     # files and folders
     "journal_dir": ("engine.files.paths", "journal_dir"),
     "vosk_models_dir": ("engine.files.paths", "vosk_models_dir"),
@@ -118,6 +120,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; the same names as _PUBL
     from engine.punctuation.engine_thread import EngineFailed
     from engine.punctuation.latency import LatencyMap, LatencySetting
     from engine.punctuation.model import ModelConfig, ModelError, PunctuationModel, default_model_dir
+    from engine.punctuation.runtime import disable_telemetry
     from engine.punctuation.settings import DecoderSettings
     from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled, Withdrawn
     from engine.session.batch import repunctuate

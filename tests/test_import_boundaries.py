@@ -266,9 +266,6 @@ def test_the_engine_never_imports_the_app(sites):
     check(found, "app/ imported by engine/")
 
 
-@pytest.mark.xfail(
-    strict=True, reason="app still imports engine internals; the lead switches it at the end of issue 14"
-)
 def test_the_app_uses_only_the_engines_public_api(sites):
     found = [
         site
@@ -281,11 +278,6 @@ def test_the_app_uses_only_the_engines_public_api(sites):
 # ---- cycles ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="three cycles being broken in issue 14: app/overlay/caption_overlay.py <-> app/overlay/menu.py, "
-    "training/export.py <-> training/prune.py, engine/cli/main.py <-> engine/cli/listen.py and transcribe.py",
-)
 def test_no_import_cycles(sites):
     graph = module_graph(sites, module_files(ROOT))
     cycles = import_cycles(graph)

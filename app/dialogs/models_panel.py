@@ -2,9 +2,9 @@
 
 Downloads and removals act at once on the models folder; they are file
 operations, not settings, so the dialog's Cancel does not undo them. A download
-runs on the thread pool (``download_worker``) behind a progress dialog with a
-Cancel button; its outcome lands in the status line under the list, in the
-engine's own words, which say what to do (offline, disk full, ...).
+runs as a ``ModelDownload`` job behind a progress dialog with a Cancel button; its
+outcome lands in the status line under the list, in the engine's own words, which say
+what to do (offline, disk full, ...).
 """
 
 from __future__ import annotations
@@ -25,10 +25,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.dialogs.download_progress import DownloadProgressDialog
 from app.theme import is_dark
-from app.workers.download import DownloadProgressDialog, ModelDownloadWorker
-from engine.files import paths
-from engine.vosk_models import catalogue as cat
+from app.workers.download import ModelDownload
+from engine import (
+    CatalogueEntry,
+    CatalogueError,
+    InstalledModel,
+    installed_models,
+    load_catalogue,
+    remove_model,
+    vosk_models_dir,
+)
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 
@@ -39,22 +47,22 @@ class ModelsPanel(QWidget):
 
     def __init__(
         self,
-        entries: tuple[cat.CatalogueEntry, ...] | None = None,
+        entries: tuple[CatalogueEntry, ...] | None = None,
         models_dir: str | Path | None = None,
         cache_dir: str | Path | None = None,
         pool: QThreadPool | None = None,
         parent: QWidget | None = None,
     ):
         super().__init__(parent)
-        self.models_dir = Path(models_dir) if models_dir is not None else paths.vosk_models_dir()
+        self.models_dir = Path(models_dir) if models_dir is not None else vosk_models_dir()
         self.cache_dir, self._pool = cache_dir, pool
-        self.worker: ModelDownloadWorker | None = None
+        self.download: ModelDownload | None = None
         self.progress_dialog: DownloadProgressDialog | None = None
         self._problem = ""
         if entries is None:
             try:
-                entries = cat.load_catalogue()
-            except cat.CatalogueError as exc:  # a packaging bug: say so, keep installed models usable
+                entries = load_catalogue()
+            except CatalogueError as exc:  # a packaging bug: say so, keep installed models usable
                 entries, self._problem = (), f"The model catalogue is unreadable ({exc}); reinstall livecap."
         self.entries = {e.name: e for e in entries}
 
@@ -98,8 +106,8 @@ class ModelsPanel(QWidget):
 
     # -- listing ----------------------------------------------------------------------------
 
-    def installed(self) -> list[cat.InstalledModel]:
-        return cat.installed_models(self.models_dir)
+    def installed(self) -> list[InstalledModel]:
+        return installed_models(self.models_dir)
 
     def installed_names(self) -> list[str]:
         return [m.name for m in self.installed()]
@@ -147,39 +155,38 @@ class ModelsPanel(QWidget):
 
     def _update_buttons(self, *_) -> None:
         name = self.selected_name()
-        busy = self.worker is not None
+        busy = self.download is not None
         installed = name is not None and self.tree.currentItem().text(3) == "Installed"
         self.download_button.setEnabled(not busy and name in self.entries and not installed)
         self.remove_button.setEnabled(not busy and installed)
 
     # -- download ---------------------------------------------------------------------------
 
-    def download_selected(self) -> ModelDownloadWorker | None:
-        """Start downloading the selected catalogue model; returns the worker (None if nothing to do)."""
+    def download_selected(self) -> ModelDownload | None:
+        """Start downloading the selected catalogue model; returns the download (None if nothing to do)."""
         entry = self.entries.get(self.selected_name() or "")
-        if entry is None or self.worker is not None:
+        if entry is None or self.download is not None:
             return None
-        self.worker = ModelDownloadWorker(entry, self.models_dir, self.cache_dir)
-        signals = self.worker.signals  # connected before it starts: a quick failure is not missed
-        signals.progress.connect(self.download_progress)
-        signals.finished.connect(self._on_finished)
-        signals.failed.connect(self._on_failed)
-        signals.cancelled.connect(self._on_cancelled)
-        signals.note.connect(self._set_status)
-        signals.done.connect(self._on_done)
-        self.progress_dialog = DownloadProgressDialog(self.worker, self)
+        download = self.download = ModelDownload(entry, self.models_dir, self.cache_dir)
+        # Connected before it starts: a quick failure is not missed.
+        download.progress.connect(self.download_progress)
+        download.done.connect(self._on_installed)
+        download.failed.connect(self._on_failed)
+        download.cancelled.connect(self._on_cancelled)
+        download.note.connect(self._set_status)
+        download.finished.connect(self._on_finished)
+        self.progress_dialog = DownloadProgressDialog(download, self)
         self.progress_dialog.setWindowModality(Qt.WindowModality.WindowModal)
         self.progress_dialog.show()
         self._set_status(f"Downloading {entry.name}…")
         self._update_buttons()
-        (self._pool or QThreadPool.globalInstance()).start(self.worker)
-        return self.worker
+        return download.start(self._pool)
 
     def cancel_download(self) -> None:
-        if self.worker is not None:
-            self.worker.cancel()
+        if self.download is not None:
+            self.download.cancel()
 
-    def _on_finished(self, path: str) -> None:
+    def _on_installed(self, path: str) -> None:
         name = Path(path).name
         self.refresh()
         self.select(name)
@@ -194,8 +201,8 @@ class ModelsPanel(QWidget):
             "Download cancelled. The part already downloaded is kept: downloading again resumes it."
         )
 
-    def _on_done(self) -> None:
-        self.worker = None
+    def _on_finished(self) -> None:
+        self.download = None
         self.progress_dialog = None
         self._update_buttons()
 
@@ -214,7 +221,7 @@ class ModelsPanel(QWidget):
 
     def remove_selected(self) -> bool:
         name = self.selected_name()
-        if name is None or name not in self.installed_names() or self.worker is not None:
+        if name is None or name not in self.installed_names() or self.download is not None:
             return False
         if not self.confirm(
             "Remove speech model",
@@ -222,7 +229,7 @@ class ModelsPanel(QWidget):
         ):
             return False
         try:
-            removed = cat.remove_model(name, self.models_dir)
+            removed = remove_model(name, self.models_dir)
         except (OSError, ValueError) as exc:
             self._set_status(f"Could not remove {name}: {getattr(exc, 'strerror', None) or exc}.", error=True)
             return False

@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
-from engine.transcript.journal import JournalContents, mark_recovered, recover
+from engine import JournalContents, mark_recovered
+from engine import recover_journal as recover
 
 log = logging.getLogger(__name__)
 PREVIEW_WORDS = 14
@@ -117,3 +118,18 @@ class RecoveryDialog(QDialog):
             mark_recovered(contents.path)
         except OSError as exc:  # read-only folder: restoring still works, it will be offered again
             log.warning("cannot mark %s recovered: %s", contents.path, exc)
+
+
+def offer_recovery(journal_dir, parent=None) -> RecoveryDialog | None:
+    """Open the dialog (window-modal) when sessions in ``journal_dir`` crashed; None when none did,
+    or when the folder cannot be read (logged: start-up goes on)."""
+    try:
+        found = unfinished_sessions(journal_dir)
+    except OSError as exc:
+        log.warning("cannot look for unfinished sessions: %s", exc)
+        return None
+    if not found:
+        return None
+    dialog = RecoveryDialog(found, parent)
+    dialog.open()
+    return dialog

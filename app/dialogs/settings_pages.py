@@ -1,14 +1,20 @@
-"""The settings dialog's five pages (Recognition, Audio, Punctuation, Overlay, Journal): the
-controls and their labels, hints, buddies and accessible names. A mixin of ``SettingsDialog``,
-which owns what the controls mean: loading, validating and saving the values. Kept apart so
-that adding a control is one place to look, and the dialog's logic stays short.
+"""The settings dialog's five pages (Recognition, Audio, Punctuation, Overlay, Journal).
+
+Each page is a widget that owns its controls (with their labels, hints, buddies and accessible
+names) and says which setting each control shows: ``controls()`` maps a ``Key`` to the pair
+(read the control, write the control). A page whose values can be wrong in a way that would
+only show later, mid-meeting, says so in ``validate()``. ``SettingsDialog`` loads, compares and
+saves the values; it never reaches into a page's controls itself.
 """
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -28,8 +34,48 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.overlay.caption_overlay import CLICK_THROUGH_SHORTCUT
-from engine.files import paths
+from app import settings as keys
+from app.dialogs.models_panel import ModelsPanel
+from app.overlay.options import CLICK_THROUGH_SHORTCUT, MAX_FONT, MAX_LINES, MIN_FONT, MIN_LINES
+from app.settings import Key
+from app.workers.jobs import Job
+from app.workers.sources import scan_devices
+from engine import journal_dir
+
+Controls = dict[Key, tuple[Callable[[], Any], Callable[[Any], None]]]
+Problem = tuple[QWidget, str]  # the control concerned, and what to do about it
+
+
+def _select(box: QComboBox, data: Any, missing_label: str | None = None) -> None:
+    """Select the item holding ``data``; add it (labelled ``missing_label``) when absent."""
+    index = box.findData(data)
+    if index < 0 and missing_label is not None:
+        box.addItem(missing_label, data)
+        index = box.count() - 1
+    box.setCurrentIndex(max(index, 0))
+
+
+def check_writable_folder(text: str) -> str | None:
+    """None when ``text`` names a folder livecap can write to (created if missing); else why not."""
+    path = Path(text).expanduser()
+    if not path.is_absolute():
+        return (
+            f"“{text}” is not a full path. Choose a folder with Browse…, or type a path starting with / or ~."
+        )
+    try:
+        if path.exists() and not path.is_dir():
+            return f"{path} is a file, not a folder. Choose a folder."
+        path.mkdir(parents=True, exist_ok=True)
+        # os.access can be wrong (read-only mounts, ACLs): writing a file is the only real test.
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        return (
+            f"livecap cannot write journals to {path} ({why}). Choose another folder, "
+            "or fix that folder's permissions."
+        )
+    return None
 
 
 def _combo(name: str, items: list[tuple[str, Any]] = ()) -> QComboBox:
@@ -53,11 +99,30 @@ def _row(*widgets: QWidget) -> QHBoxLayout:
     return row
 
 
-class SettingsPages:
-    """Needs from the dialog: ``models`` (the ModelsPanel), ``_refresh_model_choice`` and
-    ``scan_devices``."""
+def _set_buddy(form: QFormLayout, row: int, widget: QWidget) -> None:
+    # addRow(str, layout) makes a label with no buddy; point its mnemonic at the control.
+    label = form.itemAt(row, QFormLayout.ItemRole.LabelRole).widget()
+    if isinstance(label, QLabel):
+        label.setBuddy(widget)
 
-    def _recognition_page(self) -> QWidget:
+
+class SettingsPage(QWidget):
+    """One tab of the settings dialog."""
+
+    def controls(self) -> Controls:
+        raise NotImplementedError
+
+    def validate(self) -> Problem | None:
+        """The first problem on this page, or None when its values can be saved."""
+        return None
+
+
+class RecognitionPage(SettingsPage):
+    """The recognizer, the Vosk model to use, and the model manager (``ModelsPanel``)."""
+
+    def __init__(self, models: ModelsPanel, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.models = models
         self.recognizer = _combo(
             "Speech recognizer",
             [
@@ -67,18 +132,62 @@ class SettingsPages:
             ],
         )
         self.model_choice = _combo("Vosk model to use")
-        self._refresh_model_choice()
-        page = QWidget()
+        self.refresh_model_choice()
         form = QFormLayout()
         form.addRow("Recogni&zer:", self.recognizer)
         form.addRow("Model &to use:", self.model_choice)
-        layout = QVBoxLayout(page)
+        layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(QLabel("Vosk speech models (downloads and removals take effect at once):"))
-        layout.addWidget(self.models)
-        return page
+        layout.addWidget(models)
+        models.installed_changed.connect(self.refresh_model_choice)
 
-    def _audio_page(self) -> QWidget:
+    def controls(self) -> Controls:
+        return {
+            keys.RECOGNIZER: (self.recognizer.currentData, lambda v: _select(self.recognizer, v)),
+            keys.VOSK_MODEL: (
+                self.model_choice.currentData,
+                lambda v: _select(self.model_choice, v, f"{v} (not installed)"),
+            ),
+        }
+
+    def validate(self) -> Problem | None:
+        model, installed = self.model_choice.currentData(), self.models.installed_names()
+        if self.recognizer.currentData() != "pocketsphinx":
+            if model and model not in installed and not Path(model).expanduser().is_dir():
+                return self.model_choice, (
+                    f"The Vosk model {model} is not installed. Download it on the "
+                    "Recognition page, or choose another model."
+                )
+            if self.recognizer.currentData() == "vosk" and not model and not installed:
+                return self.recognizer, (
+                    "Vosk needs a speech model and none is installed. Download one "
+                    "below (the small English one is 40 MB), or choose Automatic."
+                )
+        return None
+
+    def refresh_model_choice(self) -> None:
+        """List the installed models (after a download or a removal), keeping the choice."""
+        current = self.model_choice.currentData() if self.model_choice.count() else None
+        installed = self.models.installed_names()
+        self.model_choice.clear()
+        self.model_choice.addItem("Automatic: the first installed model", "")
+        for name in installed:
+            self.model_choice.addItem(name, name)
+        if current is not None:
+            _select(
+                self.model_choice, current, None if current in installed else f"{current} (not installed)"
+            )
+
+
+class AudioPage(SettingsPage):
+    """What to caption (microphone or system audio) and which device; lists the devices on the
+    thread pool, since PortAudio and pactl can be slow."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._other_source = "mic"  # a kind the radios cannot show ("file"): kept unless one is picked
+        self._scan: Job | None = None
         self.mic_radio = QRadioButton("&Microphone")
         self.mic_radio.setAccessibleName("Caption the microphone")
         self.system_radio = QRadioButton("&System audio (what you hear: a meeting, a video)")
@@ -93,16 +202,82 @@ class SettingsPages:
         self.rescan.clicked.connect(self.scan_devices)
         self.device_status = QLabel("Looking for audio devices…", wordWrap=True)
         self.device_status.setAccessibleName("Audio device status")
-        page = QWidget()
-        form = QFormLayout(page)
+        form = QFormLayout(self)
         form.addRow("Caption:", _row(self.mic_radio, self.system_radio))
         form.addRow("M&icrophone:", self.input_device)
         form.addRow("System au&dio source:", self.monitor_device)
         form.addRow("", _row(self.rescan))
         form.addRow("", self.device_status)
-        return page
 
-    def _captions_page(self) -> QWidget:
+    def controls(self) -> Controls:
+        return {
+            keys.SOURCE_KIND: (self.source_kind, self.set_source_kind),
+            keys.INPUT_DEVICE: (self.input_device.currentData, lambda v: _select(self.input_device, v, v)),
+            keys.MONITOR_DEVICE: (
+                self.monitor_device.currentData,
+                lambda v: _select(self.monitor_device, v, v),
+            ),
+        }
+
+    def source_kind(self) -> str:
+        if self.mic_radio.isChecked():
+            return "mic"
+        if self.system_radio.isChecked():
+            return "system"
+        return self._other_source
+
+    def set_source_kind(self, kind: str) -> None:
+        self._other_source = kind
+        self.mic_radio.setChecked(kind == "mic")
+        self.system_radio.setChecked(kind == "system")
+
+    def scan_devices(self) -> None:
+        """List microphones and monitors on the thread pool."""
+        if self._scan is not None:
+            return
+        self.rescan.setEnabled(False)
+        self.device_status.setText("Looking for audio devices…")
+        # Parented to the application: the scan may outlive this dialog, and a Job must
+        # outlive its pool thread.
+        job = Job(lambda report, cancelled: scan_devices(), QCoreApplication.instance())
+        job.done.connect(self._fill_devices)
+        job.failed.connect(self.device_status.setText)
+        job.finished.connect(self._scan_finished)
+        job.finished.connect(job.deleteLater)
+        self._scan = job.start()
+
+    def _scan_finished(self) -> None:
+        self._scan = None
+        self.rescan.setEnabled(True)
+
+    def _fill_devices(self, scan) -> None:
+        mic, monitor = self.input_device.currentData(), self.monitor_device.currentData()
+        self.input_device.clear()
+        default = f" ({scan.default_microphone})" if scan.default_microphone else ""
+        self.input_device.addItem(f"System default microphone{default}", "")
+        for name in scan.microphones:
+            self.input_device.addItem(name, name)
+        self.monitor_device.clear()
+        self.monitor_device.addItem("Default output (what you hear)", "")
+        for name, description in scan.monitors:
+            self.monitor_device.addItem(description if description != name else name, name)
+        # A saved device that is unplugged right now stays selected, marked, rather than lost.
+        _select(self.input_device, mic, f"{mic} (not connected)" if mic else None)
+        _select(self.monitor_device, monitor, f"{monitor} (not available)" if monitor else None)
+        problems = [p for p in (scan.microphone_problem, scan.monitor_problem) if p]
+        self.device_status.setText(
+            " ".join(problems)
+            if problems
+            else f"Found {len(scan.microphones)} microphone(s) and "
+            f"{len(scan.monitors)} system audio source(s)."
+        )
+
+
+class PunctuationPage(SettingsPage):
+    """Latency, the pause threshold, casing and the profanity mask."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
         self.latency = QSlider(Qt.Orientation.Horizontal, minimum=0, maximum=100, singleStep=5, pageStep=10)
         self.latency.setAccessibleName("Punctuation: faster (0) to more accurate (100)")
         self.latency.setTickPosition(QSlider.TickPosition.TicksBelow)
@@ -115,8 +290,7 @@ class SettingsPages:
         self.casing.setAccessibleName("Capitalise sentences and names")
         self.profanity = QCheckBox("Mas&k profanity on screen (f***); saved transcripts keep every word")
         self.profanity.setAccessibleName("Mask profanity on screen")
-        page = QWidget()
-        form = QFormLayout(page)
+        form = QFormLayout(self)
         form.addRow("&Latency:", _row(QLabel("Faster"), self.latency, QLabel("More accurate")))
         form.addRow(
             "",
@@ -130,14 +304,26 @@ class SettingsPages:
         form.addRow("", _hint("A silence at least this long counts as a hint of a sentence break."))
         form.addRow("", self.casing)
         form.addRow("", self.profanity)
-        self._set_buddy(form, 0, self.latency)
-        return page
+        _set_buddy(form, 0, self.latency)
 
-    def _overlay_page(self) -> QWidget:
-        self.lines = QSpinBox(minimum=1, maximum=4)
+    def controls(self) -> Controls:
+        return {
+            keys.LATENCY: (self.latency.value, lambda v: self.latency.setValue(int(v))),
+            keys.PAUSE_THRESHOLD: (lambda: round(self.pause.value(), 2), self.pause.setValue),
+            keys.CASING: (self.casing.isChecked, self.casing.setChecked),
+            keys.PROFANITY_MASK: (self.profanity.isChecked, self.profanity.setChecked),
+        }
+
+
+class OverlayPage(SettingsPage):
+    """The caption overlay's lines, text size, background and click-through."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.lines = QSpinBox(minimum=MIN_LINES, maximum=MAX_LINES)
         self.lines.setAccessibleName("Overlay lines")
         self.lines.setMaximumWidth(140)
-        self.font_size = QSpinBox(minimum=10, maximum=96, suffix=" pt")
+        self.font_size = QSpinBox(minimum=MIN_FONT, maximum=MAX_FONT, suffix=" pt")
         self.font_size.setAccessibleName("Overlay text size in points")
         self.font_size.setMaximumWidth(140)
         self.opacity = QSlider(Qt.Orientation.Horizontal, minimum=0, maximum=100, singleStep=5, pageStep=10)
@@ -149,8 +335,7 @@ class SettingsPages:
             f"(toggle with {CLICK_THROUGH_SHORTCUT} or the tray menu)"
         )
         self.click_through.setAccessibleName("Overlay click-through")
-        page = QWidget()
-        form = QFormLayout(page)
+        form = QFormLayout(self)
         form.addRow("L&ines:", self.lines)
         form.addRow("&Text size:", self.font_size)
         form.addRow("&Background:", _row(self.opacity, self.opacity_value))
@@ -163,37 +348,52 @@ class SettingsPages:
                 "overlay to change them there, Ctrl+wheel changes the text size."
             ),
         )
-        self._set_buddy(form, 2, self.opacity)
-        return page
+        _set_buddy(form, 2, self.opacity)
 
-    def _journal_page(self) -> QWidget:
-        self.journal = QLineEdit(placeholderText=f"Default: {paths.journal_dir()}")
-        self.journal.setAccessibleName("Journal folder; empty for the default")
-        self.journal.setClearButtonEnabled(True)
+    def controls(self) -> Controls:
+        return {
+            keys.OVERLAY_LINES: (self.lines.value, lambda v: self.lines.setValue(int(v))),
+            keys.OVERLAY_FONT_SIZE: (self.font_size.value, lambda v: self.font_size.setValue(int(v))),
+            keys.OVERLAY_OPACITY: (lambda: self.opacity.value() / 100, self._set_opacity),
+            keys.OVERLAY_CLICK_THROUGH: (self.click_through.isChecked, self.click_through.setChecked),
+        }
+
+    def _set_opacity(self, value) -> None:
+        self.opacity.setValue(round(float(value) * 100))
+        self.opacity_value.setText(f"{self.opacity.value()} %")  # also when the value did not change
+
+
+class JournalPage(SettingsPage):
+    """The folder session journals are written to."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.folder = QLineEdit(placeholderText=f"Default: {journal_dir()}")
+        self.folder.setAccessibleName("Journal folder; empty for the default")
+        self.folder.setClearButtonEnabled(True)
         browse = QPushButton("&Browse…")
         browse.setAccessibleName("Choose the journal folder")
-        browse.clicked.connect(self._browse_journal)
+        browse.clicked.connect(self._browse)
         note = QLabel(
             "livecap writes every session to a journal as it goes, so a crash or a power "
             "cut loses no captions. Leave empty to use the default folder.",
             wordWrap=True,
         )
-        page = QWidget()
-        form = QFormLayout(page)
-        form.addRow("&Folder:", _row(self.journal, browse))
+        form = QFormLayout(self)
+        form.addRow("&Folder:", _row(self.folder, browse))
         form.addRow("", note)
-        self._set_buddy(form, 0, self.journal)
-        return page
+        _set_buddy(form, 0, self.folder)
 
-    @staticmethod
-    def _set_buddy(form: QFormLayout, row: int, widget: QWidget) -> None:
-        # addRow(str, layout) makes a label with no buddy; point its mnemonic at the control.
-        label = form.itemAt(row, QFormLayout.ItemRole.LabelRole).widget()
-        if isinstance(label, QLabel):
-            label.setBuddy(widget)
+    def controls(self) -> Controls:
+        return {keys.JOURNAL_DIR: (lambda: self.folder.text().strip(), self.folder.setText)}
 
-    def _browse_journal(self) -> None:
-        start = self.journal.text().strip() or str(paths.journal_dir())
+    def validate(self) -> Problem | None:
+        folder = self.folder.text().strip()
+        problem = check_writable_folder(folder) if folder else None
+        return (self.folder, problem) if problem else None
+
+    def _browse(self) -> None:
+        start = self.folder.text().strip() or str(journal_dir())
         folder = QFileDialog.getExistingDirectory(self, "Choose the journal folder", start)
         if folder:
-            self.journal.setText(folder)
+            self.folder.setText(folder)

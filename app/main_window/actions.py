@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QPushButton
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
+from app.overlay.options import CLICK_THROUGH_SHORTCUT
 
 SHORTCUTS = {  # also listed in the README's App section and in Help → Keyboard shortcuts
     "start_stop": "Ctrl+R",
@@ -23,7 +24,7 @@ SHORTCUTS = {  # also listed in the README's App section and in Help → Keyboar
     "clear": "Ctrl+Shift+L",
     "play_file": "Ctrl+O",
     "overlay": "Ctrl+Shift+O",
-    "click_through": "Ctrl+Shift+T",  # bound by the overlay's own action, not here
+    "click_through": CLICK_THROUGH_SHORTCUT,  # bound by the overlay's own action, not here
     "settings": "Ctrl+,",
     "larger": "Ctrl++",
     "smaller": "Ctrl+-",
@@ -73,32 +74,31 @@ class ActionButton(QPushButton):
 
 
 def build_actions(window) -> Actions:
-    """Create the actions, connect them to ``window``'s slots and fill its menu bar."""
+    """Create the actions on ``window`` and fill its menu bar; the window connects them."""
 
-    def make(name, text, slot, checkable=False):
+    def make(name, text, checkable=False):
         action = QAction(text, window, checkable=checkable)
         if name in SHORTCUTS and name != "click_through":
             action.setShortcut(QKeySequence(SHORTCUTS[name]))
         if name == "larger":
             action.setShortcuts([QKeySequence("Ctrl++"), QKeySequence("Ctrl+=")])
-        action.triggered.connect(slot)
         window.addAction(action)  # shortcuts work even while the menu bar is hidden
         return action
 
     a = Actions(
-        start_stop=make("start_stop", "&Start", window.toggle_start),
-        pause=make("pause", "&Pause", window.toggle_pause),
-        export=make("export", "&Export…", window.export_dialog),
-        copy_all=make("copy_all", "&Copy all", window.copy_all),
-        clear=make("clear", "C&lear", window.clear),
-        play_file=make("play_file", "Play a &file…", window.choose_file),
-        overlay=make("overlay", "Show caption &overlay", window.set_overlay_visible, checkable=True),
-        settings=make("settings", "&Settings…", window.open_settings),
-        download_model=make("download_model", "&Download the English speech model…", window.download_model),
-        larger=make("larger", "&Larger text", lambda: window.change_font_size(+2)),
-        smaller=make("smaller", "&Smaller text", lambda: window.change_font_size(-2)),
-        shortcuts_help=make("shortcuts_help", "&Keyboard shortcuts", window.show_shortcuts),
-        quit=make("quit", "&Quit", window.close),
+        start_stop=make("start_stop", "&Start"),
+        pause=make("pause", "&Pause"),
+        export=make("export", "&Export…"),
+        copy_all=make("copy_all", "&Copy all"),
+        clear=make("clear", "C&lear"),
+        play_file=make("play_file", "Play a &file…"),
+        overlay=make("overlay", "Show caption &overlay", checkable=True),
+        settings=make("settings", "&Settings…"),
+        download_model=make("download_model", "&Download the English speech model…"),
+        larger=make("larger", "&Larger text"),
+        smaller=make("smaller", "&Smaller text"),
+        shortcuts_help=make("shortcuts_help", "&Keyboard shortcuts"),
+        quit=make("quit", "&Quit"),
     )
     bar = window.menuBar()
     file_menu = bar.addMenu("&File")

@@ -32,8 +32,7 @@ from PySide6.QtWidgets import QTextEdit, QToolButton
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
 from app.profanity import mask as mask_word
-from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled, Withdrawn
-from engine.transcript.transcript import ParagraphRule, Transcript
+from engine import Appended, ParagraphRule, Provisional, Retracted, Settled, Transcript, Withdrawn
 
 SETTLED, PROVISIONAL, PARTIAL = "settled", "provisional", "partial"
 PARAGRAPHS = ParagraphRule()  # the exports' rule too: Stop must not reflow the text

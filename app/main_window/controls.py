@@ -1,12 +1,12 @@
-"""The dictation window's small widgets: notice banners, the input level meter, the source
-picker and the latency slider. Each has an accessible name and works from the keyboard."""
+"""The dictation window's small widgets: notice banners, the input level meter, the session
+clock, the source picker and the latency slider. Each has an accessible name and works from the keyboard."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QElapsedTimer, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
 from app.workers.sources import DeviceScan, SourceChoice
-from engine.punctuation.latency import LatencyMap, LatencySetting
+from engine import LatencyMap, LatencySetting
 
 # Fixed colours rather than the palette's: a warning must look like one in any theme, and
 # these pairs keep a contrast above 7:1.
@@ -120,6 +120,39 @@ class LevelMeter(QProgressBar):
         db = 20 * math.log10(rms) if rms > 1e-6 else self.FLOOR_DB
         level = round(100 * (max(self.FLOOR_DB, min(0.0, db)) - self.FLOOR_DB) / -self.FLOOR_DB)
         self.setValue(max(level, self.value() - 6))
+
+
+class ElapsedClock(QLabel):
+    """Time captioned in this session as h:mm:ss; pauses (and starting or stopping) not counted."""
+
+    def __init__(self, parent=None):
+        super().__init__("0:00:00", parent)
+        self.setAccessibleName("Elapsed time")
+        self.setToolTip("Time captioned in this session (pauses not counted)")
+        self._running = QElapsedTimer()  # since the current run began
+        self._before = 0  # ms captioned before the current run
+        self._timer = QTimer(self, interval=500, timeout=self._show)
+
+    def reset(self) -> None:
+        """A new session: count from zero at its first run."""
+        self._before = 0
+
+    def run(self) -> None:
+        self._running.start()
+        self._timer.start()
+        self._show()
+
+    def halt(self) -> None:
+        if self._running.isValid():
+            self._before += self._running.elapsed()
+            self._running.invalidate()
+        self._timer.stop()
+        self._show()
+
+    def _show(self) -> None:
+        ms = self._before + (self._running.elapsed() if self._running.isValid() else 0)
+        seconds = ms // 1000
+        self.setText(f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}")
 
 
 class SourcePicker(QComboBox):

@@ -27,8 +27,7 @@ import difflib
 import re
 from collections.abc import Callable
 
-from engine.transcript.transcript import Transcript, TranscriptWord
-from engine.words import apply_case
+from engine import Transcript, TranscriptWord, apply_case
 
 _MARKS = {",": "comma", ";": "comma", ":": "comma", ".": "period", "?": "question"}
 _CORE = re.compile(r"[\w'’-]+")

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.session.batch import repunctuate
-from engine.transcript.export import FORMATS, export, format_from_path
-from engine.transcript.transcript import Transcript, TranscriptWord
+from engine import EXPORT_FORMATS as FORMATS
+from engine import Transcript, TranscriptWord, repunctuate
+from engine import export_format_from_path as format_from_path
+from engine import export_transcript as export
 
 FILTERS = {
     "txt": "Plain text (*.txt)",

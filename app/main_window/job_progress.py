@@ -12,22 +12,6 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QW
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
 
 
-class JobCancelled(Exception):
-    """Raised inside a job's function when the user cancelled it (see ``cancellable``)."""
-
-
-def cancellable(report, cancelled):
-    """A progress callback for engine code: reports progress, and raises ``JobCancelled``
-    once the user has cancelled, which stops the work at its next progress point."""
-
-    def progress(done, total) -> None:
-        if cancelled.is_set():
-            raise JobCancelled()
-        report(done, total)
-
-    return progress
-
-
 class JobProgress(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -52,7 +36,9 @@ class JobProgress(QWidget):
         self.button.setAccessibleName(f"{cancel_text}: {what.lower()}")
         self.button.setEnabled(True)
         job.progress.connect(lambda done, total, job=job: self._on_progress(job, done, total))
-        job.finished.connect(lambda job=job: self._on_finished(job))
+        # Gone as soon as the outcome is known, before its slots show the result.
+        for outcome in (job.done, job.failed, job.cancelled):
+            outcome.connect(lambda *_, job=job: self._on_finished(job))
         self.show()
 
     def cancel(self) -> None:

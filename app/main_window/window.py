@@ -1,11 +1,13 @@
 """The dictation window: live captions in large text, and the controls to run a session.
 
 The window only asks and shows. Sessions run in ``SessionBridge`` (engine threads plus a
-worker pool), slow jobs (device scans, re-punctuation, exports, downloads) in ``Job``s,
-so the UI thread never waits. Sources and their problems are handled in ``WindowSources``;
-overlay, settings, tray, model download and crash recovery are wired in ``WindowExtras``; the
-finished text (re-punctuation, editing, copy, export) in ``WindowText``; the commands and their
-shortcuts are in ``window_actions``.
+serial job runner), slow work (device scans, re-punctuation, exports, downloads) in ``Job``s,
+so the UI thread never waits. The window is composed of parts that own their state:
+``SourcesController`` (the source picker, device scan and audio banner),
+``TranscriptController`` (the finished text: re-punctuation, editing, copy, export),
+``OverlayController`` (the caption overlay) and ``ModelOffer`` (the speech-model banner and
+download). The window runs the session, and wires the parts, the settings dialog, the tray
+and crash recovery together; the commands and their shortcuts are in ``actions``.
 """
 
 from __future__ import annotations
@@ -13,27 +15,28 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QElapsedTimer, QTimer, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QMessageBox, QVBoxLayout, QWidget
 
 from app import settings as keys
-from app.main_window.actions import ActionButton, build_actions
+from app.dialogs.recovery import RecoveryDialog, offer_recovery
+from app.main_window.actions import ActionButton, build_actions, shortcuts_text
 from app.main_window.caption_view import CaptionView
-from app.main_window.controls import BannerArea, LatencyControl, LevelMeter, SourcePicker
+from app.main_window.controls import BannerArea, ElapsedClock, LatencyControl, LevelMeter
 from app.main_window.job_progress import JobProgress
-from app.main_window.window_extras import WindowExtras
-from app.main_window.window_sources import WindowSources
-from app.main_window.window_text import WindowText
-from app.workers.jobs import Job
+from app.main_window.live_settings import apply_live
+from app.main_window.model_offer import ModelOffer
+from app.main_window.overlay_controller import OverlayController
+from app.main_window.sources_controller import SourcesController
+from app.main_window.transcript_controller import TranscriptController
+from app.workers.jobs import JobRunner
 from app.workers.session_bridge import IDLE, PAUSED, RUNNING, STARTING, STOPPING, SessionBridge, SessionSpec
-from app.workers.sources import SourceChoice
-from engine.punctuation.latency import LatencyMap
-from engine.transcript.transcript import Transcript
+from engine import LatencyMap, Transcript
 
 log = logging.getLogger(__name__)
 
 
-class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
+class DictationWindow(QMainWindow):
     models_ready = Signal()  # recognizer and punctuation model loaded: Start is instant
     session_done = Signal()  # a finished session's transcript is shown (re-punctuated, editable)
 
@@ -51,33 +54,51 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
         self.journal_dir = journal_dir
         self.bridge = bridge or SessionBridge(self)
         self.realtime = True  # files are paced like live audio (tests switch it off)
-        self.final_transcript: Transcript | None = None  # the finished text edits are made against
-        self._saved_text: str | None = None  # the finished text as last exported or copied
         self.confirm_on_close = True
-        self.last_scan = None
-        self.jobs: list[Job] = []  # running jobs (a Job must outlive its run)
+        self.jobs = JobRunner(self)  # the window's background jobs; closing cancels them
+        self.tray = None
+        self.settings_dialog = None
+        self.recovery_dialog = None
         self._close_when_idle = False
         self.setWindowTitle("livecap — live captions")
         self.setAccessibleName("livecap dictation window")
         self.commands = build_actions(self)
         self._build()
-        self.init_extras()
-        self._connect_bridge()
-        self._restore_settings()
+        self._connect()
+        self.sources.restore()
+        geometry = self.settings.get_raw("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
         self._on_state(IDLE)
 
     # -- layout ------------------------------------------------------------------------------------
     def _build(self) -> None:
         a = self.commands
+        self.banners = BannerArea()
+        self.view = CaptionView(font_size=self.settings.get(keys.WINDOW_FONT_SIZE))
+        self.view.mask_profanity = self.settings.get(keys.PROFANITY_MASK)
+        self.view.set_builder(self.bridge.builder)
+        self.job_progress = JobProgress()
+        self.sources = SourcesController(self.settings, self.banners, self.jobs, self)
+        self.text = TranscriptController(
+            self.settings,
+            self.bridge,
+            self.view,
+            self.banners,
+            self.job_progress,
+            self.jobs,
+            self.model_dir,
+            self,
+        )
+        self.overlay_controller = OverlayController(self.settings, self.view, a, self)
+        self.model_offer = ModelOffer(self.banners, self.jobs, self)
+
         self.start_button = ActionButton(a.start_stop)
         self.pause_button = ActionButton(a.pause)
-        self.elapsed_label = QLabel("0:00:00")
-        self.elapsed_label.setAccessibleName("Elapsed time")
-        self.elapsed_label.setToolTip("Time captioned in this session (pauses not counted)")
+        self.elapsed_label = ElapsedClock()
         self.meter = LevelMeter()
-        self.picker = SourcePicker()
         source_label = QLabel("S&ource:")
-        source_label.setBuddy(self.picker)
+        source_label.setBuddy(self.sources.picker)
         self.latency = LatencyControl(self._latency_map(), self.settings.get(keys.LATENCY))
         top = QHBoxLayout()
         for widget in (
@@ -86,15 +107,11 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
             self.elapsed_label,
             self.meter,
             source_label,
-            self.picker,
+            self.sources.picker,
         ):
             top.addWidget(widget)
         top.addStretch(1)
         top.addWidget(self.latency)
-        self.banners = BannerArea()
-        self.view = CaptionView(font_size=self.settings.get(keys.WINDOW_FONT_SIZE))
-        self.view.mask_profanity = self.settings.get(keys.PROFANITY_MASK)
-        self.view.set_builder(self.bridge.builder)
         bottom = QHBoxLayout()
         for action in (a.copy_all, a.clear, a.export):
             bottom.addWidget(ActionButton(action))
@@ -102,7 +119,6 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
         self.words_label = QLabel("")
         self.words_label.setAccessibleName("Word count")
         bottom.addWidget(self.words_label)
-        self.job_progress = JobProgress()
         self.statusBar().addPermanentWidget(self.job_progress)
         layout = QVBoxLayout()
         layout.addLayout(top)
@@ -112,16 +128,10 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
         central = QWidget()
         central.setLayout(layout)
         self.setCentralWidget(central)
-        self.picker.choice_changed.connect(self._on_source_chosen)
-        self.picker.file_requested.connect(self.choose_file)
-        self.latency.changed.connect(self._on_latency)
-        self._elapsed = QElapsedTimer()
-        self._elapsed_before = 0  # ms captioned before the current run (pauses excluded)
-        self._clock = QTimer(self, interval=500, timeout=self._tick)
         self.resize(1000, 640)
 
     def _latency_map(self) -> LatencyMap:
-        from engine.punctuation.model import ModelConfig, ModelError, default_model_dir
+        from engine import ModelConfig, ModelError, default_model_dir
 
         folder = self.model_dir or default_model_dir()
         try:
@@ -130,7 +140,33 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
         except ModelError:  # a broken model is reported when a session loads it
             return LatencyMap.for_model(None, 1.0, 4)
 
-    def _connect_bridge(self) -> None:
+    def _connect(self) -> None:
+        a, text, overlay = self.commands, self.text, self.overlay_controller
+        for action, slot in (
+            (a.start_stop, self.toggle_start),
+            (a.pause, self.toggle_pause),
+            (a.export, text.export_dialog),
+            (a.copy_all, text.copy_all),
+            (a.clear, text.clear),
+            (a.play_file, self.sources.choose_file),
+            (a.overlay, overlay.set_visible),
+            (a.settings, self.open_settings),
+            (a.download_model, self.model_offer.start_download),
+            (a.larger, lambda: self.change_font_size(+2)),
+            (a.smaller, lambda: self.change_font_size(-2)),
+            (a.shortcuts_help, self.show_shortcuts),
+            (a.quit, self.close),
+        ):
+            action.triggered.connect(slot)
+        self.latency.changed.connect(self._on_latency)
+        show = self.statusBar().showMessage
+        text.status.connect(show)
+        text.final_shown.connect(self._update_text_actions)
+        text.final_shown.connect(self.session_done)
+        text.cleared.connect(overlay.feed)
+        text.cleared.connect(self._update_text_actions)
+        self.model_offer.status.connect(show)
+        self.model_offer.installed.connect(self._on_model_installed)
         b = self.bridge
         b.state_changed.connect(self._on_state)
         b.captions_changed.connect(self._on_captions)
@@ -140,25 +176,11 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
         b.ready.connect(self._on_ready)
         b.finished.connect(self._on_finished)
 
-    def _restore_settings(self) -> None:
-        self.restore_source()
-        geometry = self.settings.get_raw("window/geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-
-    def restore_source(self) -> None:
-        """The source from the settings (a file is never remembered: it falls back to the microphone)."""
-        kind = self.settings.get(keys.SOURCE_KIND)
-        device = self.settings.get(keys.MONITOR_DEVICE if kind == "system" else keys.INPUT_DEVICE)
-        self.picker.set_choice(
-            SourceChoice("system", device) if kind == "system" else SourceChoice("mic", device)
-        )
-
     # -- sessions ------------------------------------------------------------------------------------
     def spec(self) -> SessionSpec:
         s, setting = self.settings, self.latency.setting
         return SessionSpec(
-            source=self.picker.choice,
+            source=self.sources.choice,
             realtime=self.realtime,
             recognizer=s.get(keys.RECOGNIZER),
             vosk_model=s.get(keys.VOSK_MODEL),
@@ -184,14 +206,14 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
             self.bridge.stop()
 
     def start(self) -> bool:
-        if self.bridge.state != IDLE or (self.unsaved and not self.confirm_discard()):
+        if self.bridge.state != IDLE or (self.text.unsaved and not self.text.confirm_discard()):
             return False
         if not self.bridge.start(self.spec()):
             return False
-        self.final_transcript = None
+        self.text.forget_final()
         self.view.set_builder(self.bridge.builder)
         self.banners.hide_banner("error")
-        self._elapsed_before = 0
+        self.elapsed_label.reset()
         return True
 
     def toggle_pause(self) -> None:
@@ -208,54 +230,41 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
         a.start_stop.setEnabled(state in (IDLE, RUNNING, PAUSED))
         a.pause.setText("&Resume" if state == PAUSED else "&Pause")
         a.pause.setEnabled(running)
-        self.picker.setEnabled(state == IDLE)
+        self.sources.picker.setEnabled(state == IDLE)
         if state == RUNNING:
-            self._elapsed.start()
-            self._clock.start()
-            self.banners.hide_banner("audio")  # the source works after all
+            self.elapsed_label.run()
+            self.sources.hide_problem()  # the source works after all
             info = self.bridge.recognizer_info
             self.statusBar().showMessage(
-                f"Captioning {self.picker.choice.label}" + (f" with {info.name}" if info else "")
+                f"Captioning {self.sources.choice.label}" + (f" with {info.name}" if info else "")
             )
-        elif self._elapsed.isValid():
-            self._elapsed_before += self._elapsed.elapsed()
-            self._elapsed.invalidate()
+        else:
+            self.elapsed_label.halt()
         if state == PAUSED:
             self.statusBar().showMessage("Paused: audio is ignored until you resume (Ctrl+P)")
         elif state == STOPPING:
             self.statusBar().showMessage("Stopping: settling the last marks…")
         if state != RUNNING:
             self.meter.setValue(0)  # paused or stopped: no level to show
-        if not running:
-            self._clock.stop()
-        self._tick()
-        self.update_tray(running)
+        if self.tray is not None:
+            self.tray.set_running(running)
         self._update_text_actions()
         if state == IDLE and self._close_when_idle:
             self.close()
 
-    def _tick(self) -> None:
-        ms = self._elapsed_before + (self._elapsed.elapsed() if self._elapsed.isValid() else 0)
-        seconds = ms // 1000
-        self.elapsed_label.setText(f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}")
-
     def _on_captions(self, events: list, partial) -> None:
         self.view.apply(events, partial)
-        self.feed_overlay()
+        self.overlay_controller.feed()
         if events:
             self._update_text_actions()
 
     def _on_finished(self, transcript: Transcript) -> None:
         if self._close_when_idle:
             return
-        self.show_final(transcript)
+        self.text.show_final(transcript)
 
     def _update_text_actions(self) -> None:
-        count = (
-            len(self.final_transcript.words)
-            if self.final_transcript is not None and not self.view.live
-            else len(self.bridge.transcript.words)
-        )
+        count = self.text.word_count()
         self.commands.copy_all.setEnabled(count > 0)
         self.commands.clear.setEnabled(count > 0 and self.bridge.state == IDLE)
         self.commands.export.setEnabled(count > 0)
@@ -265,25 +274,102 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
         self.settings.set(keys.LATENCY, setting.value)
         self.bridge.set_latency(setting.threshold, setting.l_max)
 
-    # -- small things ------------------------------------------------------------------------------
-    def run_job(self, fn, done=None, failed=None) -> Job:
-        job = Job(fn, self)
-        if done is not None:
-            job.done.connect(done)
-        if failed is not None:
-            job.failed.connect(failed)
-        job.finished.connect(lambda: self.jobs.remove(job) if job in self.jobs else None)
-        self.jobs.append(job)
-        return job.start()
+    # -- what the bridge says --------------------------------------------------------------------------
+    def _on_notice(self, kind: str, message: str) -> None:
+        if kind == "device_lost":
+            self.sources.device_lost(message)
+        elif kind == "error":
+            self.banners.show_banner("error", "error", message)
+        elif kind == "device_back":
+            self.sources.hide_problem()
+            self.statusBar().showMessage(message, 5000)
+        else:  # overruns, the end of a file
+            self.statusBar().showMessage(message, 8000)
 
-    def confirm_discard(self) -> bool:
-        answer = QMessageBox.question(
-            self,
-            "Discard the transcript?",
-            "The current transcript has not been exported or copied. Discard it? "
-            "(It stays in the session journal on disk.)",
+    def _on_error(self, message: str) -> None:
+        offers = []
+        if self.bridge.state == IDLE and self.sources.choice.kind != "file":
+            offers = [("Play a file…", self.sources.choose_file), ("Try again", self.start)]
+            self.sources.hide_problem()  # this error says it again, and more precisely
+        self.banners.show_banner("error", "error", message, offers)
+        self.statusBar().showMessage("Not captioning.")
+
+    def _on_ready(self, info) -> None:
+        self.model_offer.show_recognizer(info)
+        if self.bridge.state == IDLE:
+            self.statusBar().showMessage(f"Ready ({info.name}): press Start or Ctrl+R")
+        self.models_ready.emit()
+
+    def _on_model_installed(self, _path: str) -> None:
+        self.bridge.forget_recognizers()
+        if self.bridge.state == IDLE:
+            self.preload()
+
+    # -- settings, tray, recovery -------------------------------------------------------------------------
+    def open_settings(self) -> None:
+        try:
+            from app.dialogs.settings_dialog import SettingsDialog
+        except Exception:
+            log.exception("the settings dialog is unavailable")
+            self.statusBar().showMessage("The settings dialog could not be loaded (see the log).", 8000)
+            return
+        if self.settings_dialog is None:
+            self.settings_dialog = SettingsDialog(self.settings, self)
+            self.settings_dialog.settings_changed.connect(self.apply_settings)
+        self.settings_dialog.open()
+
+    def apply_settings(self, names: list) -> None:
+        """React to settings changed elsewhere (the dialog): what can change live does."""
+        apply_live(self, names)
+
+    def install_tray(self) -> bool:
+        try:
+            from app.tray import TrayIcon
+        except Exception:
+            log.exception("the tray icon is unavailable")
+            return False
+        if not TrayIcon.available():
+            return False
+        overlay = self.overlay_controller
+        self.tray = TrayIcon(self)
+        self.tray.start_stop_requested.connect(self.toggle_start)
+        self.tray.overlay_toggle_requested.connect(overlay.toggle)
+        self.tray.click_through_toggle_requested.connect(overlay.toggle_click_through)
+        self.tray.show_window_requested.connect(self._show_window)
+        self.tray.quit_requested.connect(self.close)
+        overlay.visibility_changed.connect(self.tray.set_overlay_visible)
+        overlay.click_through_changed.connect(self.tray.set_click_through)
+        self.tray.set_click_through(overlay.is_click_through())
+        self.tray.set_overlay_visible(overlay.is_visible())
+        self.tray.show()
+        return True
+
+    def _show_window(self) -> None:
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()
+
+    def offer_recovery(self) -> RecoveryDialog | None:
+        """If a session crashed, offer its journaled transcript; returns the dialog (or None)."""
+        dialog = offer_recovery(self.journal_folder(), self)
+        if dialog is not None:
+            self.recovery_dialog = dialog
+            dialog.restore_requested.connect(self.restore_session)
+        return dialog
+
+    def restore_session(self, contents) -> None:
+        if self.bridge.state != IDLE:
+            return
+        started = (contents.started or "").replace("T", " ")
+        self.text.show_final(
+            contents.transcript,
+            f"Restored {len(contents.transcript.words)} words from the "
+            f"session of {started}. Edit or export them.",
         )
-        return answer == QMessageBox.Yes
+
+    # -- small things ------------------------------------------------------------------------------
+    def show_shortcuts(self) -> None:
+        QMessageBox.information(self, "Keyboard shortcuts", shortcuts_text())
 
     def change_font_size(self, delta: int) -> None:
         size = max(10, min(72, self.settings.get(keys.WINDOW_FONT_SIZE) + delta))
@@ -298,13 +384,14 @@ class DictationWindow(WindowText, WindowSources, WindowExtras, QMainWindow):
             self.statusBar().showMessage("Saving the transcript before closing…")
             event.ignore()
             return
-        if self.confirm_on_close and self.unsaved and not self.confirm_discard():
+        if self.confirm_on_close and self.text.unsaved and not self.text.confirm_discard():
             event.ignore()
             return
         self.settings.set_raw("window/geometry", self.saveGeometry())
         self.settings.sync()
-        for job in self.jobs:
-            job.cancel()  # the thread pool waits for its jobs at exit: a long re-punctuation must stop
-        self.close_extras()
+        self.jobs.cancel_all()  # the thread pool waits for its jobs at exit: a long re-punctuation must stop
+        self.overlay_controller.close()
+        if self.tray is not None:
+            self.tray.hide()
         self.bridge.close_recognizers()  # idle now: nothing is feeding them
         event.accept()

@@ -15,8 +15,8 @@ Design notes, because each choice answers a complaint people have with overlays:
   the width by dragging the left or right edge. Moving and resizing go
   through the compositor (``startSystemMove``/``startSystemResize``) where it
   offers that, which is the only way that works on Wayland.
-* Geometry and style are remembered per screen (``overlay_placement``,
-  ``overlay_geometry``).
+* Geometry and style are remembered per screen (``OverlayPlacement`` in
+  ``placement``, records in ``geometry``).
 
 Wayland: compositors decide stacking and placement. Stay-on-top and
 restoring the position may be ignored there; see docs/USER_GUIDE.md ("On Wayland").
@@ -41,14 +41,13 @@ from shiboken6 import isValid
 
 from app.overlay import geometry as og
 from app.overlay.caption_layout import CaptionLayout, Line
+from app.overlay.menu import build_menu
+from app.overlay.options import CLICK_THROUGH_SHORTCUT, MAX_FONT, MAX_LINES, MIN_FONT, MIN_LINES
 from app.overlay.placement import OverlayPlacement
 from app.overlay.window_drag import WindowDrag
 from app.settings import OVERLAY_CLICK_THROUGH, OVERLAY_FONT_SIZE, OVERLAY_LINES, OVERLAY_OPACITY, AppSettings
 from app.theme import caption_colors
 
-CLICK_THROUGH_SHORTCUT = "Ctrl+Shift+T"
-MIN_LINES, MAX_LINES = 1, 4
-MIN_FONT, MAX_FONT = 10, 96
 PLACEHOLDER = "Captions appear here"
 
 
@@ -62,9 +61,9 @@ def wayland_notice() -> str:
     )
 
 
-class CaptionOverlay(OverlayPlacement, QWidget):
+class CaptionOverlay(QWidget):
     """See the module docstring. Slots: ``set_captions``, ``set_click_through``,
-    ``toggle_click_through``, ``reload_settings``."""
+    ``toggle_click_through``, ``reload_settings``. Where it sits is ``placement``'s business."""
 
     visibility_changed = Signal(bool)
     click_through_changed = Signal(bool)
@@ -95,10 +94,10 @@ class CaptionOverlay(OverlayPlacement, QWidget):
         self._drag = WindowDrag(self, og.MIN_WIDTH)
         self._changing_flags = False
         self._actions: list[QAction] = []
-        self._init_placement()
+        self.placement = OverlayPlacement(self, settings)
         self._style = og.Style(*self._global_style())
         self._apply_style(self._style, persist=False)
-        self.restore_geometry()
+        self.placement.restore_geometry()
 
     # -- captions ---------------------------------------------------------------------------
 
@@ -156,6 +155,10 @@ class CaptionOverlay(OverlayPlacement, QWidget):
     def set_background_opacity(self, opacity: float) -> None:
         self._set_style(opacity=float(opacity))
 
+    def restore_style(self, style: og.Style) -> None:
+        """Show ``style`` (a screen's remembered one) and make it the current settings."""
+        self._apply_style(style, persist=True)
+
     def reload_settings(self) -> None:
         """Apply the OVERLAY_* settings (connect to ``SettingsDialog.settings_changed``)."""
         lines, size, opacity = self._global_style()
@@ -189,18 +192,19 @@ class CaptionOverlay(OverlayPlacement, QWidget):
         )
         old_bottom = self.geometry().bottom()
         self._style = style
-        height = self._content_height()
+        height = self.content_height()
         if height != self.height():
             self.setFixedHeight(height)
             if self.isVisible():  # grow upwards: captions usually sit at the bottom of the screen
                 rect = QRect(self.x(), old_bottom - height + 1, self.width(), height)
-                self.setGeometry(og.clamp_rect(rect, self._current_screen().availableGeometry()))
+                area = self.placement.current_screen().availableGeometry()
+                self.setGeometry(og.clamp_rect(rect, area))
         if persist:
             self._settings.set(OVERLAY_LINES, style.lines)
             self._settings.set(OVERLAY_FONT_SIZE, style.font_size)
             self._settings.set(OVERLAY_OPACITY, style.opacity)
-            if not self._restoring:
-                og.save_style(self._settings, og.screen_key(self._current_screen()), style)
+            if not self.placement.restoring:
+                og.save_style(self._settings, og.screen_key(self.placement.current_screen()), style)
         self._relayout()
         self.style_changed.emit()
 
@@ -208,7 +212,8 @@ class CaptionOverlay(OverlayPlacement, QWidget):
         """Pixels from one caption row to the next (the taller of the two fonts)."""
         return max(QFontMetricsF(f).lineSpacing() for f in self.fonts())
 
-    def _content_height(self) -> int:
+    def content_height(self) -> int:
+        """The height that shows ``lines`` rows of captions at the current text size."""
         return int(2 * self.PAD_Y + self._style.lines * self.line_spacing())
 
     # -- click-through ----------------------------------------------------------------------
@@ -320,11 +325,11 @@ class CaptionOverlay(OverlayPlacement, QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._relayout()
-        self._save_timer.start()
+        self.placement.save_soon()
 
     def moveEvent(self, event) -> None:
         super().moveEvent(event)
-        self._save_timer.start()
+        self.placement.save_soon()
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -334,7 +339,7 @@ class CaptionOverlay(OverlayPlacement, QWidget):
     def hideEvent(self, event) -> None:
         super().hideEvent(event)
         if not self._changing_flags:
-            self.save_geometry()
+            self.placement.save_geometry()
             self.visibility_changed.emit(False)
 
     def enterEvent(self, event) -> None:
@@ -354,7 +359,7 @@ class CaptionOverlay(OverlayPlacement, QWidget):
 
     def mouseReleaseEvent(self, event) -> None:
         if self._drag.release():
-            self._save_timer.start()
+            self.placement.save_soon()
 
     def wheelEvent(self, event) -> None:
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:  # Ctrl+wheel: text size
@@ -366,8 +371,6 @@ class CaptionOverlay(OverlayPlacement, QWidget):
 
     def context_menu(self) -> QMenu:
         """The right-click menu, built for the current state (also used by the tests)."""
-        from app.overlay.menu import build_menu
-
         return build_menu(self)
 
     def contextMenuEvent(self, event) -> None:

@@ -9,22 +9,19 @@ from __future__ import annotations
 from PySide6.QtGui import QActionGroup
 from PySide6.QtWidgets import QMenu
 
-FONT_CHOICES = (18, 22, 28, 36, 48, 64)
-OPACITY_CHOICES = (
-    (0.0, "&Transparent"),
-    (0.25, "&25 %"),
-    (0.5, "&50 %"),
-    (0.65, "&65 %"),
-    (0.8, "&80 %"),
-    (1.0, "&Opaque"),
+from app.overlay.options import (
+    CLICK_THROUGH_SHORTCUT,
+    FONT_CHOICES,
+    FONT_STEP,
+    MAX_LINES,
+    MIN_LINES,
+    OPACITY_CHOICES,
 )
-FONT_STEP = 4
 
 
 def build_menu(overlay) -> QMenu:
-    """The menu for ``overlay`` (a ``CaptionOverlay``); actions have object names for tests."""
-    from app.overlay.caption_overlay import CLICK_THROUGH_SHORTCUT, MAX_LINES, MIN_LINES
-
+    """The menu for ``overlay`` (a ``CaptionOverlay``, whose public methods its actions call);
+    actions have object names for tests."""
     style = overlay.style_values()
     menu = QMenu(overlay)
     menu.setAccessibleName("Caption overlay options")

@@ -1,13 +1,23 @@
-"""Background jobs for the UI: a function on the global QThreadPool, its outcome as signals.
+"""Work off the UI thread: a function on a thread pool, its outcome as Qt signals.
 
-Exports, the offline re-punctuation after a session, model downloads and device scans
-can each take from a fraction of a second to minutes; none may run on the UI thread.
-A ``Job`` runs one function on a pool thread and reports back through queued signals
-(progress, done, failed), so its slots run on the UI thread. ``cancel()`` sets an event
-the function can poll; what it means is the function's business.
+Exports, the offline re-punctuation after a session, model downloads, device scans and the
+building and ending of live sessions can each take from a fraction of a second to minutes;
+none may run on the UI thread. A ``Job`` runs one function on a pool thread and reports back
+through signals, which Qt delivers queued to the thread the Job lives on (the UI thread), so
+their slots may touch widgets:
 
-Keep a reference to a running Job (the caller's attribute): a Job that Python collects
-while running would take its signals with it.
+* ``progress(done, total)`` as the function reports it (Python numbers: a Qt ``int`` would
+  overflow past 2 GiB, and the large speech models are bigger than that);
+* then exactly one of ``done(result)``, ``failed(message)`` or ``cancelled()``;
+* then ``finished()``.
+
+``cancel()`` sets an event the function polls (directly, or through ``cancellable``); the
+function ends early by raising ``JobCancelled``.
+
+A ``JobRunner`` starts jobs and keeps each one referenced until it has finished (a Job that
+Python collected while running would take its signals with it). A serial runner has a pool
+of its own with one thread, so its jobs run one at a time in the order they were given: the
+session bridge needs that, so that a stop can never overtake the start it ends.
 """
 
 from __future__ import annotations
@@ -23,63 +33,138 @@ import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run befor
 log = logging.getLogger(__name__)
 
 
+class JobCancelled(Exception):
+    """Raised inside a job's function to end it early because it was cancelled."""
+
+
+def cancellable(report, cancelled):
+    """A progress callback for engine code: reports progress, and raises ``JobCancelled``
+    once the job is cancelled, which stops the work at its next progress point."""
+
+    def progress(done, total) -> None:
+        if cancelled.is_set():
+            raise JobCancelled()
+        report(done, total)
+
+    return progress
+
+
 class Job(QObject):
     progress = Signal(object, object)  # done, total (numbers or None), as the function reports them
     done = Signal(object)  # the function's return value
     failed = Signal(str)  # a one-line message for the user
-    finished = Signal()  # after done or failed
+    cancelled = Signal()  # the function raised JobCancelled
+    finished = Signal()  # after done, failed or cancelled (and after all their slots)
+    _ended = Signal()  # pool thread → the Job's thread, queued behind the outcome
 
     def __init__(self, fn: Callable, parent=None, pool: QThreadPool | None = None):
         """``fn(report, cancelled)``: ``report(done, total)`` emits progress; ``cancelled`` is a
-        ``threading.Event``."""
+        ``threading.Event`` set by ``cancel()``."""
         super().__init__(parent)
         self.fn = fn
-        self.cancelled = threading.Event()
+        self.cancel_requested = threading.Event()
         self.running = False
         self.result = None
         self.error: str | None = None
+        self.was_cancelled = False
         self._pool = pool or QThreadPool.globalInstance()
-        self._finished = threading.Event()
-        self.done.connect(self._store_result)
-        self.failed.connect(self._store_error)
+        self._returned = threading.Event()
+        self._ended.connect(self._end)
 
-    def start(self) -> Job:
+    def start(self, pool: QThreadPool | None = None) -> Job:
+        """Run on ``pool`` (default: the one given at construction, else the global pool)."""
         self.running = True
-        self._pool.start(self._run)
+        (pool or self._pool).start(self._run)
         return self
 
     def cancel(self) -> None:
-        self.cancelled.set()
+        """Ask the function to stop (returns at once; ``cancelled`` follows if it does)."""
+        self.cancel_requested.set()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the function has returned (tests; the signals still arrive queued)."""
-        return self._finished.wait(timeout)
+        return self._returned.wait(timeout)
 
-    def _run(self) -> None:
+    def _run(self) -> None:  # on a pool thread
+        # The outcome is stored, and ``running`` cleared, before its signal is sent: its slots
+        # (and anyone polling) see a Job that has ended.
         try:
-            result = self.fn(self.progress.emit, self.cancelled)
+            result = self.fn(self._report, self.cancel_requested)
+        except JobCancelled:
+            self.was_cancelled, self.running = True, False
+            _emit(self.cancelled)
         except Exception as exc:
             log.info("background job failed: %s", exc, exc_info=not _expected(exc))
-            self.failed.emit(user_message(exc))
+            self.error, self.running = user_message(exc), False
+            _emit(self.failed, self.error)
         else:
-            self.done.emit(result)
+            self.result, self.running = result, False
+            _emit(self.done, result)
         finally:
-            self._finished.set()
+            self.running = False
+            self._returned.set()
+            _emit(self._ended)
 
-    def _store_result(self, result) -> None:
-        self.result, self.running = result, False
+    def _report(self, done, total) -> None:
+        _emit(self.progress, done, total)
+
+    def _end(self) -> None:
         self.finished.emit()
 
-    def _store_error(self, message: str) -> None:
-        self.error, self.running = message, False
-        self.finished.emit()
+
+class JobRunner(QObject):
+    """Starts jobs on a pool and holds them until they finish; ``serial``: one at a time, in order."""
+
+    def __init__(self, parent=None, serial: bool = False):
+        super().__init__(parent)
+        if serial:
+            self.pool = QThreadPool(self)
+            self.pool.setMaxThreadCount(1)
+        else:
+            self.pool = QThreadPool.globalInstance()
+        self.jobs: list[Job] = []  # running, oldest first
+
+    def run(self, fn: Callable, done=None, failed=None, cancelled=None) -> Job:
+        """Start ``fn(report, cancelled)`` as a Job; the slots given are connected before it starts,
+        so a quick outcome is never missed."""
+        job = Job(fn, self, self.pool)
+        for signal, slot in ((job.done, done), (job.failed, failed), (job.cancelled, cancelled)):
+            if slot is not None:
+                signal.connect(slot)
+        return self.start(job)
+
+    def start(self, job: Job) -> Job:
+        """Start a Job made elsewhere (e.g. a ``ModelDownload``) on this runner's pool."""
+        job.finished.connect(lambda: self._forget(job))
+        self.jobs.append(job)
+        return job.start(self.pool)
+
+    def cancel_all(self) -> None:
+        for job in self.jobs:
+            job.cancel()
+
+    def wait(self, msecs: int = -1) -> bool:
+        """Block until the pool's jobs have returned (tests, quitting). For the shared pool this
+        waits for everyone's jobs."""
+        return self.pool.waitForDone(msecs)
+
+    def _forget(self, job: Job) -> None:
+        if job in self.jobs:
+            self.jobs.remove(job)
+        job.deleteLater()  # its slots have run; what callers kept of it (result, error) stays readable
+
+
+def _emit(signal, *args) -> None:
+    """Emit from a pool thread; the Job may be gone already (its window closed)."""
+    try:
+        signal.emit(*args)
+    except RuntimeError:  # "Signal source has been deleted": nobody is left to tell
+        log.debug("job deleted; dropped a %s", signal)
 
 
 def _expected(exc: Exception) -> bool:
     """Errors with a message meant for users: no traceback in the log for those."""
-    from engine.audio.base import AudioError
-    from engine.transcript.export import ExportError
-    from engine.vosk_models.errors import DownloadError
+    from engine import AudioError, DownloadError, ExportError
 
     return isinstance(exc, (AudioError, DownloadError, ExportError, OSError))
 

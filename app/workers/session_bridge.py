@@ -3,8 +3,8 @@
 Threads. The engine already runs a session on its own threads (recognizer, punctuation
 engine). What could still block the UI is building and ending one: loading the punctuation
 model and a Vosk model (seconds for a large one), opening a device, and ``stop()``, which
-drains the audio and settles every mark. Those run on a one-thread ``QThreadPool``, which
-also serialises them (a stop can never overtake the start it ends). Results come back
+drains the audio and settles every mark. Those run as ``Job``s on a serial ``JobRunner``,
+which also serialises them (a stop can never overtake the start it ends). Results come back
 through signals, which Qt delivers queued on the UI thread.
 
 Redraws. Subscribers are called on the engine's threads, up to hundreds of times a second
@@ -31,20 +31,23 @@ import logging
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import QElapsedTimer, QObject, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Signal
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
-from engine.punctuation.engine_thread import EngineFailed
-from engine.session.build import (
+from app.workers.jobs import JobRunner
+from engine import (
+    AudioLevel,
+    EngineFailed,
+    PartialWords,
     RecognizerInfo,
     SessionResources,
     SessionSpec,
+    SourceNotice,
+    Transcript,
+    TranscriptBuilder,
     build_live_session,
     isolated_recognizer,
 )
-from engine.session.live import AudioLevel, PartialWords, SourceNotice
-from engine.transcript.builder import TranscriptBuilder
-from engine.transcript.transcript import Transcript
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +86,7 @@ class SessionBridge(QObject):
         self.builder = TranscriptBuilder()
         self.recognizer_info: RecognizerInfo | None = None
         self.flushes = 0  # redraw batches emitted (tests check the rate limit)
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
+        self._jobs = JobRunner(self, serial=True)  # one at a time, in order
         self._lock = threading.Lock()
         self._events: list = []
         self._partial = None
@@ -106,7 +108,7 @@ class SessionBridge(QObject):
     # -- the UI's requests -------------------------------------------------------------------
     def preload(self, spec: SessionSpec) -> None:
         """Load the punctuation model and the recognizer now, so that Start is instant."""
-        self._pool.start(lambda: self._preload_work(spec))
+        self._jobs.run(lambda report, cancelled: self._preload_work(spec))
 
     def start(self, spec: SessionSpec) -> bool:
         if self.state != IDLE:
@@ -115,7 +117,7 @@ class SessionBridge(QObject):
         with self._lock:
             self._events, self._partial, self._notices, self._level = [], None, [], -1.0
         self._set_state(STARTING)
-        self._pool.start(lambda: self._start_work(spec))
+        self._jobs.run(lambda report, cancelled: self._start_work(spec))
         return True
 
     def pause(self) -> None:
@@ -139,18 +141,18 @@ class SessionBridge(QObject):
         # Bound methods, not closures over the session: PySide keeps the callables it is given,
         # and a kept session would hold its audio source (and native resamplers) until exit.
         self._stopping = self.session
-        self._pool.start(self._stop_work)
+        self._jobs.run(lambda report, cancelled: self._stop_work())
 
     def set_latency(self, threshold: float, l_max: int | None) -> None:
         """Takes effect live, from the next word on (the engine applies it on its own thread)."""
         if self.session is not None and self.state in (RUNNING, PAUSED):
             # The engine's command queue blocks only when full; never risk that on the UI thread.
             self._latency = (threshold, l_max)
-            self._pool.start(self._latency_work)
+            self._jobs.run(lambda report, cancelled: self._latency_work())
 
     def forget_recognizers(self) -> None:
         """After a model download: the next start picks the new recognizer."""
-        self._pool.start(self.close_recognizers)
+        self._jobs.run(lambda report, cancelled: self.close_recognizers())
 
     def close_recognizers(self) -> None:
         """Close the cached recognizers (a PocketSphinx child process each); the next start makes new ones."""
@@ -166,7 +168,7 @@ class SessionBridge(QObject):
 
     def wait(self, msecs: int = -1) -> bool:
         """Block until queued starts/stops have run (tests, quitting)."""
-        return self._pool.waitForDone(msecs)
+        return self._jobs.wait(msecs)
 
     @property
     def transcript(self) -> Transcript:

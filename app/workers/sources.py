@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.audio.pausable import SETTLE_SECONDS, PausableSource, SourceChoice, open_source
+from engine import SETTLE_SECONDS, PausableSource, SourceChoice, open_source
 
 __all__ = ["SETTLE_SECONDS", "DeviceScan", "PausableSource", "SourceChoice", "open_source", "scan_devices"]
 
@@ -25,13 +25,13 @@ class DeviceScan:
 
 
 def _list_microphones():
-    from engine.audio.microphone import list_input_devices
+    from engine import list_input_devices
 
     return list_input_devices()
 
 
 def _list_monitors():
-    from engine.audio.system_audio import list_monitor_sources
+    from engine import list_monitor_sources
 
     return list_monitor_sources()
 

@@ -1,5 +1,5 @@
 """The settings dialog (offscreen Qt): saving, Cancel, validation, and model downloads through the
-dialog's worker against a real HTTP server on 127.0.0.1 (``model_server.py``)."""
+dialog's download job against a real HTTP server on 127.0.0.1 (``model_server.py``)."""
 
 from __future__ import annotations
 
@@ -24,11 +24,13 @@ from PySide6.QtWidgets import (
     QTreeWidget,
 )
 
-import app.dialogs.settings_dialog as sd
+import app.dialogs.settings_pages as pages
 from app import settings as keys
-from app.dialogs.settings_dialog import SettingsDialog, check_writable_folder
+from app.dialogs.settings_dialog import SettingsDialog
+from app.dialogs.settings_pages import check_writable_folder
 from app.settings import AppSettings
-from app.workers.download import DownloadSignals, start_download
+from app.workers.download import start_download
+from app.workers.jobs import Job
 from app.workers.sources import DeviceScan
 from engine.files import paths
 from engine.vosk_models import http as transfer
@@ -50,7 +52,7 @@ SCAN = DeviceScan(
 def isolated(tmp_path, monkeypatch):
     monkeypatch.setenv(paths.OVERRIDE_ENV, str(tmp_path / "data"))
     monkeypatch.setattr(transfer, "RETRY_DELAY_S", 0)
-    monkeypatch.setattr(sd, "scan_devices", lambda: SCAN)  # no PortAudio or pactl in tests
+    monkeypatch.setattr(pages, "scan_devices", lambda: SCAN)  # no PortAudio or pactl in tests
 
 
 @pytest.fixture
@@ -88,7 +90,9 @@ def open_dialog(qtbot, ini, entries=None) -> SettingsDialog:
     dialog = SettingsDialog(make_settings(ini), catalogue=entries)
     qtbot.addWidget(dialog)
     dialog.show()
-    qtbot.waitUntil(lambda: dialog.device_status.text().startswith("Found"), timeout=15000)  # scanned
+    qtbot.waitUntil(
+        lambda: dialog.audio_page.device_status.text().startswith("Found"), timeout=15000
+    )  # scanned
     return dialog
 
 
@@ -101,21 +105,25 @@ def button(dialog: SettingsDialog, which) -> QAbstractButton:
 
 def test_ok_saves_every_setting_and_reports_what_changed(qtbot, ini, tmp_path):
     dialog = open_dialog(qtbot, ini)
-    dialog.recognizer.setCurrentIndex(dialog.recognizer.findData("pocketsphinx"))
-    dialog.system_radio.setChecked(True)
-    dialog.input_device.setCurrentIndex(dialog.input_device.findData("USB Headset"))
-    dialog.monitor_device.setCurrentIndex(dialog.monitor_device.findData(SCAN.monitors[0][0]))
-    dialog.latency.setValue(80)
-    dialog.pause.setValue(0)
-    assert dialog.pause.text() == "Off"
-    dialog.casing.setChecked(False)
-    dialog.profanity.setChecked(True)
-    dialog.lines.setValue(3)
-    dialog.font_size.setValue(36)
-    dialog.opacity.setValue(40)
-    dialog.click_through.setChecked(True)
+    dialog.recognition_page.recognizer.setCurrentIndex(
+        dialog.recognition_page.recognizer.findData("pocketsphinx")
+    )
+    dialog.audio_page.system_radio.setChecked(True)
+    dialog.audio_page.input_device.setCurrentIndex(dialog.audio_page.input_device.findData("USB Headset"))
+    dialog.audio_page.monitor_device.setCurrentIndex(
+        dialog.audio_page.monitor_device.findData(SCAN.monitors[0][0])
+    )
+    dialog.punctuation_page.latency.setValue(80)
+    dialog.punctuation_page.pause.setValue(0)
+    assert dialog.punctuation_page.pause.text() == "Off"
+    dialog.punctuation_page.casing.setChecked(False)
+    dialog.punctuation_page.profanity.setChecked(True)
+    dialog.overlay_page.lines.setValue(3)
+    dialog.overlay_page.font_size.setValue(36)
+    dialog.overlay_page.opacity.setValue(40)
+    dialog.overlay_page.click_through.setChecked(True)
     journal = tmp_path / "journals" / "meetings"  # does not exist yet: created on save
-    dialog.journal.setText(str(journal))
+    dialog.journal_page.folder.setText(str(journal))
 
     with qtbot.waitSignal(dialog.settings_changed) as changed:
         qtbot.mouseClick(button(dialog, QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
@@ -144,9 +152,9 @@ def test_ok_saves_every_setting_and_reports_what_changed(qtbot, ini, tmp_path):
 
 def test_cancel_saves_nothing(qtbot, ini, tmp_path):
     dialog = open_dialog(qtbot, ini)
-    dialog.latency.setValue(5)
-    dialog.lines.setValue(4)
-    dialog.journal.setText(str(tmp_path / "elsewhere"))
+    dialog.punctuation_page.latency.setValue(5)
+    dialog.overlay_page.lines.setValue(4)
+    dialog.journal_page.folder.setText(str(tmp_path / "elsewhere"))
     emitted = []
     dialog.settings_changed.connect(emitted.append)
     qtbot.mouseClick(button(dialog, QDialogButtonBox.StandardButton.Cancel), Qt.MouseButton.LeftButton)
@@ -159,8 +167,8 @@ def test_ok_without_changes_writes_nothing_and_keeps_a_file_source(qtbot, ini):
     make_settings(ini).set(keys.SOURCE_KIND, "file")  # set by the window when playing a file
     make_settings(ini).set(keys.INPUT_DEVICE, "Unplugged Mic")
     dialog = open_dialog(qtbot, ini)
-    assert not dialog.mic_radio.isChecked() and not dialog.system_radio.isChecked()
-    assert dialog.input_device.currentText() == "Unplugged Mic (not connected)"  # kept, not lost
+    assert not dialog.audio_page.mic_radio.isChecked() and not dialog.audio_page.system_radio.isChecked()
+    assert dialog.audio_page.input_device.currentText() == "Unplugged Mic (not connected)"  # kept, not lost
     emitted = []
     dialog.settings_changed.connect(emitted.append)
     qtbot.mouseClick(button(dialog, QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
@@ -172,12 +180,12 @@ def test_ok_without_changes_writes_nothing_and_keeps_a_file_source(qtbot, ini):
 
 def test_apply_saves_and_stays_open(qtbot, ini):
     dialog = open_dialog(qtbot, ini)
-    dialog.lines.setValue(1)
+    dialog.overlay_page.lines.setValue(1)
     with qtbot.waitSignal(dialog.settings_changed) as changed:
         qtbot.mouseClick(button(dialog, QDialogButtonBox.StandardButton.Apply), Qt.MouseButton.LeftButton)
     assert changed.args == [[keys.OVERLAY_LINES.name]] and dialog.isVisible()
     assert make_settings(ini).get(keys.OVERLAY_LINES) == 1
-    dialog.lines.setValue(2)  # back to the default: a change against what was applied
+    dialog.overlay_page.lines.setValue(2)  # back to the default: a change against what was applied
     assert dialog.apply() and make_settings(ini).get(keys.OVERLAY_LINES) == 2
 
 
@@ -189,17 +197,17 @@ def test_unwritable_journal_folder_is_rejected_with_a_clear_message(qtbot, ini, 
     blocker.write_text("not a folder")
     dialog = open_dialog(qtbot, ini)
     dialog.tabs.setCurrentIndex(0)
-    dialog.lines.setValue(4)
-    dialog.journal.setText(str(blocker / "journal"))
+    dialog.overlay_page.lines.setValue(4)
+    dialog.journal_page.folder.setText(str(blocker / "journal"))
     qtbot.mouseClick(button(dialog, QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
     assert dialog.isVisible() and dialog.result() != QDialog.DialogCode.Accepted
     assert dialog.error.isVisibleTo(dialog)
     assert f"cannot write journals to {blocker / 'journal'}" in dialog.error.text()
     assert "Choose another folder" in dialog.error.text()
-    assert dialog.tabs.currentWidget().isAncestorOf(dialog.journal)  # shown where the problem is
+    assert dialog.tabs.currentWidget().isAncestorOf(dialog.journal_page.folder)  # shown where the problem is
     assert make_settings(ini).store.allKeys() == []  # nothing saved, not even the valid change
 
-    dialog.journal.setText(str(tmp_path / "ok"))  # fixed: saving works and the message goes
+    dialog.journal_page.folder.setText(str(tmp_path / "ok"))  # fixed: saving works and the message goes
     qtbot.mouseClick(button(dialog, QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
     assert dialog.result() == QDialog.DialogCode.Accepted and not dialog.error.isVisibleTo(dialog)
 
@@ -224,7 +232,7 @@ def test_read_only_journal_folder_is_rejected(tmp_path):
 
 def test_vosk_without_an_installed_model_is_rejected(qtbot, ini):
     dialog = open_dialog(qtbot, ini, entries=())
-    dialog.recognizer.setCurrentIndex(dialog.recognizer.findData("vosk"))
+    dialog.recognition_page.recognizer.setCurrentIndex(dialog.recognition_page.recognizer.findData("vosk"))
     assert not dialog.apply()
     assert "Vosk needs a speech model" in dialog.error.text() and "Automatic" in dialog.error.text()
     assert make_settings(ini).store.allKeys() == []
@@ -246,9 +254,9 @@ def test_model_download_from_the_dialog_with_progress(qtbot, ini, server):
     )
     qtbot.mouseClick(panel.download_button, Qt.MouseButton.LeftButton)
     progress_dialog = panel.progress_dialog
-    assert panel.worker is not None and progress_dialog.isVisible()
+    assert panel.download is not None and progress_dialog.isVisible()
     assert not panel.download_button.isEnabled()  # one download at a time
-    qtbot.waitUntil(lambda: panel.worker is None, timeout=20000)
+    qtbot.waitUntil(lambda: panel.download is None, timeout=20000)
     assert len(seen) > 2 and seen[-1] == (entry.size, entry.size)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
     assert at_the_end == [(1000, f"Downloading {MODEL}: 302.0 KB of 302.0 KB")]
@@ -256,9 +264,9 @@ def test_model_download_from_the_dialog_with_progress(qtbot, ini, server):
     assert layout.is_vosk_model(paths.vosk_models_dir() / MODEL)
     assert panel.tree.currentItem().text(3) == "Installed" and panel.remove_button.isEnabled()
     assert f"Installed {MODEL}" in panel.status.text()
-    assert dialog.model_choice.findData(MODEL) >= 0  # now choosable as the model to use
-    dialog.model_choice.setCurrentIndex(dialog.model_choice.findData(MODEL))
-    dialog.recognizer.setCurrentIndex(dialog.recognizer.findData("vosk"))
+    assert dialog.recognition_page.model_choice.findData(MODEL) >= 0  # now choosable as the model to use
+    dialog.recognition_page.model_choice.setCurrentIndex(dialog.recognition_page.model_choice.findData(MODEL))
+    dialog.recognition_page.recognizer.setCurrentIndex(dialog.recognition_page.recognizer.findData("vosk"))
     assert dialog.apply() and make_settings(ini).get(keys.VOSK_MODEL) == MODEL
 
 
@@ -269,12 +277,12 @@ def test_model_download_can_be_cancelled_and_keeps_the_part(qtbot, ini, server):
     panel = dialog.models
     panel.select(MODEL)
     with qtbot.waitSignal(panel.download_progress, timeout=10000):
-        worker = panel.download_selected()
-    with qtbot.waitSignal(worker.signals.cancelled, timeout=10000):
+        download = panel.download_selected()
+    with qtbot.waitSignal(download.cancelled, timeout=10000):
         cancel = panel.progress_dialog.findChild(QPushButton)
         assert cancel.text() == "&Cancel"
         qtbot.mouseClick(cancel, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: panel.worker is None)
+    qtbot.waitUntil(lambda: panel.download is None)
     assert "cancelled" in panel.status.text() and "resumes" in panel.status.text()
     assert not (paths.vosk_models_dir() / MODEL).exists()
     assert part_path(entry).exists()  # kept: the next try resumes
@@ -303,7 +311,7 @@ def test_download_failure_gives_one_actionable_message(qtbot, ini):
     panel = dialog.models
     panel.select(MODEL)
     panel.download_selected()
-    qtbot.waitUntil(lambda: panel.worker is None, timeout=20000)
+    qtbot.waitUntil(lambda: panel.download is None, timeout=20000)
     message = panel.status.text()
     assert message.startswith("Download failed: 127.0.0.1 refused the connection.")
     assert "Check your internet connection" in message and "\n" not in message
@@ -315,7 +323,7 @@ def test_remove_a_model_asks_first(qtbot, ini, monkeypatch):
     fake_model(folder)
     dialog = open_dialog(qtbot, ini, entries=())
     panel = dialog.models
-    assert panel.installed_names() == [MODEL] and dialog.model_choice.findData(MODEL) >= 0
+    assert panel.installed_names() == [MODEL] and dialog.recognition_page.model_choice.findData(MODEL) >= 0
     assert panel.select(MODEL) and panel.remove_button.isEnabled()
     asked = []
     monkeypatch.setattr(panel, "confirm", lambda title, text: asked.append(text) or False)
@@ -324,7 +332,9 @@ def test_remove_a_model_asks_first(qtbot, ini, monkeypatch):
     monkeypatch.setattr(panel, "confirm", lambda title, text: True)
     qtbot.mouseClick(panel.remove_button, Qt.MouseButton.LeftButton)
     assert not folder.exists() and panel.installed_names() == []
-    assert dialog.model_choice.findData(MODEL) < 0 and f"Removed {MODEL}" in panel.status.text()
+    assert (
+        dialog.recognition_page.model_choice.findData(MODEL) < 0 and f"Removed {MODEL}" in panel.status.text()
+    )
 
 
 def test_catalogue_filter(qtbot, ini):
@@ -337,17 +347,17 @@ def test_catalogue_filter(qtbot, ini):
     assert shown and all("german" in item.text(1).lower() for item in shown)
 
 
-def test_worker_reports_sizes_past_two_gigabytes(qtbot):
-    signals = DownloadSignals()  # a Qt "int" signal would overflow here; the big models are 2-4 GB
-    with qtbot.waitSignal(signals.progress) as got:
-        signals.progress.emit(3_500_000_000, 4_000_000_000)
+def test_download_progress_reports_sizes_past_two_gigabytes(qtbot):
+    job = Job(lambda report, cancelled: None)  # a Qt "int" signal would overflow here; models are 2-4 GB
+    with qtbot.waitSignal(job.progress) as got:
+        job.progress.emit(3_500_000_000, 4_000_000_000)
     assert got.args == [3_500_000_000, 4_000_000_000]
 
 
-def test_worker_without_a_dialog(qtbot, server, tmp_path):
+def test_download_without_a_dialog(qtbot, server, tmp_path):
     entry = publish(server, make_zip(model_files()))
-    worker = start_download(entry, models_dir=tmp_path / "models", cache_dir=tmp_path / "cache")
-    with qtbot.waitSignal(worker.signals.finished, timeout=20000) as finished:
+    download = start_download(entry, models_dir=tmp_path / "models", cache_dir=tmp_path / "cache")
+    with qtbot.waitSignal(download.done, timeout=20000) as finished:
         pass
     assert finished.args == [str(tmp_path / "models" / MODEL)]
 
@@ -374,3 +384,31 @@ def test_every_control_has_an_accessible_name_and_labels_have_buddies(qtbot, ini
     for label in dialog.findChildren(QLabel):
         if "&" in label.text().replace("&&", ""):
             assert label.buddy() is not None, label.text()
+
+
+# -- the pages on their own ----------------------------------------------------------------------
+
+
+def test_each_page_reads_and_writes_its_own_settings(qtbot, tmp_path):
+    from app.dialogs.settings_pages import AudioPage, JournalPage, OverlayPage, PunctuationPage
+
+    pages = [AudioPage(), PunctuationPage(), OverlayPage(), JournalPage()]
+    for page in pages:
+        qtbot.addWidget(page)
+    owned = [set(page.controls()) for page in pages]
+    assert all(owned) and not set.intersection(*owned)  # every setting has one page
+    overlay = pages[2]
+    read, write = overlay.controls()[keys.OVERLAY_OPACITY]
+    write(0.35)
+    assert read() == 0.35 and overlay.opacity_value.text() == "35 %"
+    audio = pages[0]
+    read, write = audio.controls()[keys.SOURCE_KIND]
+    write("file")  # not shown by the radios, yet kept
+    assert read() == "file" and not audio.mic_radio.isChecked()
+    audio.system_radio.setChecked(True)
+    assert read() == "system"
+    journal = pages[3]
+    assert journal.validate() is None  # empty: the default folder
+    journal.folder.setText("relative/folder")
+    widget, message = journal.validate()
+    assert widget is journal.folder and "not a full path" in message

@@ -77,10 +77,10 @@ def window(make_window):
 
 
 def play(window, qtbot, wav, timeout=60000):
-    window.picker.add_file(str(wav))
+    window.sources.picker.add_file(str(wav))
     with qtbot.waitSignal(window.session_done, timeout=timeout):
         assert window.start()
-    return window.final_transcript
+    return window.text.final_transcript
 
 
 def wait_job(qtbot, job, timeout=30000):
@@ -103,15 +103,15 @@ def test_a_file_plays_through_the_window_and_exports_valid_files(window, qtbot, 
     assert window.bridge.flushes >= 1 and window.bridge.state == IDLE
     # The finished text is shown, editable, and it is the offline decoder's (every word has times).
     assert not window.view.isReadOnly() and window.view.toPlainText().split() == final.text().split()
-    assert final.has_times and window.unsaved
+    assert final.has_times and window.text.unsaved
     assert window.commands.start_stop.text() == "&Start" and window.commands.export.isEnabled()
     # The session was journaled, and closed cleanly (nothing to recover).
     journals = list((tmp_path / "journal").glob("session-*.jsonl"))
     assert len(journals) == 1 and recover(tmp_path / "journal") == []
 
     for fmt in ("txt", "srt", "vtt", "json"):
-        wait_job(qtbot, window.export_to(tmp_path / f"out.{fmt}"))
-    assert not window.unsaved
+        wait_job(qtbot, window.text.export_to(tmp_path / f"out.{fmt}"))
+    assert not window.text.unsaved
     assert (tmp_path / "out.txt").read_text().split() == final.text().split()
     cues = list(srt.parse((tmp_path / "out.srt").read_text()))
     assert cues and all(c.start < c.end for c in cues)
@@ -121,7 +121,7 @@ def test_a_file_plays_through_the_window_and_exports_valid_files(window, qtbot, 
     loaded = Transcript.from_dict(json.loads((tmp_path / "out.json").read_text()))
     assert [w.text for w in loaded.words] == words
     # A file chosen by the dialog's filter gets the extension.
-    written = wait_job(qtbot, window.export_to(tmp_path / "noext", "SubRip subtitles (*.srt)"))
+    written = wait_job(qtbot, window.text.export_to(tmp_path / "noext", "SubRip subtitles (*.srt)"))
     assert written.name == "noext.srt" and list(srt.parse(written.read_text()))
 
 
@@ -133,7 +133,7 @@ def test_edits_after_stop_are_kept_in_the_export(window, qtbot, speech_wav, tmp_
     original = window.view.toPlainText()
     window.view.setPlainText("Hello everyone. " + original.rstrip(".?,") + ", thanks!")
     assert window.view.edited
-    wait_job(qtbot, window.export_to(tmp_path / "edited.json"))
+    wait_job(qtbot, window.text.export_to(tmp_path / "edited.json"))
     edited = Transcript.from_dict(json.loads((tmp_path / "edited.json").read_text()))
     assert edited.text().startswith("Hello everyone. ") and edited.text().endswith(", thanks!")
     assert edited.has_times
@@ -141,22 +141,22 @@ def test_edits_after_stop_are_kept_in_the_export(window, qtbot, speech_wav, tmp_
     # Words that were there keep their recognizer times; the new ones sit at the edges.
     assert [(w.start, w.end) for w in edited.words[2:-1]] == [(w.start, w.end) for w in final.words]
     assert edited.words[0].start == final.words[0].start and edited.words[-1].end == final.words[-1].end
-    wait_job(qtbot, window.export_to(tmp_path / "edited.srt"))
+    wait_job(qtbot, window.text.export_to(tmp_path / "edited.srt"))
     text = " ".join(c.content.replace("\n", " ") for c in srt.parse((tmp_path / "edited.srt").read_text()))
     assert text.startswith("Hello everyone.") and text.endswith("thanks!")
-    window.copy_all()  # the clipboard gets the edited text too
+    window.text.copy_all()  # the clipboard gets the edited text too
     from PySide6.QtWidgets import QApplication
 
     assert QApplication.clipboard().text() == edited.text()
     # Clear asks first when the text was not exported; then the window is empty again.
     window.view.setPlainText(window.view.toPlainText() + " More.")
     asked = []
-    window.confirm_discard = lambda: asked.append(True) or False
-    window.clear()
+    window.text.confirm_discard = lambda: asked.append(True) or False
+    window.text.clear()
     assert asked and window.view.toPlainText().endswith("More.")
-    window.confirm_discard = lambda: True
-    window.clear()
-    assert window.view.toPlainText() == "" and window.final_transcript is None
+    window.text.confirm_discard = lambda: True
+    window.text.clear()
+    assert window.view.toPlainText() == "" and window.text.final_transcript is None
     assert not window.commands.export.isEnabled() and not window.commands.clear.isEnabled()
 
 
@@ -180,14 +180,14 @@ def test_improving_the_punctuation_shows_progress_and_can_be_skipped(window, qtb
     # Hold the model lock: the job waits at its start, so the skip lands before any work is done.
     window.bridge.builder.transcript = live  # as after a real session: the live words are the bridge's
     with window.bridge.resources._model_lock:
-        job = window.show_final(live)
+        job = window.text.show_final(live)
         bar = window.job_progress
         assert bar.isVisible() and bar.button.text() == "Skip" and bar.bar.maximum() == 0  # busy
         # Closing now would drop a transcript that is not final yet: the window asks first.
         asked = []
         window.confirm_on_close = True
-        window.confirm_discard = lambda: asked.append(True) or False
-        assert window.unsaved and not window.close() and asked and window.isVisible()
+        window.text.confirm_discard = lambda: asked.append(True) or False
+        assert window.text.unsaved and not window.close() and asked and window.isVisible()
         window.confirm_on_close = False
         bar.button.click()
         assert not bar.button.isEnabled()
@@ -195,18 +195,20 @@ def test_improving_the_punctuation_shows_progress_and_can_be_skipped(window, qtb
         pass
     assert not job.running and job.error is None and not bar.isVisible()
     # Skipped: the live punctuation is kept as the final, editable text; nothing was lost.
-    assert [(w.text, w.mark) for w in window.final_transcript.words] == [(w.text, w.mark) for w in live.words]
+    assert [(w.text, w.mark) for w in window.text.final_transcript.words] == [
+        (w.text, w.mark) for w in live.words
+    ]
     assert "skipped" in window.statusBar().currentMessage() and not window.view.isReadOnly()
 
     # Not skipped: the bar counts up to the end, then goes away, and the offline decoder's marks show.
     reports = []
-    job = window.show_final(live)
+    job = window.text.show_final(live)
     job.progress.connect(lambda done, total: reports.append((done, total)))
     with qtbot.waitSignal(window.session_done, timeout=60000):
         pass
     assert reports and reports[-1][0] == reports[-1][1] == 600 * 2 and not bar.isVisible()
     assert "Done." in window.statusBar().currentMessage()
-    assert [w.text for w in window.final_transcript.words] == [w.text for w in live.words]
+    assert [w.text for w in window.text.final_transcript.words] == [w.text for w in live.words]
 
 
 @pytest.mark.slow
@@ -214,10 +216,10 @@ def test_improving_the_punctuation_shows_progress_and_can_be_skipped(window, qtb
 def test_export_while_captioning_uses_the_words_so_far(make_window, qtbot, speech_wav, tmp_path):
     window = make_window()
     window.realtime = True
-    window.picker.add_file(str(speech_wav))
+    window.sources.picker.add_file(str(speech_wav))
     window.start()
     qtbot.waitUntil(lambda: len(window.bridge.transcript.words) >= 3, timeout=30000)
-    job = window.export_to(tmp_path / "live.txt")
+    job = window.text.export_to(tmp_path / "live.txt")
     wait_job(qtbot, job)
     assert len((tmp_path / "live.txt").read_text().split()) >= 3
     assert window.bridge.state in (RUNNING, PAUSED)  # exporting did not disturb the session
@@ -229,7 +231,7 @@ def test_export_while_captioning_uses_the_words_so_far(make_window, qtbot, speec
 def test_pause_holds_the_session_and_resume_continues(make_window, qtbot, speech_wav):
     window = make_window()
     window.realtime = True
-    window.picker.add_file(str(speech_wav))
+    window.sources.picker.add_file(str(speech_wav))
     window.start()
     qtbot.waitUntil(lambda: window.bridge.state == RUNNING, timeout=30000)
     window.toggle_pause()
@@ -254,7 +256,7 @@ def test_pause_holds_the_session_and_resume_continues(make_window, qtbot, speech
 def test_the_latency_slider_changes_the_running_decoder(make_window, qtbot, speech_wav, settings):
     window = make_window()
     window.realtime = True
-    window.picker.add_file(str(speech_wav))
+    window.sources.picker.add_file(str(speech_wav))
     window.start()
     qtbot.waitUntil(lambda: window.bridge.state == RUNNING, timeout=30000)
     decoder = window.bridge.session.engine.decoder
@@ -270,7 +272,7 @@ def test_settings_persist_between_windows(make_window, settings):
     first = make_window()
     first.latency.set_value(80)
     first.change_font_size(+4)
-    first.choose_source(SourceChoice("system", "alsa_output.test.monitor"))
+    first.sources.choose_source(SourceChoice("system", "alsa_output.test.monitor"))
     first.close()
     settings.sync()
     reopened = AppSettings(QSettings(settings.store.fileName(), QSettings.Format.IniFormat))
@@ -278,7 +280,7 @@ def test_settings_persist_between_windows(make_window, settings):
     assert second.latency.slider.value() == 80
     assert reopened.get(keys.WINDOW_FONT_SIZE) == keys.WINDOW_FONT_SIZE.default + 4
     assert second.view.font().pointSize() == keys.WINDOW_FONT_SIZE.default + 4
-    assert second.picker.choice == SourceChoice("system", "alsa_output.test.monitor")
+    assert second.sources.picker.choice == SourceChoice("system", "alsa_output.test.monitor")
 
 
 def test_every_control_has_an_accessible_name_and_a_shortcut(window):
@@ -305,18 +307,18 @@ def test_every_control_has_an_accessible_name_and_a_shortcut(window):
     texts = {a.text(): a.shortcut().toString() for a in c.view_menu.actions()}
     assert "Ctrl+Shift+T" in texts.values()
     # Tab reaches the controls (buttons, not toolbar-only tool buttons).
-    assert window.start_button.focusPolicy() != 0 and window.picker.focusPolicy() != 0
+    assert window.start_button.focusPolicy() != 0 and window.sources.picker.focusPolicy() != 0
 
 
 @pytest.mark.needs_espeak
 def test_keyboard_shortcut_starts_and_stops(window, qtbot, speech_wav):
     from PySide6.QtCore import Qt
 
-    window.picker.add_file(str(speech_wav))
+    window.sources.picker.add_file(str(speech_wav))
     window.activateWindow()
     with qtbot.waitSignal(window.session_done, timeout=60000):
         qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
-    assert window.final_transcript is not None and window.final_transcript.words
+    assert window.text.final_transcript is not None and window.text.final_transcript.words
 
 
 # ---- problems -------------------------------------------------------------------------------------------
@@ -330,7 +332,7 @@ def test_without_a_microphone_the_window_says_so_and_offers_alternatives(window,
         raise AudioError("no PulseAudio or PipeWire sound server is running")
 
     monkeypatch.setattr(sources, "_list_monitors", no_server)
-    window.scan_devices()
+    window.sources.scan_devices()
     qtbot.waitUntil(lambda: window.banners.text("audio") is not None, timeout=10000)
     assert "No microphone was found" in window.banners.text("audio")
     assert "Play a file…" in window.banners.banners["audio"].buttons
@@ -341,10 +343,10 @@ def test_without_a_microphone_the_window_says_so_and_offers_alternatives(window,
 
     builtin = InputDevice("Built-in Microphone", 0, 48000.0, 2, "ALSA", True)
     monkeypatch.setattr(sources, "_list_microphones", lambda: [builtin])
-    window.scan_devices()
+    window.sources.scan_devices()
     qtbot.waitUntil(lambda: window.banners.text("audio") is None, timeout=10000)
-    assert window.picker.findText("Built-in Microphone") >= 0
-    window.choose_source(SourceChoice("mic", "No Such Microphone 9000"))
+    assert window.sources.picker.findText("Built-in Microphone") >= 0
+    window.sources.choose_source(SourceChoice("mic", "No Such Microphone 9000"))
     assert "not connected" in window.banners.text("audio")
     assert "Use the default microphone" in window.banners.banners["audio"].buttons
     with qtbot.waitSignal(window.bridge.error, timeout=30000):
@@ -362,9 +364,11 @@ def test_the_real_no_microphone_path_on_a_machine_without_one(window, qtbot):
 
     if scan_devices().microphones:
         pytest.skip("this machine has a microphone")
-    window.scan_devices()
-    qtbot.waitUntil(lambda: window.last_scan is not None, timeout=20000)
-    assert window.picker.choice.kind == "mic" and "No microphone was found" in window.banners.text("audio")
+    window.sources.scan_devices()
+    qtbot.waitUntil(lambda: window.sources.last_scan is not None, timeout=20000)
+    assert window.sources.picker.choice.kind == "mic" and "No microphone was found" in window.banners.text(
+        "audio"
+    )
     with qtbot.waitSignal(window.bridge.error, timeout=30000):
         window.start()  # the default microphone, which is not there
     message = window.banners.text("error")
@@ -387,14 +391,14 @@ def test_a_crashed_session_is_offered_for_recovery(make_window, qtbot, tmp_path)
     assert "4 words" in dialog.list.item(0).text() and "test microphone" in dialog.list.item(0).text()
     with qtbot.waitSignal(window.session_done, timeout=30000):
         dialog.restore()
-    assert [w.text for w in window.final_transcript.words] == ["we", "lost", "power", "here"]
+    assert [w.text for w in window.text.final_transcript.words] == ["we", "lost", "power", "here"]
     assert window.view.toPlainText().lower().split()[0].startswith("we")
     assert recover(folder) == []  # marked recovered: not offered again
     assert window.offer_recovery() is None
 
 
 def test_the_model_download_offer_installs_the_english_model(window, qtbot, monkeypatch, data_dir):
-    import app.main_window.window_extras as extras
+    import app.main_window.model_offer as model_offer
     from engine.vosk_models.catalogue import CatalogueEntry
     from tests.model_server import MODEL, Server, make_zip, model_files
 
@@ -418,7 +422,7 @@ def test_the_model_download_offer_installs_the_english_model(window, qtbot, monk
             "0.1",
             "small",
         )
-        monkeypatch.setattr(extras, "default_entry", lambda: entry)
+        monkeypatch.setattr(model_offer, "default_entry", lambda: entry)
         # The fake model cannot really load; after the install, pretend the recognizer did.
         from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
 
@@ -428,7 +432,7 @@ def test_the_model_download_offer_installs_the_english_model(window, qtbot, monk
         assert (paths.vosk_models_dir() / MODEL / "am" / "final.mdl").read_bytes() == model_files()[
             "am/final.mdl"
         ]
-        assert window.banners.text("model") is None and window.download is None
+        assert window.banners.text("model") is None and window.model_offer.download is None
 
         # Cancelling keeps the partial download for the next try.
         slow_data = make_zip(model_files(seed=1), prefix="vosk-model-slow-0.1/")
@@ -445,12 +449,12 @@ def test_the_model_download_offer_installs_the_english_model(window, qtbot, monk
             "0.1",
             "small",
         )
-        monkeypatch.setattr(extras, "default_entry", lambda: slow)
-        window.download_model()
-        _worker, dialog = window.download
+        monkeypatch.setattr(model_offer, "default_entry", lambda: slow)
+        window.model_offer.start_download()
+        dialog = window.model_offer.progress_dialog
         qtbot.waitUntil(lambda: dialog.value() > 0, timeout=10000)
         dialog.findChild(QPushButton).click()  # the dialog's Cancel button
-        qtbot.waitUntil(lambda: window.download is None, timeout=10000)
+        qtbot.waitUntil(lambda: window.model_offer.download is None, timeout=10000)
         assert "cancelled" in window.statusBar().currentMessage()
         assert not (paths.vosk_models_dir() / "vosk-model-slow-0.1").exists()
         assert list(paths.downloads_dir().glob("vosk-model-slow-0.1*.part"))
@@ -468,9 +472,9 @@ def test_the_model_download_offer_installs_the_english_model(window, qtbot, monk
             "0.1",
             "small",
         )
-        monkeypatch.setattr(extras, "default_entry", lambda: offline)
-        window.download_model()
-        qtbot.waitUntil(lambda: window.download is None, timeout=30000)
+        monkeypatch.setattr(model_offer, "default_entry", lambda: offline)
+        window.model_offer.start_download()
+        qtbot.waitUntil(lambda: window.model_offer.download is None, timeout=30000)
         text = window.banners.text("model")
         assert (
             text
@@ -524,9 +528,9 @@ def test_qt_refcount_workaround_keeps_long_sessions_alive():
 
 # ---- the companions -------------------------------------------------------------------------------------
 def test_overlay_settings_dialog_and_live_settings_are_wired(window, qtbot, settings):
-    window.set_overlay_visible(True)
+    window.overlay_controller.set_visible(True)
     assert (
-        window.overlay.isVisible()
+        window.overlay_controller.overlay.isVisible()
         and window.commands.overlay.isChecked()
         and settings.get(keys.OVERLAY_VISIBLE)
     )
@@ -537,10 +541,10 @@ def test_overlay_settings_dialog_and_live_settings_are_wired(window, qtbot, sett
         Appended(1, Word("world", 0.4, 0.7)),
     ]
     builder.apply(events)
-    window._on_captions(events, (Word("again"),))
-    assert window.overlay._texts == ("Hello,", "world again")
-    window.toggle_overlay()
-    assert not window.overlay.isVisible() and not window.commands.overlay.isChecked()
+    window.bridge.captions_changed.emit(events, (Word("again"),))
+    assert window.overlay_controller.overlay._texts == ("Hello,", "world again")
+    window.overlay_controller.toggle()
+    assert not window.overlay_controller.overlay.isVisible() and not window.commands.overlay.isChecked()
 
     window.open_settings()
     assert window.settings_dialog is not None and window.settings_dialog.isVisible()
@@ -573,7 +577,7 @@ def test_the_three_caption_styles_stay_readable_in_light_and_dark_themes(qtbot):
 def test_closing_while_a_session_starts_stops_it_cleanly_first(make_window, qtbot, speech_wav, tmp_path):
     window = make_window()
     window.realtime = True
-    window.picker.add_file(str(speech_wav))
+    window.sources.picker.add_file(str(speech_wav))
     window.start()
     window.close()  # still starting: the session must come up, drain, close its journal, then the window
     assert window.isVisible()

@@ -338,7 +338,7 @@ def test_geometry_is_remembered_and_restored(qtbot, overlay, ini):
     qtbot.waitExposed(overlay)
     overlay.set_font_size(34)
     overlay.setGeometry(50, 60, 500, overlay.height())
-    overlay.save_geometry()
+    overlay.placement.save_geometry()
     key = og.screen_key(QGuiApplication.primaryScreen())
     assert make_settings(ini).get_raw(og.GEOMETRY_PREFIX + key) == QRect(50, 60, 500, overlay.height())
 
@@ -401,16 +401,16 @@ TWO_SCREENS = textwrap.dedent("""
             overlay.setGeometry(rect.x(), rect.y(), rect.width(), overlay.height())
             app.processEvents()
             overlay.set_font_size(size)
-            out[name + "-screen"] = og.screen_key(overlay._current_screen())
-            overlay.save_geometry()
+            out[name + "-screen"] = og.screen_key(overlay.placement.current_screen())
+            overlay.placement.save_geometry()
     else:
         for name in ("LEFT", "RIGHT"):
-            overlay.restore_geometry(screens[name])
+            overlay.placement.restore_geometry(screens[name])
             g = overlay.geometry()
             out[name] = [g.x(), g.y(), g.width(), overlay.style_values().font_size]
             out[name + "-inside"] = screens[name].availableGeometry().contains(g)
         fresh = CaptionOverlay(settings)  # opens on the screen it was last on
-        out["last"] = og.screen_key(fresh._current_screen())
+        out["last"] = og.screen_key(fresh.placement.current_screen())
     print(json.dumps(out))
 """)
 

@@ -1,0 +1,41 @@
+"""Settings changed while the dictation window is open (in the settings dialog): which ones
+take effect at once, on which part of the window, and which wait for the next session."""
+
+from __future__ import annotations
+
+from app import settings as keys
+from app.workers.session_bridge import IDLE
+
+SOURCE = (keys.SOURCE_KIND, keys.INPUT_DEVICE, keys.MONITOR_DEVICE)
+RECOGNITION = (keys.RECOGNIZER, keys.VOSK_MODEL)
+# What a running session cannot take up: it applies from the next Start.
+NEXT_SESSION = (keys.CASING, keys.PAUSE_THRESHOLD, keys.JOURNAL_DIR) + RECOGNITION + SOURCE
+
+
+def apply_live(window, names) -> None:
+    """Apply the settings named (``Key.name`` or ``Key``) to ``window``, a ``DictationWindow``."""
+    names = {getattr(n, "name", n) for n in names}
+    s, idle = window.settings, window.bridge.state == IDLE
+    if keys.LATENCY.name in names:
+        window.latency.set_value(s.get(keys.LATENCY))  # emits changed: applied live
+    if keys.WINDOW_FONT_SIZE.name in names:
+        window.view.set_font_size(s.get(keys.WINDOW_FONT_SIZE))
+    if keys.PROFANITY_MASK.name in names:
+        window.view.mask_profanity = s.get(keys.PROFANITY_MASK)
+        window.view.rerender()
+        window.overlay_controller.feed()
+    if names & _names(SOURCE) and idle:
+        window.sources.restore()
+        window.sources.check_source()
+    if names & _names(RECOGNITION):
+        window.bridge.forget_recognizers()
+        if idle:
+            window.preload()
+    if any(n.startswith("overlay/") for n in names):
+        window.overlay_controller.reload_settings()
+    if names & _names(NEXT_SESSION) and not idle:
+        window.statusBar().showMessage("Some changes take effect when you next press Start.", 8000)
+
+
+def _names(settings) -> set[str]:
+    return {key.name for key in settings}

@@ -1,0 +1,89 @@
+"""The dictation window's speech-model banner: which recognizer captions come from, and, when
+it is the built-in PocketSphinx, an offer to download the free English Vosk model.
+
+The download is a ``ModelDownload`` job behind a progress dialog with a Cancel button; a
+cancelled download keeps its part, so the next try resumes it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QWidget
+
+from app.dialogs.download_progress import DownloadProgressDialog
+from app.main_window.controls import BannerArea
+from app.workers.download import ModelDownload
+from app.workers.jobs import JobRunner
+
+BANNER = "model"  # the banner topic this part owns
+
+
+def default_entry():
+    """The model the banner offers: the catalogue's small English one (about 40 MB)."""
+    from engine import default_english
+
+    return default_english()
+
+
+class ModelOffer(QObject):
+    installed = Signal(str)  # the new model's folder: the next session should use it
+    status = Signal(str, int)  # a message for the status bar, and for how many ms
+
+    def __init__(self, banners: BannerArea, jobs: JobRunner, window: QWidget):
+        """``window`` parents the progress dialog; ``jobs`` runs the download."""
+        super().__init__(window)
+        self.banners, self.jobs, self.window = banners, jobs, window
+        self.download: ModelDownload | None = None  # while one runs (one at a time)
+        self.progress_dialog: DownloadProgressDialog | None = None
+
+    def show_recognizer(self, info) -> None:
+        """Say what the loaded recognizer (a ``RecognizerInfo``) means for the captions."""
+        if info.notice and info.name == "pocketsphinx":
+            self.banners.show_banner(
+                BANNER,
+                "info",
+                "Captions come from the built-in PocketSphinx recognizer, which makes many "
+                "mistakes. The free English Vosk model (about 40 MB) is much more accurate.",
+                [("Download it", self.start_download)],
+            )
+        elif info.notice:
+            self.banners.show_banner(BANNER, "info", info.notice)
+        else:
+            self.banners.hide_banner(BANNER)
+
+    def start_download(self) -> ModelDownload | None:
+        if self.download is not None:
+            return None  # one at a time
+        try:
+            entry = default_entry()
+        except Exception as exc:  # a broken catalogue is a packaging bug, but say so
+            self.banners.show_banner(BANNER, "error", f"Cannot read the model catalogue: {exc}")
+            return None
+        # Connected before it starts: an offline failure can be reported at once.
+        download = self.download = ModelDownload(entry)
+        self.progress_dialog = DownloadProgressDialog(download, self.window)
+        download.done.connect(self._on_installed)
+        download.failed.connect(self._on_failed)
+        download.cancelled.connect(
+            lambda: self.status.emit("Download cancelled; the next try resumes it.", 8000)
+        )
+        download.finished.connect(self._on_finished)
+        self.progress_dialog.show()
+        return self.jobs.start(download)
+
+    def _on_installed(self, path: str) -> None:
+        self.banners.hide_banner(BANNER)
+        self.status.emit(f"Installed the speech model in {path}; the next session uses it.", 10000)
+        self.installed.emit(path)
+
+    def _on_failed(self, message: str) -> None:
+        self.banners.show_banner(
+            BANNER,
+            "error",
+            f"The speech model could not be downloaded: {message}",
+            [("Try again", self.start_download)],
+        )
+
+    def _on_finished(self) -> None:
+        self.download = None
+        self.progress_dialog = None
