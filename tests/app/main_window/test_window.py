@@ -583,5 +583,6 @@ def test_closing_while_a_session_starts_stops_it_cleanly_first(make_window, qtbo
     assert window.isVisible()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=30000)
     assert window.bridge.state == IDLE
+    # Closed cleanly: no journal is left unfinished (one with no words is not kept at all, issue 16).
     journals = list((tmp_path / "journal").glob("session-*.jsonl"))
-    assert len(journals) == 1 and '"t": "closed"' in journals[0].read_text()
+    assert len(journals) <= 1 and all('"t": "closed"' in j.read_text() for j in journals)
