@@ -111,4 +111,4 @@ size_mb=$(du -sm "$APP" | cut -f1)
 echo "build.sh: built $APP in ${elapsed}s: $size ($size_mb MiB, $(find "$APP" -type f | wc -l) files)"
 echo "build.sh: largest parts:"
 du -sm "$INTERNAL"/* | sort -rn | awk -v dir="$INTERNAL/" 'NR <= 8 {sub(dir, "", $2); printf "  %5d MiB  %s\n", $1, $2}'
-echo "build.sh: checked: punctuation model, PocketSphinx model, Qt platform plugins present; no torch, no training"
+echo "build.sh: checked: punctuation model, PocketSphinx model, Qt platform plugins present; no torch, no training, no evaluation tools"
