@@ -101,6 +101,9 @@ def _add_live_commands(sub) -> None:
         metavar="PATH",
         help="output file (a folder for several inputs; - for stdout); default: next to each FILE",
     )
+    p.add_argument(
+        "--overwrite", action="store_true", help="replace output files that already exist (default: stop)"
+    )
     _add_recognizer_options(p)
     p.set_defaults(func=_lazy("engine.cli.transcribe", "cmd_transcribe"))
 
