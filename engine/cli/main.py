@@ -145,19 +145,37 @@ def _add_live_commands(sub) -> None:
 
 
 def read_input(path: str) -> tuple[str, str]:
+    """The text of ``path`` (``-``: stdin) and the name to use for it in messages.
+
+    Both are read as bytes and go through ``decode_text``, so garbage piped in gets the same
+    clear error as the same bytes in a file, instead of being "punctuated" into junk.
+    """
     if path == "-":
-        return sys.stdin.read(), "stdin"
+        return decode_text(sys.stdin.buffer.read(), "stdin"), "stdin"
     file = Path(path)
     try:
-        return file.read_text(encoding="utf-8"), str(file)
+        data = file.read_bytes()
     except FileNotFoundError:
         raise CliError(f"{file}: no such file") from None
     except IsADirectoryError:
         raise CliError(f"{file} is a folder; give a text or JSON file") from None
-    except UnicodeDecodeError:
-        raise CliError(f"{file} is not UTF-8 text; convert it, or pass the text on stdin") from None
     except OSError as exc:
         raise CliError(f"{file}: {exc.strerror or exc}") from None
+    return decode_text(data, str(file)), str(file)
+
+
+def decode_text(data: bytes, name: str) -> str:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = None
+    # A NUL byte is valid UTF-8 but never part of a text a person wrote: it is binary data.
+    if text is None or "\0" in text:
+        raise CliError(
+            f"{name} is not UTF-8 text (binary data?); give a text or JSON file, "
+            "or convert it first (e.g. iconv -t UTF-8)"
+        )
+    return text
 
 
 def cmd_punctuate(args) -> int:
