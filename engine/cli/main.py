@@ -203,7 +203,7 @@ def cmd_punctuate(args) -> int:
         if args.lookahead is not None:  # every view looks exactly that far ahead
             views = tuple((args.lookahead, w) for _, w in settings.offline_views)
             settings = replace(settings, offline_views=views)
-        settled = OfflineDecoder.from_model(model, settings).decode(words)
+        settled = OfflineDecoder.from_model(model, settings).decode(words, end_of_input=True)
     else:
         decoder = StreamingDecoder.from_model(model, settings)
         settled_by_pos: dict[int, Settled] = {}
@@ -211,7 +211,7 @@ def cmd_punctuate(args) -> int:
             for event in decoder.push(word):
                 if isinstance(event, Settled):
                     settled_by_pos[event.position] = event
-        for event in decoder.flush():
+        for event in decoder.finish():  # the end of the input ends a sentence
             if isinstance(event, Settled):
                 settled_by_pos[event.position] = event
         settled = [settled_by_pos[i] for i in range(len(words))]

@@ -74,7 +74,7 @@ def cmd_transcribe(args) -> int:
     from engine.cli.progress import ProgressBar
     from engine.recognizers import RecognizerError
     from engine.session.batch import transcribe_file
-    from engine.transcript.export import FORMATS, ExportError, export
+    from engine.transcript.export import ExportError, export, render
 
     files = [Path(f) for f in args.files]
     fmt = pick_format(args.format, args.output)
@@ -107,7 +107,7 @@ def cmd_transcribe(args) -> int:
             continue
         try:
             if target is None:
-                sys.stdout.write(FORMATS[fmt](transcript))
+                sys.stdout.write(render(transcript, fmt))
                 sys.stdout.flush()
             else:
                 refuse_to_overwrite(target, args.overwrite)  # again: it may have appeared meanwhile

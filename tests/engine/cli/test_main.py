@@ -155,3 +155,17 @@ def test_utf8_text_with_a_byte_order_mark_is_read(tiny_model_dir):
         timeout=120,
     )
     assert r.returncode == 0 and r.stdout.decode().lower().startswith("hello")
+
+
+@pytest.mark.parametrize("mode", ["stream", "offline"])
+def test_the_end_of_input_ends_a_sentence(tiny_model_dir, mode):
+    r = livecap(
+        "punctuate",
+        "--model-dir",
+        str(tiny_model_dir),
+        "--mode",
+        mode,
+        stdin="so what do you think i am not sure\n",
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.rstrip("\n").lower().endswith(("sure.", "sure?"))
