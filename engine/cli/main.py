@@ -104,6 +104,9 @@ def _add_live_commands(sub) -> None:
         metavar="PATH",
         help="output file (a folder for several inputs; - for stdout); default: next to each FILE",
     )
+    p.add_argument(
+        "--overwrite", action="store_true", help="replace output files that already exist (default: stop)"
+    )
     _add_recognizer_options(p)
     p.set_defaults(func=_lazy("engine.cli.transcribe", "cmd_transcribe"))
 
@@ -192,19 +195,37 @@ def _keep_days(value: str) -> float | None:
 
 
 def read_input(path: str) -> tuple[str, str]:
+    """The text of ``path`` (``-``: stdin) and the name to use for it in messages.
+
+    Both are read as bytes and go through ``decode_text``, so garbage piped in gets the same
+    clear error as the same bytes in a file, instead of being "punctuated" into junk.
+    """
     if path == "-":
-        return sys.stdin.read(), "stdin"
+        return decode_text(sys.stdin.buffer.read(), "stdin"), "stdin"
     file = Path(path)
     try:
-        return file.read_text(encoding="utf-8"), str(file)
+        data = file.read_bytes()
     except FileNotFoundError:
         raise CliError(f"{file}: no such file") from None
     except IsADirectoryError:
         raise CliError(f"{file} is a folder; give a text or JSON file") from None
-    except UnicodeDecodeError:
-        raise CliError(f"{file} is not UTF-8 text; convert it, or pass the text on stdin") from None
     except OSError as exc:
         raise CliError(f"{file}: {exc.strerror or exc}") from None
+    return decode_text(data, str(file)), str(file)
+
+
+def decode_text(data: bytes, name: str) -> str:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = None
+    # A NUL byte is valid UTF-8 but never part of a text a person wrote: it is binary data.
+    if text is None or "\0" in text:
+        raise CliError(
+            f"{name} is not UTF-8 text (binary data?); give a text or JSON file, "
+            "or convert it first (e.g. iconv -t UTF-8)"
+        )
+    return text
 
 
 def cmd_punctuate(args) -> int:
@@ -232,7 +253,7 @@ def cmd_punctuate(args) -> int:
         if args.lookahead is not None:  # every view looks exactly that far ahead
             views = tuple((args.lookahead, w) for _, w in settings.offline_views)
             settings = replace(settings, offline_views=views)
-        settled = OfflineDecoder.from_model(model, settings).decode(words)
+        settled = OfflineDecoder.from_model(model, settings).decode(words, end_of_input=True)
     else:
         decoder = StreamingDecoder.from_model(model, settings)
         settled_by_pos: dict[int, Settled] = {}
@@ -240,7 +261,7 @@ def cmd_punctuate(args) -> int:
             for event in decoder.push(word):
                 if isinstance(event, Settled):
                     settled_by_pos[event.position] = event
-        for event in decoder.flush():
+        for event in decoder.finish():  # the end of the input ends a sentence
             if isinstance(event, Settled):
                 settled_by_pos[event.position] = event
         settled = [settled_by_pos[i] for i in range(len(words))]

@@ -3,6 +3,10 @@
 Every input file is checked before any model is loaded, so a typo in the
 fifth name fails in a second, not after four files' worth of work. Marks come
 from the offline decoder, which sees the whole text: better than live captions.
+
+A transcript never replaces a file that is already there unless ``--overwrite``
+says so (the file may be the user's notes of the same name), and nothing is
+written when no word was recognized: an empty file would only hide that.
 """
 
 from __future__ import annotations
@@ -34,10 +38,22 @@ def output_paths(files: list[Path], fmt: str, output: str | None) -> list[Path |
     for source, target in zip(files, targets):
         if target.resolve() == source.resolve():
             raise CliError(f"{source}: the transcript would overwrite the audio file; pass -o")
-    names = [t.resolve() for t in targets]
-    if len(set(names)) < len(names):
-        raise CliError("two input files would write the same transcript file; pass -o with a folder")
+    first_source: dict[Path, Path] = {}
+    for source, target in zip(files, targets):
+        earlier = first_source.setdefault(target.resolve(), source)
+        if earlier is not source:
+            # --overwrite is for files that were there before, never for this run's own output.
+            raise CliError(
+                f"{source} would overwrite {target}, the transcript of {earlier}; "
+                f"transcribe {source.name} on its own with -o another name"
+            )
     return targets
+
+
+def refuse_to_overwrite(target: Path | None, overwrite: bool) -> None:
+    """One line naming the file and the flag when ``target`` exists and may not be replaced."""
+    if target is not None and not overwrite and (target.exists() or target.is_symlink()):
+        raise CliError(f"{target} already exists; pass --overwrite to replace it, or -o another name")
 
 
 def pick_format(fmt: str | None, output: str | None) -> str:
@@ -58,7 +74,7 @@ def cmd_transcribe(args) -> int:
     from engine.cli.progress import ProgressBar
     from engine.recognizers import RecognizerError
     from engine.session.batch import transcribe_file
-    from engine.transcript.export import FORMATS, ExportError, export
+    from engine.transcript.export import ExportError, export, render
 
     files = [Path(f) for f in args.files]
     fmt = pick_format(args.format, args.output)
@@ -69,6 +85,8 @@ def cmd_transcribe(args) -> int:
         except AudioError as exc:
             raise CliError(str(exc)) from None
     targets = output_paths(files, fmt, args.output)
+    for target in targets:  # before any work: a clash found after an hour of transcribing is too late
+        refuse_to_overwrite(target, args.overwrite)
     recognizer = make_recognizer(
         args.recognizer, args.model, live=False, verbose=getattr(args, "verbose", False)
     )
@@ -86,12 +104,15 @@ def cmd_transcribe(args) -> int:
         finally:
             bar.finish()
         if not transcript.words:
-            warn(f"{path}: no speech was recognized in {seconds:.1f} s of audio")
+            where = "" if target is None else f"; {target} was not written"
+            warn(f"{path}: no speech was recognized in {seconds:.1f} s of audio{where}")
+            continue
         try:
             if target is None:
-                sys.stdout.write(FORMATS[fmt](transcript))
+                sys.stdout.write(render(transcript, fmt))
                 sys.stdout.flush()
             else:
+                refuse_to_overwrite(target, args.overwrite)  # again: it may have appeared meanwhile
                 export(transcript, fmt, target)
                 print(f"{path} -> {target} ({len(transcript.words)} words)", file=sys.stderr)
         except ExportError as exc:

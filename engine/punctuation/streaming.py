@@ -20,7 +20,7 @@ import numpy as np
 from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.model_inputs import build_sample
 from engine.punctuation.settings import DecoderSettings
-from engine.words import CASE_LABELS, PUNCT_LABELS, Word
+from engine.words import CASE_LABELS, PUNCT_LABELS, SENTENCE_END_MARKS, Word
 
 
 # ---- events -----------------------------------------------------------------
@@ -110,6 +110,15 @@ def entropies_bits(probs: np.ndarray) -> np.ndarray:
 
 def entropy_bits(probs: np.ndarray) -> float:
     return float(entropies_bits(probs))
+
+
+_PERIOD, _QUESTION = PUNCT_LABELS.index("period"), PUNCT_LABELS.index("question")
+
+
+def sentence_final_mark(punct: np.ndarray) -> str:
+    """The mark of the last word of the input: the end of input is the end of a sentence, so the
+    likelier of period and question by the model (a period on a tie, or when it says neither)."""
+    return "question" if punct[_QUESTION] > punct[_PERIOD] else "period"
 
 
 # ---- the decoder --------------------------------------------------------------
@@ -230,6 +239,28 @@ class StreamingDecoder:
         if self.pause_threshold is not None and last.word.end is not None:
             last.pause_after = True  # end of speech is a pause
         return self._step(force=True)
+
+    def finish(self) -> list[Event]:
+        """The input has ended (not just paused): settle everything, as ``flush`` does, and end
+        the last word's sentence (``sentence_final_mark``). Live captions never call this
+        before the end, so their provisional and settled marks are untouched until then.
+
+        If the last word had settled before with a mark that does not end a sentence, it
+        settles once more with its final mark: the one exception to "settled never changes",
+        and only because nothing can come after it."""
+        events = self.flush()
+        if not self._slots:
+            return events
+        p, slot = self.word_count - 1, self._slots[-1]
+        if slot.settled_mark in SENTENCE_END_MARKS:
+            return events
+        mark = sentence_final_mark(slot.punct)
+        slot.settled_mark = mark
+        previous = self._slot(p - 1).settled_mark if p > self._base else (None if p == 0 else "none")
+        case, form = self.casing.render(slot.word.text, CASE_LABELS[int(np.argmax(slot.case))], previous)
+        confidence = float(slot.punct[PUNCT_LABELS.index(mark)])
+        events = [e for e in events if not (isinstance(e, Settled) and e.position == p)]
+        return [*events, Settled(p, mark, case, slot.lookahead, form, confidence)]
 
     def retract(self, count: int) -> list[Event]:
         """Remove the last ``count`` words (the recognizer replaced them)."""

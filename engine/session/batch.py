@@ -52,7 +52,8 @@ def repunctuate(
     workers: int = 1,
 ) -> Transcript:
     """``words`` (text and times; any marks they carry are ignored) with marks and case from the
-    offline decoder on ``settings`` (default: the model's recommended ones).
+    offline decoder on ``settings`` (default: the model's recommended ones). The words are a
+    whole session or file, so the last one ends a sentence.
 
     ``progress`` is called after each chunk of positions; raising from it cancels (the exception
     propagates, the chunks not yet started are dropped). ``workers`` chunks are scored at once.
@@ -62,7 +63,9 @@ def repunctuate(
     plain = [Word(w.text, w.start, w.end, w.confidence) for w in words]
     if not plain:
         return Transcript([])
-    settled = OfflineDecoder.from_model(model, settings, workers=workers).decode(plain, progress)
+    settled = OfflineDecoder.from_model(model, settings, workers=workers).decode(
+        plain, progress, end_of_input=True
+    )
     return Transcript(
         [
             TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine.files.atomic import atomic_write_text
@@ -247,6 +247,22 @@ def format_from_path(path: str | os.PathLike[str]) -> str | None:
     return fmt if fmt in FORMATS else None
 
 
+def ended(t: Transcript) -> Transcript:
+    """``t`` with a sentence-final mark on its last word: the end of a session is the end of a
+    sentence. ``repunctuate`` already picks period or question by the model; a transcript that
+    did not go through it (a live one, a recovered journal) gets a period."""
+    if not t.words or t.words[-1].ends_sentence:
+        return t
+    words = list(t.words)
+    words[-1] = replace(words[-1], mark="period")
+    return replace(t, words=words)
+
+
+def render(t: Transcript, fmt: str) -> str:
+    """The text of ``t`` in ``fmt`` (a key of FORMATS), its last sentence ended."""
+    return FORMATS[fmt](ended(t))
+
+
 def export(t: Transcript, fmt: str | None, path: str | os.PathLike[str]) -> Path:
     """Write ``t`` to ``path`` in ``fmt`` (guessed from the extension when None). Returns the path.
 
@@ -263,6 +279,6 @@ def export(t: Transcript, fmt: str | None, path: str | os.PathLike[str]) -> Path
     key = fmt.lower().lstrip(".")
     if key not in FORMATS:
         raise ExportError(f"Unknown export format {fmt!r}; choose one of: {', '.join(FORMATS)}.")
-    text = FORMATS[key](t)
+    text = render(t, key)
     atomic_write_text(path, text)
     return Path(path)

@@ -1,7 +1,6 @@
 """``livecap transcribe | listen | devices | models | recover`` as a user runs them (subprocesses)."""
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -15,18 +14,6 @@ from engine.transcript.transcript import Transcript
 from tests.speech import write_speech_wav
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-@pytest.fixture
-def env(tmp_path):
-    # Own data folder (no real models, journals or downloads touched); no sound server to reach,
-    # and none autospawned.
-    return {
-        **os.environ,
-        "LIVECAP_DATA_DIR": str(tmp_path / "data"),
-        "PULSE_SERVER": f"unix:{tmp_path}/no-such-pulse-socket",
-        "PYTHONPATH": str(ROOT),
-    }
 
 
 def livecap(env, *args, timeout=180):

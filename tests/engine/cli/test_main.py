@@ -2,6 +2,7 @@
 
 import json
 import os
+import random
 import subprocess
 import sys
 
@@ -153,3 +154,49 @@ def test_a_damaged_shipped_model_says_reinstall(tiny_model_dir, tmp_path):
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1 and "Traceback" not in r.stderr
     assert str(shipped / "model.onnx") in lines[0] and "reinstall livecap" in lines[0]
+
+
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10" + bytes(range(256)) * 4
+
+
+@pytest.mark.parametrize(
+    "garbage", [PNG, bytes(random.Random(16).randrange(256) for _ in range(4096)), b"abc\x00\x00def"]
+)
+def test_garbage_on_stdin_gets_the_same_error_as_the_same_bytes_in_a_file(tiny_model_dir, tmp_path, garbage):
+    path = tmp_path / "garbage.bin"
+    path.write_bytes(garbage)
+    as_file = livecap("punctuate", str(path), "--model-dir", str(tiny_model_dir))
+    on_stdin = subprocess.run(
+        [sys.executable, "-m", "engine.cli.main", "punctuate", "--model-dir", str(tiny_model_dir)],
+        input=garbage,
+        capture_output=True,
+        timeout=120,
+    )
+    assert as_file.returncode == on_stdin.returncode == 2 and on_stdin.stdout == b""
+    assert "not UTF-8 text" in as_file.stderr
+    assert on_stdin.stderr.decode() == as_file.stderr.replace(str(path), "stdin")
+    assert len(as_file.stderr.strip().splitlines()) == 1
+
+
+def test_utf8_text_with_a_byte_order_mark_is_read(tiny_model_dir):
+    r = subprocess.run(
+        [sys.executable, "-m", "engine.cli.main", "punctuate", "--model-dir", str(tiny_model_dir)],
+        input="\ufeffhello there".encode(),
+        capture_output=True,
+        timeout=120,
+    )
+    assert r.returncode == 0 and r.stdout.decode().lower().startswith("hello")
+
+
+@pytest.mark.parametrize("mode", ["stream", "offline"])
+def test_the_end_of_input_ends_a_sentence(tiny_model_dir, mode):
+    r = livecap(
+        "punctuate",
+        "--model-dir",
+        str(tiny_model_dir),
+        "--mode",
+        mode,
+        stdin="so what do you think i am not sure\n",
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.rstrip("\n").lower().endswith(("sure.", "sure?"))

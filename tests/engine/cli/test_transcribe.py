@@ -1,0 +1,61 @@
+"""``livecap transcribe`` never destroys a file: existing outputs, same-stem inputs, silent audio
+(issue 16, item 1). Real subprocesses, real PocketSphinx on espeak-ng speech."""
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from tests.engine.cli.test_listen import livecap, one_line_error
+from tests.speech import write_speech_wav
+
+NOTES = "my notes about the talk, typed by hand\n"
+
+
+@pytest.fixture
+def silent_wav(tmp_path):
+    path = tmp_path / "talk.wav"
+    sf.write(path, np.zeros(16000 * 2, np.int16), 16000, subtype="PCM_16")
+    return path
+
+
+def transcribe(env, *args):
+    return livecap(env, "transcribe", "--recognizer", "pocketsphinx", *args, timeout=120)
+
+
+def test_an_existing_transcript_is_kept_and_the_flag_is_named(silent_wav, env, tiny_model_dir):
+    notes = silent_wav.with_suffix(".txt")
+    notes.write_text(NOTES)
+    one_line_error(transcribe(env, silent_wav, "--model-dir", tiny_model_dir), str(notes), "--overwrite")
+    assert notes.read_text() == NOTES
+
+
+def test_no_file_is_written_when_no_words_were_recognized(silent_wav, env, tiny_model_dir):
+    notes = silent_wav.with_suffix(".txt")
+    notes.write_text(NOTES)
+    r = transcribe(env, silent_wav, "--model-dir", tiny_model_dir, "--overwrite")
+    assert r.returncode == 0, r.stderr
+    assert "no speech was recognized" in r.stderr and f"{notes} was not written" in r.stderr
+    assert notes.read_text() == NOTES  # even --overwrite does not replace notes with nothing
+    notes.unlink()
+    r = transcribe(env, silent_wav, "--model-dir", tiny_model_dir)
+    assert r.returncode == 0 and not notes.exists()
+
+
+@pytest.mark.needs_espeak
+def test_same_stem_inputs_do_not_overwrite_each_other(tmp_path, env, tiny_model_dir):
+    speech, rate = sf.read(write_speech_wav(tmp_path / "speech.wav", repeats=1), dtype="int16")
+    flac, ogg = tmp_path / "s.flac", tmp_path / "s.ogg"
+    sf.write(flac, speech, rate)
+    sf.write(ogg, speech, rate)
+    # Both in one run: refused before any work, naming both inputs and the shared output.
+    one_line_error(transcribe(env, flac, ogg, "--model-dir", tiny_model_dir), "s.ogg", "s.txt", "s.flac")
+    assert not (tmp_path / "s.txt").exists()
+    # One after the other: the second stops and the first's transcript stays.
+    r = transcribe(env, flac, "--model-dir", tiny_model_dir)
+    assert r.returncode == 0, r.stderr
+    first = (tmp_path / "s.txt").read_text()
+    assert "park" in first.lower()
+    one_line_error(transcribe(env, ogg, "--model-dir", tiny_model_dir), "s.txt", "--overwrite")
+    assert (tmp_path / "s.txt").read_text() == first
+    r = transcribe(env, ogg, "--model-dir", tiny_model_dir, "--overwrite")
+    assert r.returncode == 0, r.stderr
