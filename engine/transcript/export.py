@@ -247,11 +247,15 @@ def format_from_path(path: str | os.PathLike[str]) -> str | None:
     return fmt if fmt in FORMATS else None
 
 
+SENTENCE_END_TEXT = (".", "!", "?", "…")
+
+
 def ended(t: Transcript) -> Transcript:
     """``t`` with a sentence-final mark on its last word: the end of a session is the end of a
     sentence. ``repunctuate`` already picks period or question by the model; a transcript that
     did not go through it (a live one, a recovered journal) gets a period."""
-    if not t.words or t.words[-1].ends_sentence:
+    # A user's edit can end the text itself: "thanks!" keeps its "!" in the word's form.
+    if not t.words or t.words[-1].ends_sentence or t.words[-1].word.endswith(SENTENCE_END_TEXT):
         return t
     words = list(t.words)
     words[-1] = replace(words[-1], mark="period")

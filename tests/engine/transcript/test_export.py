@@ -364,3 +364,16 @@ def test_export_formats_and_guessing(tmp_path):
     with pytest.raises(ExportError, match="Cannot tell"):
         export(t, None, tmp_path / "talk.docx")
     assert not (tmp_path / "talk.docx").exists()
+
+
+def test_an_edited_last_word_that_ends_its_own_sentence_gets_no_second_mark(tmp_path):
+    # Edits keep "!" in the word's form (the marks have no exclamation); the export must not add "."
+    words = [
+        TranscriptWord("that", 0.0, 0.3, case="capitalized"),
+        TranscriptWord("is", 0.3, 0.5),
+        TranscriptWord("great", 0.5, 0.9, form="great!"),
+    ]
+    out = export(Transcript(words), "txt", tmp_path / "t.txt").read_text()
+    assert out.strip() == "That is great!"
+    plain = export(Transcript(words[:2]), "txt", tmp_path / "u.txt").read_text()
+    assert plain.strip() == "That is."
