@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from engine import __version__
@@ -28,10 +29,14 @@ def _lazy(module: str, name: str):
     return run
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(extra_commands: Sequence[tuple[str, str]] = ()) -> argparse.ArgumentParser:
+    """``extra_commands``: (name, help) of commands that the caller runs itself and that only need
+    listing here: the installed ``livecap`` opens the window with ``app`` (the engine cannot)."""
     parser = _Parser(prog="livecap", description="Live captions with streaming punctuation.")
     parser.add_argument("--version", action="version", version=f"livecap {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, help_text in extra_commands:
+        sub.add_parser(name, help=help_text, add_help=False)
 
     p = sub.add_parser("punctuate", help="punctuate and capitalise text or timed words")
     p.add_argument(
@@ -142,8 +147,8 @@ def _add_live_commands(sub) -> None:
     p.set_defaults(func=_lazy("engine.cli.recover", "cmd_recover"))
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: list[str] | None = None, extra_commands: Sequence[tuple[str, str]] = ()) -> int:
+    parser = build_parser(extra_commands)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
