@@ -157,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
         return run_app(argv[1:], started)
     from engine import run_cli as cli_main
 
-    return cli_main(argv)
+    return cli_main(
+        argv, extra_commands=[("app", "the live-captioning window (the default with no command)")]
+    )
 
 
 if __name__ == "__main__":

@@ -5,10 +5,12 @@ int24, int32, float, double) to float32 in [-1, 1]; the shared Resampler then
 makes 16 kHz mono int16 of it.
 
 Files are checked when opened, so a bad file gives ONE clear AudioError up
-front instead of a half-finished transcript: libsndfile opens a WAV cut short
-in its data without complaint (it just reports fewer frames), a cut FLAC only
-fails when decoding reaches the cut, and a cut OGG merely looks shorter, so
-each gets its own cheap check.
+front instead of a half-finished transcript: a cut FLAC only fails when
+decoding reaches the cut, and a cut OGG merely looks shorter, so each gets its
+own cheap check. A WAV cut short in its data is the usual state after a
+recorder crash, and every frame in it is good: it is read as far as it goes,
+with one warning (``truncation_warning``). That includes a header whose data
+size was never filled in (0, or a placeholder such as 0xFFFFFFFF).
 
 Decoding happens on the caller's thread inside ``read()``: a file never
 overruns, so there is no producer thread and no queue. With ``realtime=True``
@@ -18,6 +20,7 @@ microphone would deliver it, so a demo looks live.
 
 from __future__ import annotations
 
+import io
 import re
 import threading
 from pathlib import Path
@@ -32,9 +35,6 @@ from engine.audio.pacing import RealtimePacer
 # new builds) but those are untested here.
 SUPPORTED_FORMATS = {"WAV", "WAVEX", "RF64", "W64", "FLAC", "OGG"}
 _READ_ALL_BLOCK_SECONDS = 10.0
-# A streamed WAV (written to a pipe) carries a placeholder data size; that is
-# not truncation.
-_PLACEHOLDER_SIZE = 0x7FFF0000
 
 
 def _not_audio(path: Path, detail: str = "") -> AudioError:
@@ -61,16 +61,98 @@ def _sniff(head: bytes) -> str | None:
     return None
 
 
-def _check_wav(path: Path, f: sf.SoundFile) -> None:
-    # libsndfile logs "data : <declared> (should be <present>)" and quietly
-    # reads what is there; a declared size larger than the file means a cut.
+def truncation_warning(path: str | Path) -> str | None:
+    """The warning for a WAV whose header promises more audio than the file holds ("truncated:
+    transcribing the 12.0 s that are present"); None for a complete file or another format."""
+    with open_audio_file(path) as f:
+        if not getattr(f, "truncated", False):
+            return None
+        return f"truncated: transcribing the {f.frames / f.samplerate:.1f} s that are present"
+
+
+def _wav_data_size(f: sf.SoundFile) -> tuple[int, int] | None:
+    """(declared, present) bytes of a WAV's audio when libsndfile found them to differ."""
+    # libsndfile logs "data : <declared> (should be <present>)" and reads what is there.
     m = re.search(r"^data\s*:\s*(\d+)\s*\(should be (\d+)\)", f.extra_info, re.MULTILINE)
-    if m:
-        declared, present = int(m.group(1)), int(m.group(2))
-        if present < declared < _PLACEHOLDER_SIZE:
-            raise _corrupt(
-                path, f"the header promises {declared} bytes of audio but only {present} are there"
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+_WAV_SUBTYPES = {
+    (1, 8): "PCM_U8",
+    (1, 16): "PCM_16",
+    (1, 24): "PCM_24",
+    (1, 32): "PCM_32",
+    (3, 32): "FLOAT",
+    (3, 64): "DOUBLE",
+}
+
+
+def _open_unsized_wav(path: Path) -> sf.SoundFile | None:
+    """A WAV whose data size says 0 although audio follows (a recorder that died before it wrote
+    the size): libsndfile finds no frames, so read the bytes after the header as raw audio."""
+    with path.open("rb") as fh:
+        head = fh.read(4096)
+    if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+        return None
+    pos, fmt = 12, None
+    while pos + 8 <= len(head):
+        chunk, size = head[pos : pos + 4], int.from_bytes(head[pos + 4 : pos + 8], "little")
+        if chunk == b"fmt " and pos + 24 <= len(head):
+            tag, channels = (
+                int.from_bytes(head[pos + 8 : pos + 10], "little"),
+                int.from_bytes(head[pos + 10 : pos + 12], "little"),
             )
+            rate, bits = (
+                int.from_bytes(head[pos + 12 : pos + 16], "little"),
+                int.from_bytes(head[pos + 22 : pos + 24], "little"),
+            )
+            if tag == 0xFFFE and pos + 34 <= len(head):  # WAVE_FORMAT_EXTENSIBLE: the real tag in the GUID
+                tag = int.from_bytes(head[pos + 32 : pos + 34], "little")
+            fmt = (_WAV_SUBTYPES.get((tag, bits)), channels, rate)
+        elif chunk == b"data":
+            if size != 0 or fmt is None or fmt[0] is None or path.stat().st_size <= pos + 8:
+                return None
+            f = sf.SoundFile(
+                _Window(path, pos + 8),
+                samplerate=fmt[2],
+                channels=fmt[1],
+                subtype=fmt[0],
+                format="RAW",
+                endian="LITTLE",
+            )
+            f.truncated = True
+            return f
+        pos += 8 + size + (size & 1)
+    return None
+
+
+class _Window(io.RawIOBase):
+    """The bytes of ``path`` from ``offset`` on, as a file of their own (for libsndfile's RAW)."""
+
+    def __init__(self, path: Path, offset: int):
+        self._fh, self._offset = path.open("rb"), offset
+        self._fh.seek(offset)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, pos: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_SET:
+            pos += self._offset
+        return self._fh.seek(pos, whence) - self._offset
+
+    def tell(self) -> int:
+        return self._fh.tell() - self._offset
+
+    def readinto(self, buffer) -> int:
+        return self._fh.readinto(buffer)
+
+    def close(self) -> None:
+        self._fh.close()
+        super().close()
 
 
 def _check_flac(path: Path, f: sf.SoundFile) -> None:
@@ -128,7 +210,13 @@ def open_audio_file(path: str | Path) -> sf.SoundFile:
         if f.format not in SUPPORTED_FORMATS:
             raise _not_audio(path, f" ({f.format_info} is not supported)")
         if f.format in ("WAV", "WAVEX"):
-            _check_wav(path, f)
+            sizes = _wav_data_size(f)
+            f.truncated = sizes is not None and sizes[0] > sizes[1]
+            if f.frames <= 0 and kind == "WAV":
+                unsized = _open_unsized_wav(path)
+                if unsized is not None:
+                    f.close()
+                    f = unsized
         elif f.format == "FLAC":
             _check_flac(path, f)
         elif f.format == "OGG":
@@ -189,6 +277,11 @@ class FileSource(AudioSource):
             self.file_channels = f.channels
             self.file_format = f"{f.format}/{f.subtype}"
             self._frames = f.frames
+            self.warning = (
+                f"{self.path}: truncated: playing the {self.duration:.1f} s that are present"
+                if getattr(f, "truncated", False)
+                else None
+            )
         self._file: sf.SoundFile | None = None
         self._resampler: Resampler | None = None
         self._pacer = RealtimePacer()  # holds a converted chunk until it is due (realtime only)

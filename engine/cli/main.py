@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from dataclasses import replace
+from collections.abc import Sequence
 from pathlib import Path
 
 from engine import __version__
-from engine.cli.common import CliError, load_model
+from engine.cli.common import CliError
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -30,10 +29,14 @@ def _lazy(module: str, name: str):
     return run
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(extra_commands: Sequence[tuple[str, str]] = ()) -> argparse.ArgumentParser:
+    """``extra_commands``: (name, help) of commands that the caller runs itself and that only need
+    listing here: the installed ``livecap`` opens the window with ``app`` (the engine cannot)."""
     parser = CommandParser(prog="livecap", description="Live captions with streaming punctuation.")
     parser.add_argument("--version", action="version", version=f"livecap {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
+    for name, help_text in extra_commands:
+        sub.add_parser(name, help=help_text, add_help=False)
 
     p = sub.add_parser("punctuate", help="punctuate and capitalise text or timed words")
     p.add_argument(
@@ -62,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)"
     )
     p.add_argument("--threads", type=int, default=1)
-    p.set_defaults(func=cmd_punctuate)
+    p.set_defaults(func=_lazy("engine.cli.punctuate", "cmd_punctuate"))
     _add_live_commands(sub)
     return parser
 
@@ -194,100 +197,11 @@ def _keep_days(value: str) -> float | None:
     return days
 
 
-def read_input(path: str) -> tuple[str, str]:
-    """The text of ``path`` (``-``: stdin) and the name to use for it in messages.
-
-    Both are read as bytes and go through ``decode_text``, so garbage piped in gets the same
-    clear error as the same bytes in a file, instead of being "punctuated" into junk.
-    """
-    if path == "-":
-        return decode_text(sys.stdin.buffer.read(), "stdin"), "stdin"
-    file = Path(path)
-    try:
-        data = file.read_bytes()
-    except FileNotFoundError:
-        raise CliError(f"{file}: no such file") from None
-    except IsADirectoryError:
-        raise CliError(f"{file} is a folder; give a text or JSON file") from None
-    except OSError as exc:
-        raise CliError(f"{file}: {exc.strerror or exc}") from None
-    return decode_text(data, str(file)), str(file)
-
-
-def decode_text(data: bytes, name: str) -> str:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = None
-    # A NUL byte is valid UTF-8 but never part of a text a person wrote: it is binary data.
-    if text is None or "\0" in text:
-        raise CliError(
-            f"{name} is not UTF-8 text (binary data?); give a text or JSON file, "
-            "or convert it first (e.g. iconv -t UTF-8)"
-        )
-    return text
-
-
-def cmd_punctuate(args) -> int:
-    from engine.punctuation.offline import OfflineDecoder
-    from engine.punctuation.streaming import Settled, StreamingDecoder
-    from engine.punctuation.text_input import InputError, parse_words
-
-    if args.threshold is not None and not 0.0 <= args.threshold <= 2.0:
-        raise CliError("--threshold must be between 0 and 2 bits")
-    if args.lookahead is not None and not 0 <= args.lookahead <= 16:
-        raise CliError("--lookahead must be between 0 and 16 words")
-    content, source = read_input(args.file)
-    try:
-        words = parse_words(content, source)
-    except InputError as exc:
-        raise CliError(str(exc)) from None
-    model = load_model(args.model_dir, args.threads)
-    settings = model.config.decoder.override(
-        threshold=args.threshold,
-        l_max=args.lookahead,
-        pause_threshold=0 if args.no_pauses else None,
-        casing=not args.no_casing,
-    )
-    if args.mode == "offline":
-        if args.lookahead is not None:  # every view looks exactly that far ahead
-            views = tuple((args.lookahead, w) for _, w in settings.offline_views)
-            settings = replace(settings, offline_views=views)
-        settled = OfflineDecoder.from_model(model, settings).decode(words, end_of_input=True)
-    else:
-        decoder = StreamingDecoder.from_model(model, settings)
-        settled_by_pos: dict[int, Settled] = {}
-        for word in words:
-            for event in decoder.push(word):
-                if isinstance(event, Settled):
-                    settled_by_pos[event.position] = event
-        for event in decoder.finish():  # the end of the input ends a sentence
-            if isinstance(event, Settled):
-                settled_by_pos[event.position] = event
-        settled = [settled_by_pos[i] for i in range(len(words))]
-    write_output(words, settled, args.format)
-    return 0
-
-
-def write_output(words, settled, fmt: str) -> None:
-    from engine.words import MARK_TEXT
-
-    if fmt == "json":
-        rows = [
-            {"word": w.text, "form": s.form, "mark": s.mark, "case": s.case, "lookahead": s.lookahead_used}
-            for w, s in zip(words, settled)
-        ]
-        # One word per line: readable, and still one JSON document.
-        sys.stdout.write("[\n" + ",\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n]\n")
-    else:
-        sys.stdout.write(" ".join(s.form + MARK_TEXT[s.mark] for s in settled) + "\n")
-
-
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, extra_commands: Sequence[tuple[str, str]] = ()) -> int:
     from engine.punctuation.runtime import disable_telemetry
 
     disable_telemetry()  # first: no command may let onnxruntime write its device id
-    parser = build_parser()
+    parser = build_parser(extra_commands)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from engine.cli.common import CliError
+from engine.cli.common import CliError, warn
 
 
 def cmd_devices(args) -> int:
@@ -51,7 +51,12 @@ def cmd_models(args) -> int:
     if action == "path":
         from engine.files import paths
 
-        print(paths.vosk_models_dir())
+        folder = paths.vosk_models_dir()
+        try:  # a printed folder should be one the user can open and copy a model into
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            warn(f"{folder} does not exist and cannot be created: {exc.strerror or exc}")
+        print(folder)
         return 0
     return _list(getattr(args, "lang", None))
 

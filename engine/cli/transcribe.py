@@ -70,7 +70,7 @@ def pick_format(fmt: str | None, output: str | None) -> str:
 
 def cmd_transcribe(args) -> int:
     from engine.audio.base import AudioError
-    from engine.audio.file_source import audio_duration
+    from engine.audio.file_source import audio_duration, truncation_warning
     from engine.cli.progress import ProgressBar
     from engine.recognizers import RecognizerError
     from engine.session.batch import transcribe_file
@@ -82,8 +82,11 @@ def cmd_transcribe(args) -> int:
     for f in files:
         try:
             durations.append(audio_duration(f))
+            note = truncation_warning(f)
         except AudioError as exc:
             raise CliError(str(exc)) from None
+        if note:  # a recorder that crashed: every frame there is good, so use them
+            warn(f"{f}: {note}")
     targets = output_paths(files, fmt, args.output)
     for target in targets:  # before any work: a clash found after an hour of transcribing is too late
         refuse_to_overwrite(target, args.overwrite)

@@ -7,6 +7,7 @@ stale lock that would need a human to delete it.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sys
@@ -70,31 +71,50 @@ class FileLock:
 
     def acquire(self) -> None:
         """Block until locked. Raises ``OSError`` if the lock file cannot be created."""
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
-        try:
-            while True:
-                try:
-                    _try_lock(fd)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+            try:
+                if self._wait_for(fd, deadline) and self._still_the_lock_file(fd):
                     self._fd = fd
                     return
-                except OSError as exc:
-                    if exc.errno not in _BUSY:
-                        raise
-                if deadline is not None and time.monotonic() >= deadline:
-                    raise LockTimeout(f"{self.path} is held by another process")
-                if self._on_wait is not None:
-                    self._on_wait()
-                time.sleep(self._poll_s)
-        except BaseException:
-            if self._fd is None:
+            except BaseException:
                 os.close(fd)
-            raise
+                raise
+            # The holder removed the file on release (``release(remove=True)``): a lock on its
+            # old inode excludes no one, so lock the file now under that name instead.
+            _unlock(fd)
+            os.close(fd)
 
-    def release(self) -> None:
+    def _wait_for(self, fd: int, deadline: float | None) -> bool:
+        while True:
+            try:
+                _try_lock(fd)
+                return True
+            except OSError as exc:
+                if exc.errno not in _BUSY:
+                    raise
+            if deadline is not None and time.monotonic() >= deadline:
+                raise LockTimeout(f"{self.path} is held by another process")
+            if self._on_wait is not None:
+                self._on_wait()
+            time.sleep(self._poll_s)
+
+    def _still_the_lock_file(self, fd: int) -> bool:
+        try:
+            return os.path.samestat(os.fstat(fd), os.stat(self.path))
+        except FileNotFoundError:
+            return False
+
+    def release(self, remove: bool = False) -> None:
+        """``remove``: delete the lock file too (while still holding it, so no one can lock the
+        old file in between), leaving nothing behind in the user's folder."""
         if self._fd is not None:
             fd, self._fd = self._fd, None
             try:
+                if remove:
+                    with contextlib.suppress(OSError):  # gone already, or Windows refuses: harmless
+                        os.unlink(self.path)
                 _unlock(fd)
             finally:
                 os.close(fd)

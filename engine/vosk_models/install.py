@@ -149,7 +149,7 @@ def install_model(
         part.unlink(missing_ok=True)
         return final
     finally:
-        lock.release()
+        lock.release(remove=True)  # an empty .lock file left in the models folder only puzzles users
 
 
 def part_path(entry: CatalogueEntry, cache_dir: str | os.PathLike[str] | None = None) -> Path:

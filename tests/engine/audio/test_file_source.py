@@ -7,7 +7,8 @@ import pytest
 import soundfile as sf
 
 from engine.audio.base import AudioError, Resampler
-from engine.audio.file_source import FileSource, audio_duration, read_all
+from engine.audio.file_source import FileSource, audio_duration, read_all, truncation_warning
+from tests.speech import write_speech_wav
 
 SR = 16_000
 
@@ -178,15 +179,32 @@ def test_empty_files(tmp_path):
     _expect_one_error(header_only, "is empty (no audio frames)")
 
 
-def test_wav_truncated_mid_header_and_mid_data(tmp_path):
-    data = _wav_bytes(tmp_path)
+def test_wav_truncated_mid_header_is_an_error(tmp_path):
     mid_header = tmp_path / "head.wav"
-    mid_header.write_bytes(data[:22])
+    mid_header.write_bytes(_wav_bytes(tmp_path)[:22])
     _expect_one_error(mid_header, "is truncated or corrupt")
-    mid_data = tmp_path / "half.wav"
-    mid_data.write_bytes(data[: len(data) // 2])
-    message = _expect_one_error(mid_data, "is truncated or corrupt", "header promises")
-    assert "32000 bytes" in message
+
+
+@pytest.mark.needs_espeak
+@pytest.mark.parametrize("data_size", [None, 0, 0xFFFFFFFF])
+def test_a_partly_written_wav_is_read_as_far_as_it_goes_with_one_warning(tmp_path, data_size):
+    # A recorder that crashed: the header promises the whole talk (or was never filled in).
+    whole = write_speech_wav(tmp_path / "talk.wav", repeats=1)
+    data = whole.read_bytes()
+    at = data.index(b"data") + 4
+    if data_size is not None:
+        data = data[:at] + data_size.to_bytes(4, "little") + data[at + 4 :]
+    cut = tmp_path / "cut.wav"
+    keep = at + 4 + (len(data) - at - 4) // 2 // 2 * 2  # half the audio, whole samples
+    cut.write_bytes(data[:keep])
+    present = (keep - at - 4) // 2 / sf.info(whole).samplerate
+    assert truncation_warning(cut) == f"truncated: transcribing the {present:.1f} s that are present"
+    assert truncation_warning(whole) is None
+    audio = read_all(cut)
+    original = read_all(whole)
+    assert abs(len(audio) - present * SR) <= SR // 100
+    assert np.array_equal(audio[: SR // 2], original[: SR // 2])  # the same samples, not noise
+    assert abs(audio_duration(cut) - present) < 0.01 and FileSource(cut).warning
 
 
 @pytest.mark.parametrize("ext", ["flac", "ogg"])

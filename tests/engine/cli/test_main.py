@@ -200,3 +200,12 @@ def test_the_end_of_input_ends_a_sentence(tiny_model_dir, mode):
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.rstrip("\n").lower().endswith(("sure.", "sure?"))
+
+
+def test_the_installed_commands_help_lists_app():
+    code = "import sys, app.launcher; sys.exit(app.launcher.main(['--help']))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "PySide6" not in r.stderr
+    listed = [line.split()[0] for line in r.stdout.splitlines() if line.startswith("    ") and line.split()]
+    assert "app" in listed and "punctuate" in listed and "transcribe" in listed
+    assert "app" not in livecap("--help").stdout.split()  # python -m engine.cli has no window to open

@@ -66,6 +66,15 @@ def test_a_failed_download_is_one_line_and_leaves_no_model(entry, capsys):
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("livecap:")]
     assert len(lines) == 1 and "Traceback" not in lines[0], lines
     assert catalogue.installed_models() == []
+    assert list(paths.vosk_models_dir().glob(".*.lock")) == []  # no empty lock file left behind
+
+
+def test_an_offline_download_leaves_no_lock_file(entry, capsys):
+    published, server = entry
+    server.close()  # nothing answers any more, as when offline
+    assert main(["models", "download", MODEL]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+    assert [p.name for p in paths.vosk_models_dir().iterdir() if p.name.endswith(".lock")] == []
 
 
 def test_an_unknown_name_suggests_close_ones(entry, capsys):

@@ -59,3 +59,17 @@ def test_same_stem_inputs_do_not_overwrite_each_other(tmp_path, env, tiny_model_
     assert (tmp_path / "s.txt").read_text() == first
     r = transcribe(env, ogg, "--model-dir", tiny_model_dir, "--overwrite")
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.needs_espeak
+def test_a_partly_written_wav_is_transcribed_with_one_warning(tmp_path, env, tiny_model_dir):
+    data = write_speech_wav(tmp_path / "whole.wav", repeats=2).read_bytes()
+    at = data.index(b"data") + 8
+    cut = tmp_path / "crashed.wav"
+    cut.write_bytes(data[: at + (len(data) - at) * 3 // 5 // 2 * 2])  # the recorder died at 60 %
+    seconds = sf.info(cut).frames / sf.info(cut).samplerate
+    r = transcribe(env, cut, "--model-dir", tiny_model_dir)
+    assert r.returncode == 0, r.stderr
+    warnings = [line for line in r.stderr.splitlines() if "truncated" in line]
+    assert warnings == [f"livecap: {cut}: truncated: transcribing the {seconds:.1f} s that are present"]
+    assert "park" in cut.with_suffix(".txt").read_text().lower()  # the first sentence is all there

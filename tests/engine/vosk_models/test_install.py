@@ -516,3 +516,23 @@ def test_per_user_folders(monkeypatch, tmp_path):
     assert paths.data_dir() == paths.Path("/c/Users/u/AppData/Local/livecap")
     monkeypatch.setattr(sys, "platform", "darwin")
     assert paths.data_dir() == paths.Path.home() / "Library" / "Application Support" / "livecap"
+
+
+def test_a_lock_removed_on_release_still_excludes_whoever_waited_for_it(tmp_path):
+    from engine.files.lock import FileLock
+
+    path = tmp_path / ".model.lock"
+    first = FileLock(path)
+    first.acquire()
+    got = threading.Event()
+    waiter = FileLock(path, poll_s=0.01)
+    thread = threading.Thread(target=lambda: (waiter.acquire(), got.set()))
+    thread.start()
+    time.sleep(0.1)
+    first.release(remove=True)  # the waiter held the old file open: it must lock the new one
+    thread.join(5)
+    assert got.is_set() and waiter.locked and path.exists()
+    with pytest.raises(LockTimeout):
+        FileLock(path, timeout=0.2).acquire()
+    waiter.release(remove=True)
+    assert not path.exists()
