@@ -1,6 +1,8 @@
 """What the CLI tests share."""
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,3 +20,15 @@ def env(tmp_path):
         "PULSE_SERVER": f"unix:{tmp_path}/no-such-pulse-socket",
         "PYTHONPATH": str(ROOT),
     }
+
+
+def livecap(env, *args, timeout=180):
+    """Run the real command line in a child process, as a user would."""
+    return subprocess.run(
+        [sys.executable, "-m", "engine.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=ROOT,
+    )

@@ -3,8 +3,6 @@ the data folder cannot be written (issue 16)."""
 
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -15,30 +13,10 @@ from engine.punctuation.model import PunctuationModel
 from engine.session.batch import repunctuate
 from engine.transcript.export import export
 from engine.transcript.journal import read_journal
+from tests.engine.cli.conftest import livecap
 from tests.speech import write_speech_wav
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def livecap(env, *args, timeout=180):
-    return subprocess.run(
-        [sys.executable, "-m", "engine.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        cwd=ROOT,
-    )
-
-
-@pytest.fixture
-def env(tmp_path):
-    return {
-        **os.environ,
-        "LIVECAP_DATA_DIR": str(tmp_path / "data"),
-        "PULSE_SERVER": f"unix:{tmp_path}/no-such-pulse-socket",
-        "PYTHONPATH": str(ROOT),
-    }
 
 
 def render(transcript, fmt: str, tmp: Path) -> str:

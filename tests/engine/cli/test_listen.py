@@ -11,20 +11,10 @@ import pytest
 
 from engine.transcript.journal import read_journal
 from engine.transcript.transcript import Transcript
+from tests.engine.cli.conftest import livecap
 from tests.speech import write_speech_wav
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def livecap(env, *args, timeout=180):
-    return subprocess.run(
-        [sys.executable, "-m", "engine.cli.main", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        cwd=ROOT,
-    )
 
 
 def one_line_error(result, *fragments):
