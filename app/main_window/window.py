@@ -296,9 +296,15 @@ class DictationWindow(QMainWindow):
 
     def _on_ready(self, info) -> None:
         self.model_offer.show_recognizer(info)
-        if self.bridge.state == IDLE:
+        # Problems the session works around: say them once, captions run regardless.
+        for topic, notice in (("punctuation", info.punctuation_notice), ("journal", info.journal_notice)):
+            if notice:
+                self.banners.show_banner(topic, "warning", notice)
+            else:
+                self.banners.hide_banner(topic)
+        if self.bridge.state == IDLE:  # preloaded; when a session starts, only its notices are news
             self.statusBar().showMessage(f"Ready ({info.name}): press Start or Ctrl+R")
-        self.models_ready.emit()
+            self.models_ready.emit()
 
     def _on_model_installed(self, _path: str) -> None:
         self.bridge.forget_recognizers()
