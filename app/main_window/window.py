@@ -97,6 +97,9 @@ class DictationWindow(QMainWindow):
         self.pause_button = ActionButton(a.pause)
         self.elapsed_label = ElapsedClock()
         self.meter = LevelMeter()
+        # A bare thin bar reads as an empty progress bar: name it where it stands (issue 16).
+        self.meter_label = QLabel("🎤 Input level:")
+        self.meter_label.setBuddy(self.meter)
         source_label = QLabel("S&ource:")
         source_label.setBuddy(self.sources.picker)
         self.latency = LatencyControl(self._latency_map(), self.settings.get(keys.LATENCY))
@@ -105,6 +108,7 @@ class DictationWindow(QMainWindow):
             self.start_button,
             self.pause_button,
             self.elapsed_label,
+            self.meter_label,
             self.meter,
             source_label,
             self.sources.picker,

@@ -84,3 +84,14 @@ def _finish(qtbot):
         QThreadPool.globalInstance().waitForDone(30000)
 
     return finish
+
+
+def test_level_meter_has_a_visible_label_and_an_accessible_name(
+    data_dir, settings, qtbot, tiny_model_dir, tmp_path
+):
+    window = open_window(qtbot, settings, model_dir=tiny_model_dir, journal_dir=tmp_path / "journal")
+    label = window.meter_label
+    assert label.isVisible() and "Input level" in label.text() and label.buddy() is window.meter
+    assert window.meter.accessibleName() == "Input level"
+    # The label stands right before the bar it names.
+    assert label.geometry().right() <= window.meter.geometry().left()
