@@ -60,6 +60,7 @@ class DictationWindow(QMainWindow):
         self.settings_dialog = None
         self.recovery_dialog = None
         self._close_when_idle = False
+        self._heard_nothing = False  # the last session heard no words: the placeholder says so
         self.setWindowTitle("livecap — live captions")
         self.setAccessibleName("livecap dictation window")
         self.commands = build_actions(self)
@@ -178,6 +179,8 @@ class DictationWindow(QMainWindow):
         b.notice.connect(self._on_notice)
         b.error.connect(self._on_error)
         b.ready.connect(self._on_ready)
+        self.sources.scanned.connect(lambda _scan: self._update_placeholder())
+        self.sources.picker.currentIndexChanged.connect(lambda _i: self._update_placeholder())
         b.finished.connect(self._on_finished)
 
     # -- sessions ------------------------------------------------------------------------------------
@@ -235,6 +238,8 @@ class DictationWindow(QMainWindow):
         a.pause.setText("&Resume" if state == PAUSED else "&Pause")
         a.pause.setEnabled(running)
         self.sources.picker.setEnabled(state == IDLE)
+        if state == STARTING:
+            self._heard_nothing = False  # a new session: what the last one heard no longer applies
         if state == RUNNING:
             self.elapsed_label.run()
             self.sources.hide_problem()  # the source works after all
@@ -253,6 +258,7 @@ class DictationWindow(QMainWindow):
         if self.tray is not None:
             self.tray.set_running(running)
         self._update_text_actions()
+        self._update_placeholder()
         if state == IDLE and self._close_when_idle:
             self.close()
 
@@ -265,7 +271,24 @@ class DictationWindow(QMainWindow):
     def _on_finished(self, transcript: Transcript) -> None:
         if self._close_when_idle:
             return
+        self._heard_nothing = not transcript.words
         self.text.show_final(transcript)
+        self._update_placeholder()
+
+    def _update_placeholder(self) -> None:
+        """What the empty caption area tells the user to do now: "Press Start" only when it would work."""
+        state, choice, scan = self.bridge.state, self.sources.choice, self.sources.last_scan
+        if state == STARTING:
+            text = "Starting…"
+        elif state != IDLE:
+            text = "Listening… captions appear here as words are heard."
+        elif self._heard_nothing:
+            text = "No speech heard. Check the source's volume, or choose another source and press Start."
+        elif choice.kind == "mic" and scan is not None and scan.microphone_problem:
+            text = "No microphone found. Plug one in, or choose system audio or a file in the source list."
+        else:
+            text = "Captions appear here. Press Start (Ctrl+R) to begin."
+        self.view.setPlaceholderText(text)
 
     def _update_text_actions(self) -> None:
         count = self.text.word_count()

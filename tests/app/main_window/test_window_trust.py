@@ -95,3 +95,35 @@ def test_level_meter_has_a_visible_label_and_an_accessible_name(
     assert window.meter.accessibleName() == "Input level"
     # The label stands right before the bar it names.
     assert label.geometry().right() <= window.meter.geometry().left()
+
+
+def test_placeholder_says_what_to_do_with_no_microphone(
+    data_dir, settings, qtbot, tiny_model_dir, monkeypatch
+):
+    from app.workers import sources
+
+    monkeypatch.setattr(sources, "_list_microphones", list)  # the hardware that is absent
+    window = open_window(qtbot, settings, model_dir=tiny_model_dir)
+    window.sources.scan_devices()
+    qtbot.waitUntil(lambda: window.banners.text("audio") is not None, timeout=10000)
+    text = window.view.placeholderText()
+    assert "Press Start" not in text and "No microphone" in text and "file" in text, text
+
+
+@pytest.mark.needs_espeak
+def test_placeholder_says_starting_then_no_speech_heard_after_a_silent_file(
+    data_dir, settings, qtbot, tiny_model_dir, tmp_path
+):
+    import numpy as np
+    import soundfile
+
+    silent = tmp_path / "silent.wav"
+    soundfile.write(silent, np.zeros(16000 * 2, dtype="int16"), 16000)
+    window = open_window(qtbot, settings, model_dir=tiny_model_dir, journal_dir=tmp_path / "journal")
+    window.sources.picker.add_file(str(silent))
+    with qtbot.waitSignal(window.session_done, timeout=60000):
+        assert window.start()
+        assert window.view.placeholderText() == "Starting…"
+    assert not window.text.final_transcript.words
+    text = window.view.placeholderText()
+    assert "Press Start" not in text and "No speech heard" in text, text
