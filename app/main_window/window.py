@@ -393,7 +393,9 @@ class DictationWindow(QMainWindow):
     def restore_session(self, contents) -> None:
         if self.bridge.state != IDLE:
             return
-        started = (contents.started or "").replace("T", " ")
+        from app.dialogs.recovery import local_started
+
+        started = local_started(contents.started)
         self.text.show_final(
             contents.transcript,
             f"Restored {len(contents.transcript.words)} words from the "
