@@ -46,12 +46,28 @@ def unfinished_sessions(journal_dir: str | os.PathLike[str] | None = None) -> li
     return sorted(found, key=lambda c: c.path.name, reverse=True)
 
 
+def local_started(started: str | None) -> str:
+    """A journal's start time (ISO 8601, UTC) as the user reads times: local, in their locale's
+    short format, with no raw "+00:00" offset (issue 16)."""
+    from datetime import datetime
+
+    from PySide6.QtCore import QDateTime, QLocale
+
+    if not started:
+        return "unknown time"
+    try:
+        local = datetime.fromisoformat(started).astimezone()  # a naive time is taken as local
+    except ValueError:
+        return started.replace("T", " ")  # not ISO: show what the journal says rather than nothing
+    return QLocale().toString(QDateTime.fromSecsSinceEpoch(int(local.timestamp())), QLocale.ShortFormat)
+
+
 def describe(contents: JournalContents) -> str:
     words = contents.transcript.words
     preview = " ".join(w.display for w in words[:PREVIEW_WORDS]) + (
         " …" if len(words) > PREVIEW_WORDS else ""
     )
-    started = (contents.started or "unknown time").replace("T", " ")
+    started = local_started(contents.started)
     source = contents.header.get("source") or "unknown source"
     return f"{started} — {len(words)} words from {source}\n“{preview}”"
 

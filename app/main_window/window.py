@@ -60,6 +60,7 @@ class DictationWindow(QMainWindow):
         self.settings_dialog = None
         self.recovery_dialog = None
         self._close_when_idle = False
+        self._heard_nothing = False  # the last session heard no words: the placeholder says so
         self.setWindowTitle("livecap — live captions")
         self.setAccessibleName("livecap dictation window")
         self.commands = build_actions(self)
@@ -97,6 +98,9 @@ class DictationWindow(QMainWindow):
         self.pause_button = ActionButton(a.pause)
         self.elapsed_label = ElapsedClock()
         self.meter = LevelMeter()
+        # A bare thin bar reads as an empty progress bar: name it where it stands (issue 16).
+        self.meter_label = QLabel("🎤 Input level:")
+        self.meter_label.setBuddy(self.meter)
         source_label = QLabel("S&ource:")
         source_label.setBuddy(self.sources.picker)
         self.latency = LatencyControl(self._latency_map(), self.settings.get(keys.LATENCY))
@@ -105,6 +109,7 @@ class DictationWindow(QMainWindow):
             self.start_button,
             self.pause_button,
             self.elapsed_label,
+            self.meter_label,
             self.meter,
             source_label,
             self.sources.picker,
@@ -174,6 +179,8 @@ class DictationWindow(QMainWindow):
         b.notice.connect(self._on_notice)
         b.error.connect(self._on_error)
         b.ready.connect(self._on_ready)
+        self.sources.scanned.connect(lambda _scan: self._update_placeholder())
+        self.sources.picker.currentIndexChanged.connect(lambda _i: self._update_placeholder())
         b.finished.connect(self._on_finished)
 
     # -- sessions ------------------------------------------------------------------------------------
@@ -231,6 +238,8 @@ class DictationWindow(QMainWindow):
         a.pause.setText("&Resume" if state == PAUSED else "&Pause")
         a.pause.setEnabled(running)
         self.sources.picker.setEnabled(state == IDLE)
+        if state == STARTING:
+            self._heard_nothing = False  # a new session: what the last one heard no longer applies
         if state == RUNNING:
             self.elapsed_label.run()
             self.sources.hide_problem()  # the source works after all
@@ -249,6 +258,7 @@ class DictationWindow(QMainWindow):
         if self.tray is not None:
             self.tray.set_running(running)
         self._update_text_actions()
+        self._update_placeholder()
         if state == IDLE and self._close_when_idle:
             self.close()
 
@@ -261,7 +271,24 @@ class DictationWindow(QMainWindow):
     def _on_finished(self, transcript: Transcript) -> None:
         if self._close_when_idle:
             return
+        self._heard_nothing = not transcript.words
         self.text.show_final(transcript)
+        self._update_placeholder()
+
+    def _update_placeholder(self) -> None:
+        """What the empty caption area tells the user to do now: "Press Start" only when it would work."""
+        state, choice, scan = self.bridge.state, self.sources.choice, self.sources.last_scan
+        if state == STARTING:
+            text = "Starting…"
+        elif state != IDLE:
+            text = "Listening… captions appear here as words are heard."
+        elif self._heard_nothing:
+            text = "No speech heard. Check the source's volume, or choose another source and press Start."
+        elif choice.kind == "mic" and scan is not None and scan.microphone_problem:
+            text = "No microphone found. Plug one in, or choose system audio or a file in the source list."
+        else:
+            text = "Captions appear here. Press Start (Ctrl+R) to begin."
+        self.view.setPlaceholderText(text)
 
     def _update_text_actions(self) -> None:
         count = self.text.word_count()
@@ -296,9 +323,15 @@ class DictationWindow(QMainWindow):
 
     def _on_ready(self, info) -> None:
         self.model_offer.show_recognizer(info)
-        if self.bridge.state == IDLE:
+        # Problems the session works around: say them once, captions run regardless.
+        for topic, notice in (("punctuation", info.punctuation_notice), ("journal", info.journal_notice)):
+            if notice:
+                self.banners.show_banner(topic, "warning", notice)
+            else:
+                self.banners.hide_banner(topic)
+        if self.bridge.state == IDLE:  # preloaded; when a session starts, only its notices are news
             self.statusBar().showMessage(f"Ready ({info.name}): press Start or Ctrl+R")
-        self.models_ready.emit()
+            self.models_ready.emit()
 
     def _on_model_installed(self, _path: str) -> None:
         self.bridge.forget_recognizers()
@@ -360,7 +393,9 @@ class DictationWindow(QMainWindow):
     def restore_session(self, contents) -> None:
         if self.bridge.state != IDLE:
             return
-        started = (contents.started or "").replace("T", " ")
+        from app.dialogs.recovery import local_started
+
+        started = local_started(contents.started)
         self.text.show_final(
             contents.transcript,
             f"Restored {len(contents.transcript.words)} words from the "

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Signal
@@ -65,7 +66,7 @@ class SessionBridge(QObject):
     level_changed = Signal(float)  # loudest chunk's RMS since the last flush, 0..1
     notice = Signal(str, str)  # kind, message (source events, journal problems)
     error = Signal(str)  # a session could not start, or failed
-    ready = Signal(object)  # RecognizerInfo, once the models are loaded
+    ready = Signal(object)  # RecognizerInfo, once the models are loaded, and again as a session starts
     finished = Signal(object)  # the session's Transcript, every mark settled
 
     # worker → UI thread (queued: emitted on a pool thread)
@@ -187,6 +188,7 @@ class SessionBridge(QObject):
         try:
             self.punctuation_model(spec.model_dir)
             _, info = self.resources.recognizer(spec.recognizer, spec.vosk_model)
+            info = replace(info, punctuation_notice=self.resources.punctuation_problem(spec.model_dir))
         except Exception as exc:
             _send(self._preloaded, None, _message(exc))
             return
@@ -277,6 +279,7 @@ class SessionBridge(QObject):
         self.recognizer_info = info
         self._set_state(RUNNING)
         self._input_poll.start()
+        self.ready.emit(info)  # this session's notices (its journal folder, a model fallback)
         if self._stop_requested:
             self._stop_requested = False
             self.stop()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.audio.pausable import SourceChoice, open_source
@@ -60,6 +60,10 @@ class RecognizerInfo:
     name: str
     notice: str  # e.g. the PocketSphinx fallback; "" when there is nothing to say
     model: str | None
+    # One line each for the front end to show, "" when all is well: the requested punctuation model
+    # was bad and the shipped one runs; the journal went to a fallback folder, or crash recovery is off.
+    punctuation_notice: str = ""
+    journal_notice: str = ""
 
     @property
     def journal_model(self) -> str | None:
@@ -83,9 +87,11 @@ def isolated_recognizer(kind: str, model: str):
 
 
 def load_punctuation_model(folder: Path):
-    from engine.punctuation.model import PunctuationModel
+    """The model in ``folder`` as a ``LoadedModel``: the shipped model, with a one-line problem,
+    when that one is corrupt, so a bad model file costs a banner rather than the captions."""
+    from engine.punctuation.model import load_model_or_shipped
 
-    return PunctuationModel(folder)
+    return load_model_or_shipped(folder)
 
 
 class SessionResources:
@@ -103,6 +109,7 @@ class SessionResources:
         self.recognizer_factory = recognizer_factory
         self.model_loader = model_loader
         self._models: dict = {}  # folder -> PunctuationModel
+        self._model_problems: dict = {}  # folder -> one line when the shipped model runs instead
         self._recognizers: dict = {}  # (kind, model) -> (recognizer, notice)
         self._model_lock = threading.Lock()
 
@@ -113,8 +120,19 @@ class SessionResources:
         folder = Path(model_dir) if model_dir is not None else default_model_dir()
         with self._model_lock:
             if folder not in self._models:
-                self._models[folder] = self.model_loader(folder)
+                loaded = self.model_loader(folder)
+                # The default loader gives a LoadedModel; a front end's own may give the model itself.
+                self._models[folder] = getattr(loaded, "model", loaded)
+                self._model_problems[folder] = getattr(loaded, "problem", None) or ""
             return self._models[folder]
+
+    def punctuation_problem(self, model_dir: Path | None = None) -> str:
+        """One line when the model for ``model_dir`` was bad and the shipped one runs; "" otherwise."""
+        from engine.punctuation.model import default_model_dir
+
+        folder = Path(model_dir) if model_dir is not None else default_model_dir()
+        self.punctuation_model(folder)
+        return self._model_problems.get(folder, "")
 
     def recognizer(self, kind: str, vosk_model: str):
         """(recognizer, RecognizerInfo) for ``kind`` and ``vosk_model``, made on first use (or after
@@ -159,7 +177,7 @@ def build_live_session(spec: SessionSpec, resources: SessionResources) -> tuple[
     model = resources.punctuation_model(spec.model_dir)
     recognizer, info = resources.recognizer(spec.recognizer, spec.vosk_model)
     decoder = StreamingDecoder.from_model(model, spec.decoder_settings(model.config.decoder))
-    journal = None
+    journal, journal_notice = None, ""
     if spec.journal:
         header = {
             "recognizer": info.name,
@@ -167,15 +185,19 @@ def build_live_session(spec: SessionSpec, resources: SessionResources) -> tuple[
             "punctuation_model": str(model.model_dir),
             "source": source.name,
         }
-        journal = _open_journal(spec, header)
+        journal, journal_notice = _open_journal(spec, header)
+    info = replace(
+        info,
+        punctuation_notice=resources.punctuation_problem(spec.model_dir),
+        journal_notice=journal_notice,
+    )
     return LiveSession(source, recognizer, decoder, journal), info
 
 
 def _open_journal(spec: SessionSpec, header: dict):
-    """The session's journal, in the folder ``choose_journal_folder`` picks, after pruning that
-    folder; None when no folder can be written (captions run anyway). A front end that wants to
-    show the fallback notice calls ``choose_journal_folder`` first and passes its folder; here
-    it is only logged."""
+    """(journal, notice): the session's journal, in the folder ``choose_journal_folder`` picks,
+    after pruning that folder; None when no folder can be written (captions run anyway). The
+    notice ("" when the preferred folder works) is logged and returned for the front end to show."""
     from engine.transcript.journal import JournalWriter
     from engine.transcript.journal_folder import choose_journal_folder, prune_journals
 
@@ -183,6 +205,6 @@ def _open_journal(spec: SessionSpec, header: dict):
     if folder.notice:
         log.warning("%s", folder.notice)
     if folder.path is None:
-        return None
+        return None, folder.notice
     prune_journals(folder.path, spec.journal_keep_days)
-    return JournalWriter.create(folder.path, header=header)
+    return JournalWriter.create(folder.path, header=header), folder.notice or ""

@@ -1,0 +1,24 @@
+"""The recovery dialog's times: local, in the user's locale, never a raw UTC offset (issue 16)."""
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QDateTime, QLocale
+
+from app.dialogs.recovery import describe, local_started
+from engine.transcript.journal import JournalContents
+
+pytestmark = [pytest.mark.gui]
+
+
+def test_recovery_dialog_shows_the_start_in_local_time_in_the_users_locale(qapp):
+    started = datetime(2026, 3, 4, 15, 6, 7, tzinfo=UTC)
+    contents = JournalContents(
+        Path("session.jsonl"), header={"started": started.isoformat(), "source": "mic"}
+    )
+    shown = describe(contents)
+    expected = QLocale().toString(QDateTime.fromSecsSinceEpoch(int(started.timestamp())), QLocale.ShortFormat)
+    assert "+00:00" not in shown and "T15" not in shown
+    assert shown.startswith(expected + " — "), (shown, expected)
+    assert local_started(None) == "unknown time"
