@@ -331,7 +331,7 @@ class DictationWindow(QMainWindow):
                 self.banners.hide_banner(topic)
         if self.bridge.state == IDLE:  # preloaded; when a session starts, only its notices are news
             self.statusBar().showMessage(f"Ready ({info.name}): press Start or Ctrl+R")
-            self.models_ready.emit()
+        self.models_ready.emit()  # loaded either way (play mode starts before the preload reports)
 
     def _on_model_installed(self, _path: str) -> None:
         self.bridge.forget_recognizers()
