@@ -1,14 +1,17 @@
 """The one function that turns words into model inputs.
 
-Training (``training/``) and inference (``engine/``) both call ``build_sample``,
-so the window, the ``[PUNCT]`` and ``[PAUSE]`` placement and the truncation can
-never drift apart between the two (docs/METHOD.md, "The model").
+Training (``training/``) and inference (``engine/``) both call ``build_window``,
+so the window, the ``[PAUSE]`` placement and the truncation can never drift
+apart between the two (docs/METHOD.md, "The model").
 
-A sample for word *i* at lookahead *l* reads::
+A window ending at word *e* reads::
 
-    [CLS] … w(i-1) [PAUSE]? w(i) [PAUSE]? [PUNCT] w(i+1) [PAUSE]? … w(i+l) [PAUSE]? [SEP]
+    [CLS] w(f) [PAUSE]? … w(e-1) [PAUSE]? w(e) [PAUSE]? [SEP]
 
-truncated from the LEFT to ``window`` tokens, specials included.
+truncated from the LEFT, at a word boundary, to at most ``window`` tokens,
+specials included. The tagger predicts, on one token per word (its *carrier*,
+the word's last WordPiece), the mark after the word and the word's case; word
+*j* is read at lookahead ``e - j``.
 """
 
 from __future__ import annotations
@@ -101,6 +104,71 @@ def pauses_from_times(words: Sequence[Word], threshold: float | None) -> list[bo
         if here.end is not None and after.start is not None and after.start - here.end >= threshold:
             flags[j] = True
     return flags
+
+
+CARRIER = "last"  # which WordPiece of a word carries its prediction (config.json "carrier")
+
+
+@dataclass(frozen=True)
+class Window:
+    """Model input for the words ``first .. first + len(carriers) - 1``.
+
+    ``carriers[k]``: the index in ``ids`` of the token whose outputs are word ``first + k``'s."""
+
+    ids: list[int]
+    first: int
+    carriers: list[int]
+
+    @property
+    def end(self) -> int:
+        return self.first + len(self.carriers) - 1
+
+
+def build_window(
+    word_ids: Sequence[Sequence[int]],
+    end: int,
+    special: SpecialIds,
+    pauses: Sequence[bool] | None = None,
+    window: int = DEFAULT_WINDOW,
+) -> Window:
+    """The window whose right edge is word ``end``, as many whole words to its left as fit.
+
+    ``word_ids`` holds each word's WordPiece ids (training may put ``special.drop``
+    there for contextual dropout); ``pauses[j]`` puts ``[PAUSE]`` after word j.
+    A single word longer than the window keeps its first pieces (its carrier is
+    then the last piece kept), so every window holds word ``end``.
+    """
+    if not 0 <= end < len(word_ids):
+        raise IndexError(f"end {end} outside 0..{len(word_ids) - 1}")
+    if window < 3:
+        raise ValueError("window must hold [CLS], a word and [SEP]")
+    budget = window - 2  # room left by [CLS] and [SEP]
+    pause = special.pause
+    chunks: list[Sequence[int]] = []
+    size = 0
+    j = end
+    while j >= 0:
+        chunk = word_ids[j]
+        if pauses is not None and pauses[j]:
+            chunk = (*chunk, pause)
+        if size + len(chunk) > budget:
+            if j == end:  # one huge word: keep what fits, the carrier is its last kept piece
+                chunks.append(tuple(chunk[:budget]))
+                j -= 1
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        j -= 1
+    first = j + 1
+    ids = [special.cls]
+    carriers = []
+    for k, chunk in enumerate(reversed(chunks)):
+        ids.extend(chunk)
+        word = first + k
+        has_pause = pauses is not None and pauses[word] and len(chunk) > 1 and chunk[-1] == pause
+        carriers.append(len(ids) - (2 if has_pause else 1))
+    ids.append(special.sep)
+    return Window(ids, first, carriers)
 
 
 def build_sample(
