@@ -1,25 +1,47 @@
-"""Which samples training step k sees: a pure function of (seed, k).
+"""Which windows training step k sees: a pure function of (seed, k).
 
 Built that way for two reasons:
 - a resumed run continues with exactly the batches it would have seen;
 - any number of DataLoader worker processes can build batches side by side
-  (on a GPU the model is ~10x faster than one Python process can make samples)
   without changing what the model is trained on.
 
+Each window's right edge is a word drawn with its source's weight (the data mix, below),
+and each step draws one window length from ``windows``, so the model serves any streaming
+window w and any offline window W in that range.
+
 The phases of the recipe (docs/METHOD.md, "Training"):
-1. steps [0, pause_from): text only, on the balanced stream ("none" downsampled);
+1. steps [0, pause_from): text only;
 2. steps [pause_from, steps): the same, with synthetic ``[PAUSE]`` tokens;
-3. steps [steps, steps + prior_steps): unaltered class balance, restoring the priors.
+3. steps [steps, steps + prior_steps): the loss without class weights, restoring the priors
+   (the trainer switches the weights; the windows are drawn the same way).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import fnmatch
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.punctuation.model_inputs import SpecialIds, pad_batch
-from training.dataset import Noise, SampleMaker, WordStream, balanced_positions
+from engine.punctuation.model_inputs import SpecialIds
+from training.dataset import Noise, WindowMaker, WordStream, collate
+
+
+def source_weights(stream: WordStream, weights: dict[str, float]) -> np.ndarray:
+    """Weight of each source in ``stream.sources``: the first matching glob in ``weights``, else 1."""
+    out = np.ones(len(stream.sources))
+    for k, name in enumerate(stream.sources):
+        for pattern, weight in weights.items():
+            if fnmatch.fnmatch(name, pattern):
+                out[k] = weight
+                break
+    return out
+
+
+def mix_shares(stream: WordStream, weights: dict[str, float]) -> dict[str, float]:
+    """Each source's share of the windows drawn, in %: what the recipe's mix really is."""
+    per_source = np.bincount(stream.source, minlength=len(stream.sources)) * source_weights(stream, weights)
+    return {s: round(100 * float(w / per_source.sum()), 2) for s, w in zip(stream.sources, per_source)}
 
 
 @dataclass
@@ -28,40 +50,27 @@ class BatchPlan:
     special: SpecialIds
     noise: Noise
     batch: int
-    steps: int  # main (balanced) phase; later steps are the prior-restoring pass
+    steps: int  # main phase; later steps are the prior-restoring pass
     pause_from: int
-    window: int = 32
-    l_min: int = 0
-    l_max: int = 4
-    none_ratio: float = 2.0
+    windows: tuple[int, ...] = (32, 48, 64)
+    weights: dict[str, float] = field(default_factory=dict)
     seed: int = 1234
 
     def __post_init__(self):
-        args = (self.stream, self.special, self.window, self.l_min, self.l_max)
-        self.with_pauses = SampleMaker(*args, self.noise)
-        self.text_only = SampleMaker(*args, replace(self.noise, pause_dropout=1.0))
-        counts = np.bincount(self.stream.marks, minlength=4)
-        epoch_len = int((counts[1:].sum()) + min(counts[0], self.none_ratio * counts[1:].max()))
-        self.batches_per_epoch = max(1, epoch_len // self.batch)
-        self._epoch: tuple[int, np.ndarray] | None = None  # cached: ~1 M positions per epoch
+        self.maker = WindowMaker(self.stream, self.special, self.noise)
+        per_word = source_weights(self.stream, self.weights)[self.stream.source]
+        self._cumulative = np.cumsum(per_word)
 
-    def positions(self, step: int) -> np.ndarray:
-        if step >= self.steps:  # prior-restoring pass: positions drawn from the unaltered stream
-            return np.random.default_rng([self.seed, 2, step]).integers(0, len(self.stream), self.batch)
-        epoch, k = divmod(step, self.batches_per_epoch)
-        if self._epoch is None or self._epoch[0] != epoch:  # each epoch downsamples "none" afresh
-            self._epoch = (
-                epoch,
-                balanced_positions(
-                    self.stream, self.none_ratio, np.random.default_rng([self.seed, 0, epoch])
-                ),
-            )
-        return self._epoch[1][k * self.batch : (k + 1) * self.batch]
+    def ends(self, rng: np.random.Generator) -> np.ndarray:
+        """``batch`` right edges, each word drawn with its source's weight."""
+        draws = rng.random(self.batch) * self._cumulative[-1]
+        return np.minimum(np.searchsorted(self._cumulative, draws, side="right"), len(self.stream) - 1)
 
     def __call__(self, step: int):
-        """(input_ids, attention_mask, punct labels, case labels) for this step, as numpy arrays."""
+        """(input_ids, attention_mask, punct labels, case labels, lookaheads) [B, T] numpy arrays."""
         rng = np.random.default_rng([self.seed, 1, step])
-        maker = self.text_only if step < self.pause_from else self.with_pauses
-        samples, marks, cases = maker.batch(self.positions(step), rng)
-        ids, mask = pad_batch(samples, self.special.pad)
-        return ids, mask, marks, cases
+        window = int(rng.choice(self.windows))
+        pauses = None if step >= self.pause_from else False
+        return collate(
+            [self.maker.make(int(e), window, rng, pauses) for e in self.ends(rng)], self.special.pad
+        )

@@ -1,15 +1,18 @@
-"""Training samples: one per word position, built with the engine's own ``build_sample``.
+"""Training windows: a window ends at a random word, and every word in it is labelled.
 
-Each draw picks a lookahead l in [l_min, l_max] and then roughens the window the
-way live captions are rough:
-- ASR-like noise: context words substituted, deleted or inserted at a small rate;
-- contextual dropout (Silva, Theobald and Apostoloff, Multimodal punctuation prediction with
-  contextual dropout, §3): future words replaced by a drop token, or
-  half or all of the future cut away, so any lookahead the decoder gives works;
-- synthetic ``[PAUSE]`` tokens: our text has no timings, so a pause follows a word
-  with a probability that depends on the mark after it (speakers pause at
-  sentence ends far more than between words), and whole samples go without
-  pauses, so the model uses them without depending on them.
+Built with the engine's own ``build_window``, so training and the live decoder read the
+same tokens. Each window is roughened the way live captions are rough:
+- ASR-like noise: words substituted, deleted or inserted at a small rate;
+- contextual dropout (Silva, Theobald and Apostoloff, *Multimodal punctuation prediction with
+  contextual dropout*, §3): the last words of some windows become a drop token, so the model
+  does not lean on any one future word; the future is also cut short by the random right edge;
+- synthetic ``[PAUSE]`` tokens: our text has no timings, so a pause follows a word with a
+  probability that depends on the mark after it (speakers pause at sentence ends far more
+  than between words), and whole windows go without pauses, so the model uses them without
+  depending on them.
+
+Each label carries its lookahead (words to its right inside the window), which the loss
+weights: the live decoder reads words at lookahead 0-4, the offline decoder further left.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.punctuation.model_inputs import SpecialIds, WordTokenizer, build_sample
+from engine.punctuation.model_inputs import SpecialIds, WordTokenizer, build_window
 
 IGNORE = -100  # label value that the loss skips
 
@@ -26,120 +29,135 @@ IGNORE = -100  # label value that the loss skips
 @dataclass
 class Noise:
     substitute: float = 0.02
-    delete: float = 0.02
+    delete: float = 0.02  # only words with no mark after them: deleting "end." would move a label
     insert: float = 0.02
-    future_dropout: float = 0.2  # share of samples whose future context is damaged
+    future_dropout: float = 0.15  # share of windows whose last 1-2 words become the drop token
     # P(pause after a word | its mark). Periods and questions: most sentence ends are audible
     # pauses; commas: about a third; plain word gaps rarely pass the 0.28 s threshold (Minixhofer
     # 2021, §3.3, reports 7.9 % of word transitions above it, most of them at punctuation).
     pause_given_mark: tuple[float, float, float, float] = (0.03, 0.35, 0.75, 0.75)
-    pause_dropout: float = 0.4  # share of samples with no pause tokens at all (text-only input)
+    pause_dropout: float = 0.4  # share of windows with no pause tokens at all (text-only input)
+    last_pause: float = 0.3  # the gap after the newest word is rarely known yet
     enabled: bool = True
 
 
 @dataclass
 class WordStream:
-    """All documents as flat arrays; each word knows where its document starts and ends."""
+    """All documents as flat arrays; each word knows where its document starts."""
 
     word_ids: list[tuple[int, ...]]  # WordPiece ids per word
     marks: np.ndarray
     cases: np.ndarray  # case label, IGNORE where sentence-initial
     doc_start: np.ndarray
-    doc_end: np.ndarray  # exclusive
+    source: np.ndarray  # index into ``sources``: which file each word came from
+    sources: list[str]
     vocab_pool: list[tuple[int, ...]] = field(default_factory=list)  # random words for noise
 
     def __len__(self) -> int:
         return len(self.marks)
 
 
+def source_of(document_name: str) -> str:
+    """'folder/file.txt#3' -> 'file': the source file a document was cut from."""
+    return document_name.rsplit("#", 1)[0].rsplit("/", 1)[-1].removesuffix(".txt")
+
+
 def build_stream(docs, tokenizer: WordTokenizer) -> WordStream:
     unique = sorted({w for d in docs for w in d.words})
     ids = dict(zip(unique, tokenizer.encode_words(unique)))
-    word_ids, marks, cases, starts, ends = [], [], [], [], []
+    sources = sorted({source_of(d.name) for d in docs})
+    index = {s: k for k, s in enumerate(sources)}
+    word_ids, marks, cases, starts, source = [], [], [], [], []
     for d in docs:
         n0 = len(word_ids)
         word_ids += [ids[w] for w in d.words]
         marks.append(np.asarray(d.marks, dtype=np.int64))
         c = np.asarray(d.cases, dtype=np.int64).copy()
-        c[np.asarray(d.sentence_initial, dtype=bool)] = IGNORE
+        c[np.asarray(d.sentence_initial, dtype=bool)] = IGNORE  # the decoder derives those capitals
         cases.append(c)
         starts.append(np.full(len(d.words), n0))
-        ends.append(np.full(len(d.words), n0 + len(d.words)))
-    pool = [ids[w] for w in unique]
+        source.append(np.full(len(d.words), index[source_of(d.name)], dtype=np.int32))
+    empty = lambda dtype: [np.zeros(0, dtype)]
     return WordStream(
         word_ids,
-        np.concatenate(marks),
-        np.concatenate(cases),
-        np.concatenate(starts),
-        np.concatenate(ends),
-        pool,
+        np.concatenate(marks or empty(np.int64)),
+        np.concatenate(cases or empty(np.int64)),
+        np.concatenate(starts or empty(np.int64)),
+        np.concatenate(source or empty(np.int32)),
+        sources,
+        [ids[w] for w in unique],
     )
 
 
-def balanced_positions(stream: WordStream, none_ratio: float, rng: np.random.Generator) -> np.ndarray:
-    """Every marked position, plus "none" positions downsampled to ``none_ratio`` x the commonest mark."""
-    counts = np.bincount(stream.marks, minlength=4)
-    keep_none = int(min(counts[0], none_ratio * counts[1:].max()))
-    none = np.flatnonzero(stream.marks == 0)
-    chosen = np.concatenate([np.flatnonzero(stream.marks != 0), rng.choice(none, keep_none, replace=False)])
-    rng.shuffle(chosen)
-    return chosen
+@dataclass
+class Labelled:
+    """One window and, per token, its labels (IGNORE off the carriers) and its word's lookahead."""
+
+    ids: list[int]
+    marks: np.ndarray
+    cases: np.ndarray
+    lookahead: np.ndarray  # -1 off the carriers
 
 
-class SampleMaker:
-    def __init__(
-        self,
-        stream: WordStream,
-        special: SpecialIds,
-        window: int = 32,
-        l_min: int = 0,
-        l_max: int = 4,
-        noise: Noise | None = None,
-    ):
-        self.s, self.special, self.window = stream, special, window
-        self.l_min, self.l_max = l_min, l_max
+class WindowMaker:
+    def __init__(self, stream: WordStream, special: SpecialIds, noise: Noise | None = None):
+        self.s, self.special = stream, special
         self.noise = noise or Noise(enabled=False)
 
-    def make(self, i: int, rng: np.random.Generator, lookahead: int | None = None) -> list[int]:
+    def make(self, end: int, window: int, rng: np.random.Generator, pauses: bool | None = None) -> Labelled:
+        """The window of at most ``window`` tokens ending at word ``end``. ``pauses``: force
+        synthetic pauses on (True) or off (False); None draws them as the noise says."""
         s, noise = self.s, self.noise
-        l = int(rng.integers(self.l_min, self.l_max + 1)) if lookahead is None else lookahead
-        lo = max(int(s.doc_start[i]), i - self.window)  # each word is >= 1 token: enough left context
-        hi = min(int(s.doc_end[i]), i + l + 1)
-        left = [(s.word_ids[j], int(s.marks[j])) for j in range(lo, i)]
-        right = [(s.word_ids[j], int(s.marks[j])) for j in range(i + 1, hi)]
+        lo = max(int(s.doc_start[end]), end - window)  # each word is >= 1 token: enough words
+        words = [(s.word_ids[j], int(s.marks[j]), int(s.cases[j])) for j in range(lo, end + 1)]
         if noise.enabled:
-            left, right = self._asr_noise(left, rng), self._asr_noise(right, rng)
-            if right and rng.random() < noise.future_dropout:
-                choice = rng.integers(3)
-                if choice == 0:
-                    right = [((self.special.drop,), m) if rng.random() < 0.5 else (w, m) for w, m in right]
-                elif choice == 1:
-                    right = right[: len(right) // 2]
-                else:
-                    right = []
-        words = left + [(s.word_ids[i], int(s.marks[i]))] + right
-        ids = [w for w, _ in words]
-        pauses = None
-        if noise.enabled and rng.random() >= noise.pause_dropout:
-            p = np.asarray(noise.pause_given_mark)[[m for _, m in words]]
-            pauses = list(rng.random(len(words)) < p)
-            pauses[-1] = pauses[-1] and rng.random() < 0.3  # the last gap is rarely known yet
-        return build_sample(ids, len(left), len(right), self.special, pauses, self.window)
+            words = self._asr_noise(words, rng)
+            if rng.random() < noise.future_dropout and len(words) > 3:
+                for k in range(1, int(rng.integers(1, 3)) + 1):
+                    words[-k] = ((self.special.drop,), IGNORE, IGNORE)
+        flags = None
+        with_pauses = (noise.enabled and rng.random() >= noise.pause_dropout) if pauses is None else pauses
+        if with_pauses:
+            p = np.asarray(noise.pause_given_mark)[[max(m, 0) for _, m, _ in words]]
+            flags = list(rng.random(len(words)) < p)
+            flags[-1] = flags[-1] and rng.random() < noise.last_pause
+        built = build_window([w for w, _, _ in words], len(words) - 1, self.special, flags, window)
+        n = len(built.ids)
+        marks = np.full(n, IGNORE, dtype=np.int64)
+        cases = np.full(n, IGNORE, dtype=np.int64)
+        lookahead = np.full(n, -1, dtype=np.int64)
+        for k, token in enumerate(built.carriers):
+            _, mark, case = words[built.first + k]
+            marks[token], cases[token] = mark, case
+            lookahead[token] = len(built.carriers) - 1 - k
+        return Labelled(built.ids, marks, cases, lookahead)
 
     def _asr_noise(self, words, rng):
-        n = self.noise
+        n, pool = self.noise, self.s.vocab_pool
         out = []
-        for w, m in words:
+        for w, m, c in words:
             r = rng.random()
-            if r < n.delete:
+            if r < n.delete and m == 0:
                 continue
             if r < n.delete + n.substitute:
-                w = self.s.vocab_pool[rng.integers(len(self.s.vocab_pool))]
-            out.append((w, m))
+                w, c = pool[rng.integers(len(pool))], IGNORE  # a misheard word: its case means nothing
+            out.append((w, m, c))
             if rng.random() < n.insert:
-                out.append((self.s.vocab_pool[rng.integers(len(self.s.vocab_pool))], 0))
+                out.append((pool[rng.integers(len(pool))], 0, IGNORE))
         return out
 
-    def batch(self, positions, rng, lookahead: int | None = None):
-        samples = [self.make(int(i), rng, lookahead) for i in positions]
-        return samples, self.s.marks[positions], self.s.cases[positions]
+
+def collate(windows: list[Labelled], pad_id: int) -> tuple[np.ndarray, ...]:
+    """Right-padded ``input_ids``, ``attention_mask``, punct labels, case labels, lookaheads [B, T]."""
+    width = max(len(w.ids) for w in windows)
+    b = len(windows)
+    ids = np.full((b, width), pad_id, dtype=np.int64)
+    mask = np.zeros((b, width), dtype=np.int64)
+    marks = np.full((b, width), IGNORE, dtype=np.int64)
+    cases = np.full((b, width), IGNORE, dtype=np.int64)
+    lookahead = np.full((b, width), -1, dtype=np.int64)
+    for row, w in enumerate(windows):
+        n = len(w.ids)
+        ids[row, :n], mask[row, :n] = w.ids, 1
+        marks[row, :n], cases[row, :n], lookahead[row, :n] = w.marks, w.cases, w.lookahead
+    return ids, mask, marks, cases, lookahead

@@ -1,4 +1,4 @@
-"""The punctuation + casing classifier in torch: a BERT encoder and two linear heads.
+"""The punctuation + casing tagger in torch: a BERT encoder and two linear heads on every token.
 
 Written out in full (nanoGPT style) rather than pulled from a library, so the
 ONNX export is exactly this graph and nothing else. Weights start from the
@@ -54,11 +54,12 @@ class Layer(nn.Module):
         return self.ff_norm(x + self.dropout(self.ff_out(F.gelu(self.ff_in(x)))))
 
 
-class PunctuationClassifier(nn.Module):
-    def __init__(self, c: EncoderConfig, punct_id: int):
+class PunctuationTagger(nn.Module):
+    """Per-token logits: the engine reads each word's row at its carrier token (model_inputs.py)."""
+
+    def __init__(self, c: EncoderConfig):
         super().__init__()
         self.config = c
-        self.punct_id = punct_id
         self.word_emb = nn.Embedding(c.vocab_size, c.hidden)
         self.pos_emb = nn.Embedding(c.max_positions, c.hidden)
         self.type_emb = nn.Embedding(2, c.hidden)
@@ -75,14 +76,11 @@ class PunctuationClassifier(nn.Module):
         mask_bias = (1.0 - attention_mask[:, None, None, :].float()) * -1e4
         for layer in self.layers:
             x = layer(x, mask_bias)
-        # The hidden state of [PUNCT]: one-hot row times states (exports to a plain MatMul).
-        onehot = (input_ids == self.punct_id).float().unsqueeze(1)
-        pooled = (onehot @ x).squeeze(1)
-        return self.punct_head(pooled), self.case_head(pooled)
+        return self.punct_head(x), self.case_head(x)
 
 
-def load_pretrained(weights: Path, punct_id: int, dropout: float = 0.1) -> PunctuationClassifier:
-    """Build the classifier from a HuggingFace BERT ``model.safetensors`` (heads start fresh)."""
+def load_pretrained(weights: Path, dropout: float = 0.1) -> PunctuationTagger:
+    """Build the tagger from a HuggingFace BERT ``model.safetensors`` (heads start fresh)."""
     from safetensors.torch import load_file
 
     w = load_file(str(weights))
@@ -96,7 +94,7 @@ def load_pretrained(weights: Path, punct_id: int, dropout: float = 0.1) -> Punct
         dropout=dropout,
     )
     c.heads = c.hidden // 32  # MiniLM-L6-H384 uses 12 heads of 32
-    model = PunctuationClassifier(c, punct_id)
+    model = PunctuationTagger(c)
     state = {
         "word_emb.weight": w["embeddings.word_embeddings.weight"],
         "pos_emb.weight": w["embeddings.position_embeddings.weight"],

@@ -1,10 +1,10 @@
-"""Fine-tune MiniLM-L6 into livecap's punctuation + casing classifier.
+"""Fine-tune MiniLM-L6 into livecap's punctuation + casing tagger.
 
-    python -m training.train                      # the default recipe, ~2 h on a 2-core CPU
-    python -m training.train --tiny               # a few hundred steps on a slice: checks the path
+    python -m training.train                      # the default recipe, <= 2.5 h on a 2-core CPU
+    python -m training.train --tiny               # a few dozen steps on a slice: checks the path
     python -m training.train --data my_texts/     # any folder of your own .txt files
-    python -m training.train --device cuda --workers 14 --batch 512 --lr 1e-4 --steps 14000 --prior-steps 280
-                                                  # on a GPU: ~7 M samples in ~7 min (an H100)
+    python -m training.train --device cuda --workers 8 --batch 256 --steps 20000
+                                                  # on a GPU: more steps in less time
 
 Resumable: rerunning with the same --out continues from its last checkpoint.
 The recipe stops at its time budget with a checkpoint; run again to go on.
@@ -24,50 +24,70 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from engine.evaluation.corpus import train_corpus
+from engine.evaluation.corpus import modern_corpus, train_corpus
 from engine.punctuation.labelled_text import prepare_folder
 from engine.punctuation.model_inputs import WordTokenizer
 from engine.words import PUNCT_LABELS
 from training.base_model import fetch_base_model
-from training.batches import BatchPlan
-from training.dataset import IGNORE, Noise, SampleMaker, build_stream
+from training.batches import BatchPlan, mix_shares
+from training.dataset import IGNORE, Noise, WindowMaker, build_stream, collate
 from training.metrics import punctuation_scores
 from training.model import load_pretrained
 from training.prepare import load_corpus, save_corpus, split_documents
 
 
 # ---- the recipe: plain values -------------------------------------------------
+# Where windows end, by source file (globs on the file name; the first match wins, else 1):
+# conversation is the closest text to live speech, so it is drawn up; technical prose (command
+# lines, API references) is drawn down so that it stays under a quarter of the mix. The shares
+# this gives are logged at the start of a run ("mix").
+SOURCE_WEIGHTS = {
+    "chitchat": 3.0,
+    "freedroidrpg": 1.5,
+    "freedink": 1.5,
+    "renpy": 1.5,
+    "naev": 1.5,
+    "wesnoth": 1.5,
+    "python3_doc": 0.5,
+    "debian_*": 0.5,
+    "gnome_user_docs": 0.5,
+}
+
+
 @dataclass
 class Recipe:
-    data: list[str] = field(default_factory=lambda: [str(train_corpus())])
+    data: list[str] = field(default_factory=lambda: [str(train_corpus()), str(modern_corpus())])
     corpus: str | None = None  # a prepared corpus (python -m training.prepare --out X.npz) instead of data
     base: str | None = (
         None  # a folder with the encoder's model.safetensors + tokenizer.json (offline machines)
     )
     out: str = "runs/punct"
-    window: int = 32
-    l_min: int = 0
-    l_max: int = 4
-    batch: int = 64
-    steps: int = 9000  # main phase, on the balanced ("none" downsampled) stream
-    pause_phase: float = 0.2  # the main phase's last 20 % adds synthetic [PAUSE]; before it, text only
-    prior_steps: int = 250  # then a short pass on unaltered data restores the class priors
-    lr: float = 1.5e-4
+    windows: tuple[int, ...] = (32, 48, 64)  # window lengths in tokens, one drawn per step
+    batch: int = 32
+    steps: int = 3600  # main phase, with class weights: ~75 min on an idle 2-core AVX2 CPU
+    pause_phase: float = 0.3  # the main phase's last 30 % adds synthetic [PAUSE]; before it, text only
+    prior_steps: int = 200  # then a short pass without class weights restores the priors
+    lr: float = 1e-4
     prior_lr: float = 1e-5
     weight_decay: float = 0.01
-    none_ratio: float = 2.0
+    # Class weight = (share of the class) ** -power, normalised so "none" weighs 1: balances the
+    # ~87 % of words with no mark without the sampling that a tagger cannot do per word.
+    class_weight_power: float = 0.5
+    # Loss weight of a word by its lookahead: 1 for l <= live_lookahead, far_weight beyond.
+    # A 48-token window holds ~35 words, 5 of them at l <= 4: 0.15 keeps those 5 at least as
+    # heavy as the ~30 further left (METHOD.md: the classifier's emphasis on little context).
+    live_lookahead: int = 4
+    far_weight: float = 0.15
     case_loss_weight: float = 0.5
-    # Frozen word embeddings train ~25 % faster but also freeze the [PUNCT]/[PAUSE] rows, which are
-    # unused slots the pre-trained model never learnt; the first shipped run plateaued that way.
-    freeze_word_embeddings: bool = False
+    source_weights: dict[str, float] = field(default_factory=lambda: dict(SOURCE_WEIGHTS))
     precision: str = "auto"  # "bf16" autocast (2.7x faster on CPUs with AVX512-BF16, and on GPUs) or "fp32"
     init_from: str | None = None  # warm start: model weights from an earlier run's checkpoint
     valid_fraction: float = 0.02
     max_words: int | None = None  # use only a slice of the data (the tiny recipe)
-    time_budget_min: float = 115.0
-    checkpoint_every: int = 250
+    time_budget_min: float = 150.0
+    checkpoint_every: int = 200
     eval_every: int = 500
-    valid_samples: int = 4000
+    valid_windows: int = 1500
     seed: int = 1234
     device: str = "cpu"
     threads: int = 2
@@ -76,13 +96,14 @@ class Recipe:
 
 
 TINY = dict(
-    steps=100,
-    prior_steps=10,
-    batch=16,
+    steps=40,
+    prior_steps=6,
+    batch=8,
+    windows=(32,),
     max_words=60_000,
-    eval_every=60,
-    checkpoint_every=50,
-    valid_samples=300,
+    eval_every=30,
+    checkpoint_every=20,
+    valid_windows=200,
     time_budget_min=3.0,
 )
 
@@ -128,17 +149,52 @@ def slice_words(docs, max_words):
     return kept
 
 
-def evaluate(model, maker, positions, lookahead, device, batch=256, amp=None) -> dict:
+def evaluate(model, maker: WindowMaker, ends, window: int, lookaheads: int, device, batch=128, amp=None):
+    """F1 of the word at each lookahead 0..lookaheads of windows ending at ``ends`` (clean text, no
+    pauses): one pass per window scores all of them, as in the live decoder."""
     model.eval()
-    preds = []
     rng = np.random.default_rng(0)
+    refs, preds = [[] for _ in range(lookaheads + 1)], [[] for _ in range(lookaheads + 1)]
     with torch.no_grad(), torch.autocast(device.type, dtype=amp or torch.bfloat16, enabled=amp is not None):
-        for k in range(0, len(positions), batch):
-            samples, _, _ = maker.batch(positions[k : k + batch], rng, lookahead)
-            ids, mask = pad(samples, maker.special.pad, device)
-            preds.append(model(ids, mask)[0].argmax(-1).cpu().numpy())
+        for k in range(0, len(ends), batch):
+            ids, mask, marks, _, lookahead = collate(
+                [maker.make(int(e), window, rng, pauses=False) for e in ends[k : k + batch]],
+                maker.special.pad,
+            )
+            logits = model(torch.from_numpy(ids).to(device), torch.from_numpy(mask).to(device))[0]
+            predicted = logits.argmax(-1).cpu().numpy()
+            for l in range(lookaheads + 1):
+                at = lookahead == l
+                refs[l].append(marks[at])
+                preds[l].append(predicted[at])
     model.train()
-    return punctuation_scores(maker.s.marks[positions], np.concatenate(preds))
+    return [punctuation_scores(np.concatenate(r), np.concatenate(p)) for r, p in zip(refs, preds)]
+
+
+def class_weights(marks: np.ndarray, power: float) -> np.ndarray:
+    share = np.bincount(marks, minlength=len(PUNCT_LABELS)) / max(1, len(marks))
+    weights = np.maximum(share, 1e-6) ** -power
+    # Capped: questions are ~1 % of words, and an uncapped weight near 10 floods the output with
+    # question marks that the short prior-restoring pass cannot fully take back.
+    return np.minimum(weights / weights[0], 8.0)
+
+
+def token_losses(punct_logits, case_logits, marks, cases, lookahead, recipe: Recipe, punct_weight):
+    """The recipe's loss: per labelled token, weighted by its lookahead (and, for marks, its class)."""
+    near = (lookahead >= 0) & (lookahead <= recipe.live_lookahead)
+    by_lookahead = torch.where(near, 1.0, recipe.far_weight) * (lookahead >= 0)
+    labelled = marks != IGNORE
+    per_token = F.cross_entropy(
+        punct_logits.float().flatten(0, 1), marks.clamp(min=0).flatten(), reduction="none"
+    ).view_as(marks)
+    w = by_lookahead * labelled * (punct_weight[marks.clamp(min=0)] if punct_weight is not None else 1.0)
+    punct_loss = (per_token * w).sum() / (by_lookahead * labelled).sum().clamp(min=1e-6)
+    cased = cases != IGNORE
+    per_token = F.cross_entropy(
+        case_logits.float().flatten(0, 1), cases.clamp(min=0).flatten(), reduction="none"
+    ).view_as(cases)
+    case_loss = (per_token * by_lookahead * cased).sum() / (by_lookahead * cased).sum().clamp(min=1e-6)
+    return punct_loss + recipe.case_loss_weight * case_loss
 
 
 def pad(samples, pad_id, device):
@@ -183,11 +239,15 @@ def train(recipe: Recipe) -> Path:
         docs = slice_words(docs, recipe.max_words)
     train_docs, valid_docs = split_documents(docs, recipe.valid_fraction, recipe.seed)
     train_stream, valid_stream = build_stream(train_docs, tokenizer), build_stream(valid_docs, tokenizer)
+    mark_counts = np.bincount(train_stream.marks, minlength=4)
+    punct_weight = class_weights(train_stream.marks, recipe.class_weight_power)
     log(
         event="data",
         train_words=len(train_stream),
         valid_words=len(valid_stream),
-        mark_counts=np.bincount(train_stream.marks, minlength=4).tolist(),
+        mark_counts=mark_counts.tolist(),
+        class_weights=[round(float(w), 3) for w in punct_weight],
+        mix=mix_shares(train_stream, recipe.source_weights),
     )
     # Phase one is text only (Minixhofer 2021, §4.5-4.6: learn the language first; the pause cue is
     # so easy that mixing it in from the start lets the model lean on it).
@@ -198,23 +258,20 @@ def train(recipe: Recipe) -> Path:
         recipe.batch,
         recipe.steps,
         pause_from=int(recipe.steps * (1 - recipe.pause_phase)),
-        window=recipe.window,
-        l_min=recipe.l_min,
-        l_max=recipe.l_max,
-        none_ratio=recipe.none_ratio,
+        windows=tuple(recipe.windows),
+        weights=recipe.source_weights,
         seed=recipe.seed,
     )
     amp = autocast_dtype(recipe, device)
     log(event="precision", autocast=str(amp) if amp else "fp32")
-    clean_valid = SampleMaker(valid_stream, tokenizer.special, recipe.window, recipe.l_min, recipe.l_max)
-    valid_positions = np.random.default_rng(0).permutation(len(valid_stream))[: recipe.valid_samples]
+    clean_valid = WindowMaker(valid_stream, tokenizer.special)
+    valid_ends = np.random.default_rng(0).permutation(len(valid_stream))[: recipe.valid_windows]
+    valid_window = max(recipe.windows)
 
-    model = load_pretrained(base / "model.safetensors", tokenizer.special.punct).to(device)
+    model = load_pretrained(base / "model.safetensors").to(device)
     if recipe.init_from and not (out / "last.pt").exists():
         model.load_state_dict(torch.load(recipe.init_from, weights_only=False)["model"])
         log(event="warm_start", weights=recipe.init_from)
-    if recipe.freeze_word_embeddings:
-        model.word_emb.weight.requires_grad_(False)
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.dim() >= 2]
     no_decay = [p for p in params if p.dim() < 2]
@@ -254,21 +311,23 @@ def train(recipe: Recipe) -> Path:
         pin_memory=device.type == "cuda",
         prefetch_factor=4 if recipe.workers else None,
     )
+    weight_on_device = torch.tensor(punct_weight, dtype=torch.float32, device=device)
     model.train()
     window_loss, t_last = [], time.time()
-    for batch_step, ids, mask, marks, cases in loader:
+    for batch_step, ids, mask, marks, cases, lookahead in loader:
         assert batch_step == step, (batch_step, step)
-        if step >= recipe.steps:  # prior-restoring pass: low constant learning rate
+        prior_pass = step >= recipe.steps
+        if prior_pass:  # prior-restoring pass: low constant learning rate, no class weights
             for group in optimizer.param_groups:
                 group["lr"] = recipe.prior_lr
         ids, mask = ids.to(device, non_blocking=True), mask.to(device, non_blocking=True)
-        marks, case_target = marks.to(device, non_blocking=True), cases.to(device, non_blocking=True)
+        marks, cases = marks.to(device, non_blocking=True), cases.to(device, non_blocking=True)
+        lookahead = lookahead.to(device, non_blocking=True)
         with torch.autocast(device.type, dtype=amp or torch.bfloat16, enabled=amp is not None):
             punct_logits, case_logits = model(ids, mask)
-        loss = F.cross_entropy(punct_logits.float(), marks)
-        # Sentence-initial words carry IGNORE: a batch may have no case label at all (nan loss).
-        case_loss = F.cross_entropy(case_logits.float(), case_target, ignore_index=IGNORE, reduction="sum")
-        loss = loss + recipe.case_loss_weight * case_loss / (case_target != IGNORE).sum().clamp(min=1)
+        loss = token_losses(
+            punct_logits, case_logits, marks, cases, lookahead, recipe, None if prior_pass else weight_on_device
+        )
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -284,18 +343,17 @@ def train(recipe: Recipe) -> Path:
                 step=step,
                 of=total,
                 loss=round(float(torch.stack(window_loss).mean()), 4),
-                samples_per_s=round(50 * recipe.batch / (now - t_last), 1),
+                windows_per_s=round(len(window_loss) * recipe.batch / (now - t_last), 1),
                 elapsed_min=round((now - started) / 60, 2),
             )
             window_loss, t_last = [], now
         if step % recipe.eval_every == 0 or step in (recipe.steps, total):  # also before the prior pass
-            scores = evaluate(model, clean_valid, valid_positions, recipe.l_max, device, amp=amp)
+            scores = evaluate(model, clean_valid, valid_ends, valid_window, recipe.live_lookahead, device, amp=amp)
             log(
                 event="valid",
                 step=step,
-                lookahead=recipe.l_max,
-                f1=scores["overall"]["f1"],
-                **{k: scores[k]["f1"] for k in PUNCT_LABELS[1:]},
+                f1_by_lookahead=[s["overall"]["f1"] for s in scores],
+                **{k: scores[-1][k]["f1"] for k in PUNCT_LABELS[1:]},
             )
         out_of_time = time.time() - started > recipe.time_budget_min * 60
         if step % recipe.checkpoint_every == 0 or step == total or out_of_time:
@@ -306,7 +364,6 @@ def train(recipe: Recipe) -> Path:
                 schedule=schedule.state_dict(),
                 step=step,
                 recipe=asdict(recipe),
-                punct_id=tokenizer.special.punct,
                 encoder=asdict(model.config),
             )
         if out_of_time and step < total:

@@ -1,6 +1,6 @@
 """Where the text corpus lives: ``$LIVECAP_CORPUS``, else ``../shared/corpus`` beside the repository.
 
-The corpus holds ``train/`` and ``dev/`` folders of punctuated UTF-8 .txt files. Training
+The corpus holds ``train/``, ``modern/`` and ``dev/`` folders of punctuated UTF-8 .txt files. Training
 reads both and the engine's evaluation tools read ``dev/``; the rule lives here, in the
 engine, because the engine never imports training while training may import the engine.
 The environment is read at each call, so a test or a run can point elsewhere.
@@ -23,6 +23,10 @@ def corpus_dir() -> Path:
 
 def train_corpus() -> Path:
     return corpus_dir() / "train"
+
+
+def modern_corpus() -> Path:
+    return corpus_dir() / "modern"
 
 
 def dev_corpus() -> Path:
