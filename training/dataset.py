@@ -111,7 +111,7 @@ class WindowMaker:
         lo = max(int(s.doc_start[end]), end - window)  # each word is >= 1 token: enough words
         words = [(s.word_ids[j], int(s.marks[j]), int(s.cases[j])) for j in range(lo, end + 1)]
         if noise.enabled:
-            words = self._asr_noise(words, rng)
+            words = self.asr_noise(words, rng)
             if rng.random() < noise.future_dropout and len(words) > 3:
                 for k in range(1, int(rng.integers(1, 3)) + 1):
                     words[-k] = ((self.special.drop,), IGNORE, IGNORE)
@@ -132,7 +132,8 @@ class WindowMaker:
             lookahead[token] = len(built.carriers) - 1 - k
         return Labelled(built.ids, marks, cases, lookahead)
 
-    def _asr_noise(self, words, rng):
+    def asr_noise(self, words, rng):
+        """Misheard, missed and extra words; a word with a mark after it is never deleted."""
         n, pool = self.noise, self.s.vocab_pool
         out = []
         for w, m, c in words:

@@ -35,7 +35,6 @@ from training.metrics import punctuation_scores
 from training.model import load_pretrained
 from training.prepare import load_corpus, save_corpus, split_documents
 
-
 # ---- the recipe: plain values -------------------------------------------------
 # Where windows end, by source file (globs on the file name; the first match wins, else 1):
 # conversation is the closest text to live speech, so it is drawn up; technical prose (command
@@ -326,7 +325,13 @@ def train(recipe: Recipe) -> Path:
         with torch.autocast(device.type, dtype=amp or torch.bfloat16, enabled=amp is not None):
             punct_logits, case_logits = model(ids, mask)
         loss = token_losses(
-            punct_logits, case_logits, marks, cases, lookahead, recipe, None if prior_pass else weight_on_device
+            punct_logits,
+            case_logits,
+            marks,
+            cases,
+            lookahead,
+            recipe,
+            None if prior_pass else weight_on_device,
         )
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -348,7 +353,9 @@ def train(recipe: Recipe) -> Path:
             )
             window_loss, t_last = [], now
         if step % recipe.eval_every == 0 or step in (recipe.steps, total):  # also before the prior pass
-            scores = evaluate(model, clean_valid, valid_ends, valid_window, recipe.live_lookahead, device, amp=amp)
+            scores = evaluate(
+                model, clean_valid, valid_ends, valid_window, recipe.live_lookahead, device, amp=amp
+            )
             log(
                 event="valid",
                 step=step,

@@ -14,9 +14,8 @@ from engine.evaluation.corpus import corpus_dir  # noqa: E402
 from engine.evaluation.synthetic_model import build_vocab, write_tokenizer  # noqa: E402
 from engine.punctuation.labelled_text import prepare_folder  # noqa: E402
 from engine.punctuation.model import PunctuationModel  # noqa: E402
-from engine.punctuation.model_inputs import build_sample  # noqa: E402
-from training.dataset import IGNORE, Noise, SampleMaker, balanced_positions, build_stream  # noqa: E402
-from training.model import EncoderConfig, PunctuationClassifier  # noqa: E402
+from engine.punctuation.model_inputs import build_window  # noqa: E402
+from training.dataset import IGNORE, Noise, WindowMaker, build_stream, collate  # noqa: E402
 
 SHARED = corpus_dir()
 TEXT = (
@@ -40,16 +39,24 @@ def tokenizer(path):
     return WordTokenizer(path / "tokenizer.json", "[unused0]", "[unused1]", "[unused2]")
 
 
-def test_clean_samples_are_the_engine_samples(tiny_dir):
+def test_clean_windows_are_the_engine_windows_with_every_word_labelled(tiny_dir):
     tok = tokenizer(tiny_dir)
     docs = prepare_folder(tiny_dir / "data")
     stream = build_stream(docs, tok)
-    maker = SampleMaker(stream, tok.special, window=32, l_min=0, l_max=4)  # no noise
+    maker = WindowMaker(stream, tok.special)  # no noise
     rng = np.random.default_rng(0)
-    for i in (0, 5, 50, len(stream) - 1):
-        ids = stream.word_ids[: int(stream.doc_end[i])]
-        expected = build_sample(ids, i, 3, tok.special, None, 32)
-        assert maker.make(i, rng, lookahead=3) == expected
+    for end in (0, 5, 50, len(stream) - 1):
+        for window in (16, 32, 64):
+            made = maker.make(end, window, rng, pauses=False)
+            expected = build_window(stream.word_ids[: end + 1], end, tok.special, None, window)
+            assert made.ids == expected.ids
+            carriers = np.flatnonzero(made.lookahead >= 0)
+            assert carriers.tolist() == expected.carriers  # every word of the window is labelled ...
+            words = np.arange(expected.first, end + 1)
+            assert (made.marks[carriers] == stream.marks[words]).all()  # ... with its own mark
+            assert (made.lookahead[carriers] == end - words).all()  # ... and its lookahead
+            off = np.setdiff1d(np.arange(len(made.ids)), carriers)
+            assert (made.marks[off] == IGNORE).all() and (made.cases[off] == IGNORE).all()
 
 
 def test_sentence_initial_case_is_masked_and_upper_kept(tiny_dir):
@@ -59,57 +66,56 @@ def test_sentence_initial_case_is_masked_and_upper_kept(tiny_dir):
     assert stream.cases[words.index("nasa")] == 2  # UPPER is learned, not derived
 
 
-def test_none_is_downsampled_to_twice_the_commonest_mark(tiny_dir):
-    stream = build_stream(prepare_folder(tiny_dir / "data"), tokenizer(tiny_dir))
-    chosen = balanced_positions(stream, 2.0, np.random.default_rng(0))
-    counts = np.bincount(stream.marks[chosen], minlength=4)
-    assert (
-        counts[0] <= 2 * counts[1:].max() and (counts[1:] == np.bincount(stream.marks, minlength=4)[1:]).all()
-    )
-
-
-def test_noise_adds_pauses_and_drops_but_keeps_the_target(tiny_dir):
+def test_noise_adds_pauses_and_drops_and_never_loses_a_mark(tiny_dir):
     tok = tokenizer(tiny_dir)
     stream = build_stream(prepare_folder(tiny_dir / "data"), tok)
-    noisy = SampleMaker(stream, tok.special, noise=Noise(pause_dropout=0.0, future_dropout=1.0))
+    noisy = WindowMaker(stream, tok.special, Noise(pause_dropout=0.0, future_dropout=1.0, delete=0.2))
     rng = np.random.default_rng(1)
-    samples = [noisy.make(i, rng, lookahead=4) for i in range(20, 220)]
-    assert all(s.count(tok.special.punct) == 1 for s in samples)
-    assert sum(tok.special.pause in s for s in samples) > 20
-    assert sum(tok.special.drop in s for s in samples) > 5
-    for i, s in zip(range(20, 220), samples):  # the word being punctuated is never damaged
-        k = s.index(tok.special.punct)
-        j = k - 1 - (s[k - 1] == tok.special.pause)
-        assert s[j - len(stream.word_ids[i]) + 1 : j + 1] == list(stream.word_ids[i])
+    made = [(end, noisy.make(end, 64, rng)) for end in range(40, 240)]
+    assert sum(tok.special.pause in w.ids for _, w in made) > 100
+    assert all(tok.special.drop in w.ids for _, w in made)  # future dropout on every window here
+    for _, w in made:
+        dropped = [k for k, token in enumerate(w.ids) if token == tok.special.drop]
+        assert (w.marks[dropped] == IGNORE).all()  # a dropped word teaches nothing about itself
+    # ASR noise deletes only words with no mark after them, and keeps every mark where it was
+    words = [(stream.word_ids[j], int(stream.marks[j]), int(stream.cases[j])) for j in range(200)]
+    heard = noisy.asr_noise(words, np.random.default_rng(2))
+    assert len(heard) != len(words)
+    assert [m for _, m, _ in heard if m] == [m for _, m, _ in words if m]
 
 
-def test_exported_onnx_matches_torch_and_honours_the_contract(tiny_dir):
-    from training.export import export_onnx
+def test_loss_weights_favour_the_live_lookaheads_and_the_rare_marks():
+    from training.train import Recipe, class_weights, token_losses
 
-    vocab_size = len(json.loads((tiny_dir / "tokenizer.json").read_text())["model"]["vocab"])
-    model = PunctuationClassifier(
-        EncoderConfig(vocab_size=vocab_size, hidden=32, layers=2, heads=2, intermediate=64, max_positions=64),
-        punct_id=1,
-    ).eval()
-    out = tiny_dir / "model"
-    out.mkdir()
-    export_onnx(model, out / "model.onnx")
-    (out / "tokenizer.json").write_bytes((tiny_dir / "tokenizer.json").read_bytes())
-    from engine.punctuation.model import ModelConfig
+    recipe = Recipe(far_weight=0.15, live_lookahead=4, case_loss_weight=0.0)
+    # Two labelled words, both wrong with the same confidence: one at lookahead 1, one at 10.
+    logits = torch.zeros(1, 2, 4)
+    logits[0, :, 0] = 3.0
+    case = torch.zeros(1, 2, 3)
+    marks, cases = torch.tensor([[2, 2]]), torch.full((1, 2), IGNORE)
+    per_word = torch.nn.functional.cross_entropy(logits[0], marks[0], reduction="none")
+    near_far = token_losses(logits, case, marks, cases, torch.tensor([[1, 10]]), recipe, None)
+    assert torch.isclose(near_far, (per_word[0] + 0.15 * per_word[1]) / 1.15)
+    weights = torch.tensor([1.0, 2.0, 3.0, 4.0])
+    weighted = token_losses(logits, case, marks, cases, torch.tensor([[1, 1]]), recipe, weights)
+    assert torch.isclose(weighted, 3.0 * per_word.mean())
+    w = class_weights(np.array([0] * 900 + [1] * 60 + [2] * 39 + [3] * 1), 0.5)
+    assert w[0] == 1.0 and 1 < w[1] < w[2] < w[3] == 8.0  # rarer is heavier, and capped
 
-    (out / "config.json").write_text(json.dumps(ModelConfig().to_dict()))
-    runtime = PunctuationModel(out)
-    ids = runtime.tokenizer.encode_words("is this the plan yes it is".split())
-    samples = [build_sample(ids, i, 2, runtime.special) for i in range(7)]
-    onnx_punct, onnx_case = runtime.logits(samples)
-    from engine.punctuation.model_inputs import pad_batch
 
-    t_ids, t_mask = pad_batch(samples, runtime.special.pad)
-    with torch.no_grad():
-        t_punct, t_case = model(torch.from_numpy(t_ids), torch.from_numpy(t_mask))
-    assert np.allclose(onnx_punct, t_punct.numpy(), atol=1e-4) and np.allclose(
-        onnx_case, t_case.numpy(), atol=1e-4
-    )
+def test_batches_draw_window_ends_by_source_weight(tiny_dir):
+    from training.batches import BatchPlan, mix_shares
+
+    tok = tokenizer(tiny_dir)
+    (tiny_dir / "data" / "chat.txt").write_text("How are you? Fine, thanks. " * 200)
+    stream = build_stream(prepare_folder(tiny_dir / "data"), tok)
+    weights = {"chat": 4.0}
+    plan = BatchPlan(stream, tok.special, Noise(), batch=400, steps=1, pause_from=1, weights=weights)
+    chat = stream.sources.index("chat")
+    drawn = stream.source[plan.ends(np.random.default_rng(0))]
+    share = float((drawn == chat).mean())
+    expected = mix_shares(stream, weights)["chat"] / 100
+    assert abs(share - expected) < 0.08 and expected > 0.5  # drawn up from its share of the words
 
 
 @pytest.mark.skipif(not (SHARED / "train" / "austen_emma.txt").exists(), reason="needs ../shared/corpus")
@@ -144,10 +150,9 @@ def test_tiny_recipe_end_to_end(tmp_path):
     )
     assert (shipped / "model.onnx").stat().st_size < 25 * 2**20
     model = PunctuationModel(shipped)  # the engine loads what export wrote
-    assert model.predict([[model.special.cls, 2023, model.special.punct, model.special.sep]])[0].shape == (
-        1,
-        4,
-    )
+    ids = model.tokenizer.encode_words("it is a truth universally acknowledged".split())
+    punct, case = model.tag([build_window(ids, len(ids) - 1, model.special)])[0]
+    assert punct.shape == (len(ids), 4) and case.shape == (len(ids), 3)
     report = tmp_path / "report.json"
     assert (
         evaluate.main(
@@ -178,76 +183,35 @@ def test_batches_depend_only_on_the_step_whatever_the_workers(tiny_dir):
 
     tok = tokenizer(tiny_dir)
     stream = build_stream(prepare_folder(tiny_dir / "data"), tok)
-    plan = BatchPlan(stream, tok.special, Noise(), batch=16, steps=12, pause_from=6)
+    plan = BatchPlan(stream, tok.special, Noise(pause_dropout=0.0), batch=16, steps=12, pause_from=6)
     first = [plan(step) for step in range(16)]
     assert not np.array_equal(first[0][0], first[1][0])  # steps differ ...
-    again = BatchPlan(stream, tok.special, Noise(), batch=16, steps=12, pause_from=6)
+    again = BatchPlan(stream, tok.special, Noise(pause_dropout=0.0), batch=16, steps=12, pause_from=6)
     for step in (11, 3, 7):  # ... but any step rebuilds the same, in any order
         assert all(np.array_equal(a, b) for a, b in zip(again(step), first[step]))
-    assert not any(
-        tok.special.pause in row for ids, *_ in first[:6] for row in ids.tolist()
-    )  # text-only phase
+    assert not any(tok.special.pause in row for ids, *_ in first[:6] for row in ids.tolist())  # text only
     assert any(tok.special.pause in row for ids, *_ in first[6:12] for row in ids.tolist())
     loader = torch.utils.data.DataLoader(StepBatches(plan, 5, 16), batch_size=None, num_workers=2)
     seen = list(loader)
     assert [int(b[0]) for b in seen] == list(range(5, 16))  # in order, resumed at step 5
-    for step, ids, _mask, marks, _cases in seen:
-        assert np.array_equal(ids.numpy(), first[int(step)][0]) and np.array_equal(
-            marks.numpy(), first[int(step)][2]
-        )
-    # the balanced phase keeps every mark and at most twice as many "none" as the commonest mark
-    balanced = np.bincount(np.concatenate([first[s][2] for s in range(12)]), minlength=4)
-    natural = np.bincount(stream.marks, minlength=4)
-    assert balanced[0] / balanced[1:].sum() < 0.8 * natural[0] / natural[1:].sum()  # "none" was cut
+    for step, ids, _mask, marks, _cases, lookahead in seen:
+        assert np.array_equal(ids.numpy(), first[int(step)][0])
+        assert np.array_equal(marks.numpy(), first[int(step)][2])
+        assert np.array_equal(lookahead.numpy(), first[int(step)][4])
 
 
-def test_pruning_the_last_layer_to_the_punct_row_changes_no_logit(tiny_dir):
-    """training.prune: same logits as the full graph (fp32: exact math), fewer nodes' worth of work,
-    and both quantized and re-pruned graphs are handled."""
-    import onnx
-
-    from engine.punctuation.model import ModelConfig
-    from engine.punctuation.model_inputs import pad_batch
-    from training.export import export_onnx, quantize
-    from training.prune import PruneError, prune_last_layer
-
-    vocab_size = len(json.loads((tiny_dir / "tokenizer.json").read_text())["model"]["vocab"])
-    model = PunctuationClassifier(
-        EncoderConfig(vocab_size=vocab_size, hidden=32, layers=3, heads=2, intermediate=64, max_positions=64),
-        punct_id=1,
-    ).eval()
-    full, pruned = tiny_dir / "full", tiny_dir / "pruned"
-    for folder in (full, pruned):
-        folder.mkdir()
-        (folder / "tokenizer.json").write_bytes((tiny_dir / "tokenizer.json").read_bytes())
-        (folder / "config.json").write_text(json.dumps(ModelConfig().to_dict()))
-    export_onnx(model, full / "model.onnx")
-    graph = prune_last_layer(onnx.load(str(full / "model.onnx")))
-    onnx.save(graph, str(pruned / "model.onnx"))
-    a, b = PunctuationModel(full), PunctuationModel(pruned)
-    ids = a.tokenizer.encode_words("is this the plan yes it is and then we go home".split())
-    samples = [build_sample(ids, i, 3, a.special) for i in range(11)]  # ragged: padding included
-    for x, y in zip(a.logits(samples), b.logits(samples)):
-        assert np.allclose(x, y, atol=1e-5), np.abs(x - y).max()
-    with torch.no_grad():
-        t_ids, t_mask = pad_batch(samples, a.special.pad)
-        assert np.allclose(
-            b.logits(samples)[0],
-            model(torch.from_numpy(t_ids), torch.from_numpy(t_mask))[0].numpy(),
-            atol=1e-4,
-        )
-    with pytest.raises(PruneError, match="already pruned"):
-        prune_last_layer(graph)
-    # The int8 graph (what ships) prunes too, and stays close to the unpruned int8 model.
-    quantize(full / "model.onnx", tiny_dir / "int8.onnx")
-    onnx.save(prune_last_layer(onnx.load(str(tiny_dir / "int8.onnx"))), str(pruned / "model.onnx"))
-    (full / "model.onnx").write_bytes((tiny_dir / "int8.onnx").read_bytes())
-    q_full, q_pruned = PunctuationModel(full).logits(samples)[0], PunctuationModel(pruned).logits(samples)[0]
-    assert np.abs(q_full - q_pruned).max() < 0.1 * np.abs(q_full).max() + 1e-3
+def test_collate_pads_labels_with_ignore(tiny_dir):
+    tok = tokenizer(tiny_dir)
+    maker = WindowMaker(build_stream(prepare_folder(tiny_dir / "data"), tok), tok.special)
+    short, long = maker.make(2, 32, np.random.default_rng(0)), maker.make(60, 32, np.random.default_rng(0))
+    ids, mask, marks, cases, lookahead = collate([short, long], tok.special.pad)
+    n = len(short.ids)
+    assert ids.shape[1] == len(long.ids) > n
+    assert (mask[0, n:] == 0).all() and (marks[0, n:] == IGNORE).all() and (lookahead[0, n:] == -1).all()
 
 
 def test_training_reads_the_corpus_where_livecap_corpus_points(monkeypatch, tmp_path):
     from training.train import Recipe
 
     monkeypatch.setenv("LIVECAP_CORPUS", str(tmp_path))
-    assert Recipe().data == [str(tmp_path / "train")]
+    assert Recipe().data == [str(tmp_path / "train"), str(tmp_path / "modern")]
