@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from engine.punctuation.streaming import Tagged, score_from_tags
+
 SURE = {
     "none": [0.97, 0.01, 0.01, 0.01],
     "comma": [0.01, 0.97, 0.01, 0.01],
@@ -20,12 +22,24 @@ LOWER = [0.9, 0.05, 0.05]
 class ScriptedScorer:
     """``script(word, lookahead, pause_after) -> probabilities`` decides every answer; calls are recorded."""
 
+    window = 32
+
     def __init__(self, script):
         self.script = script
-        self.calls: list[list[tuple[str, int]]] = []
+        self.calls: list[list[tuple[str, int]]] = []  # per score(): the (word, lookahead) requests
+        self.windows: list[int] = []  # the right edge of every window tagged
+
+    def tag(self, words, pauses, ends, window=None):
+        """Windows as the model sees them if every word were one token: at most window - 2 words."""
+        reach = (window or self.window) - 2
+        out = []
+        for end in ends:
+            self.windows.append(end)
+            first = max(0, end - reach + 1)
+            punct = [self.script(words[j], end - j, pauses[j]) for j in range(first, end + 1)]
+            out.append(Tagged(first, np.array(punct, dtype=float), np.array([LOWER] * len(punct))))
+        return out
 
     def score(self, words, pauses, requests, window=None):
         self.calls.append([(words[p], l) for p, l in requests])
-        punct = np.array([self.script(words[p], l, pauses[p]) for p, l in requests], dtype=float)
-        case = np.array([LOWER for _ in requests], dtype=float)
-        return punct, case
+        return score_from_tags(self, words, pauses, requests, window)

@@ -231,7 +231,7 @@ def train(recipe: Recipe) -> Path:
     torch.manual_seed(recipe.seed)
     device = torch.device(recipe.device)
     base = Path(recipe.base) if recipe.base else fetch_base_model()
-    tokenizer = WordTokenizer(base / "tokenizer.json", "[unused0]", "[unused1]", "[unused2]")
+    tokenizer = WordTokenizer(base / "tokenizer.json", "[unused1]", "[unused2]")
 
     docs = load_documents(recipe, out)
     if recipe.max_words:

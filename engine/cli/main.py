@@ -56,7 +56,11 @@ def build_parser(extra_commands: Sequence[tuple[str, str]] = ()) -> argparse.Arg
         help="entropy threshold h in bits (0-2); lower waits for more context",
     )
     p.add_argument(
-        "--lookahead", type=int, default=None, metavar="N", help="maximum lookahead l_max in words"
+        "--lookahead",
+        type=int,
+        default=None,
+        metavar="N",
+        help="maximum lookahead l_max in words (stream mode)",
     )
     p.add_argument("--no-casing", action="store_true", help="leave words lowercase")
     p.add_argument("--no-pauses", action="store_true", help="ignore word timings ([PAUSE] tokens)")

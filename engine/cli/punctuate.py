@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -141,9 +140,6 @@ def cmd_punctuate(args) -> int:
 
     try:
         if args.mode == "offline":
-            if args.lookahead is not None:  # every view looks exactly that far ahead
-                views = tuple((args.lookahead, w) for _, w in settings.offline_views)
-                settings = replace(settings, offline_views=views)
             decoder = OfflineDecoder.from_model(model, settings)
             for run in decoder.iter_decode(words, bar.update if bar else None, end_of_input=True):
                 for s in run:

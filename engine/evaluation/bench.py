@@ -1,14 +1,21 @@
 """Speed of the punctuation engine: ``python -m engine.evaluation.bench``.
 
-Prints one JSON object per thread count (1 and 2). Runs on the shipped model, or
-on a same-shape model with random weights when none is shipped (random weights
-are never confident, so every step re-scores the full l_max backlog: a worst case).
+Prints one JSON object per thread count (1 and 2), then a summary line. Runs on the
+shipped model, or on a same-shape model with random weights when none is shipped.
+
+Machines here differ several-fold in int8 speed from day to day, so the summary
+measures its own unit of cost in the same run, ``window32_ms`` (the median of one
+B = 1, 32-token inference on 1 thread), and gives machine-independent ratios:
+``stream_p99_windows`` (a live step's p99 in such windows) and
+``offline_words_per_window`` (words punctuated offline per such window's time).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import platform
 import resource
 import sys
 import tempfile
@@ -18,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.punctuation.model import PunctuationModel, default_model_dir
+from engine.punctuation.model_inputs import build_window
 from engine.punctuation.offline import OfflineDecoder
 from engine.punctuation.streaming import StreamingDecoder
 from engine.punctuation.text_input import split_words
@@ -46,23 +54,85 @@ def bench_words(count: int) -> list[Word]:
     return words
 
 
+class CountingModel:
+    """The real model, counting the windows it is asked to tag (windows per streamed word)."""
+
+    def __init__(self, model: PunctuationModel):
+        self.model, self.windows, self.calls = model, 0, 0
+
+    def __getattr__(self, name):
+        return getattr(self.model, name)
+
+    def tag(self, windows):
+        self.windows += len(windows)
+        self.calls += 1
+        return self.model.tag(windows)
+
+
+def stream_steps(
+    model, words: list[Word], count: int, window: int | None = None
+) -> tuple[list[float], float]:
+    """Seconds per pushed word, and windows tagged per word, for ``count`` words."""
+    counting = CountingModel(model)
+    settings = model.config.decoder
+    decoder = StreamingDecoder.from_model(counting, settings)
+    if window is not None:
+        decoder.scorer.window = window
+    for w in words[:20]:  # warm-up, and a backlog of left context like a running session
+        decoder.push(w)
+    counting.windows = 0
+    steps = []
+    for w in words[20 : 20 + count]:
+        t0 = time.perf_counter()
+        decoder.push(w)
+        steps.append(time.perf_counter() - t0)
+    return steps, counting.windows / max(1, count)
+
+
+def window32_ms(model_dir: Path, words: list[Word], runs: int = 200) -> tuple[float, int]:
+    """Median ms of one B = 1 inference on the longest window of at most 32 tokens, 1 thread."""
+    model = PunctuationModel(model_dir, threads=1)
+    ids = model.tokenizer.encode_words([w.text for w in words[:80]])
+    window = max(
+        (build_window(ids, end, model.special, window=32) for end in range(40, 80)), key=lambda w: len(w.ids)
+    )
+    for _ in range(10):
+        model.tag([window])
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        model.tag([window])
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times)) * 1000, len(window.ids)
+
+
+def cpu_description() -> dict:
+    """The CPU's model name and the instruction-set flags that decide int8 speed."""
+    name, flags = platform.processor() or platform.machine(), set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name":
+                name = value.strip()
+            elif key.strip() == "flags":
+                flags = set(value.split())
+    except OSError:
+        pass
+    wanted = ("avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16", "avx_vnni", "amx_int8")
+    return {"cpu": name, "cpu_flags": [f for f in wanted if f in flags]}
+
+
 def measure(model_dir: Path, threads: int, stream_words: int, offline_words: int, repeat: int = 1) -> dict:
     """One row of figures; with ``repeat`` > 1 each figure is the median over that many passes,
     because on a shared machine a single pass can be hit by someone else's burst."""
     model = PunctuationModel(model_dir, threads=threads)
     words = bench_words(max(stream_words, offline_words) + 20)
-    p50s, p99s, rates = [], [], []
+    p50s, p99s, rates, per_word = [], [], [], []
     offline = OfflineDecoder.from_model(model)
     offline.decode(words[:64])  # warm-up: first ONNX runs allocate
     for _ in range(max(1, repeat)):
-        decoder = StreamingDecoder.from_model(model)
-        for w in words[:20]:  # warm-up, and a backlog of left context like a running session
-            decoder.push(w)
-        steps = []
-        for w in words[20 : 20 + stream_words]:
-            t0 = time.perf_counter()
-            decoder.push(w)
-            steps.append(time.perf_counter() - t0)
+        steps, windows = stream_steps(model, words, stream_words)
+        per_word.append(windows)
         p50s.append(float(np.median(steps)))
         p99s.append(float(np.percentile(steps, 99)))
         t0 = time.perf_counter()
@@ -71,14 +141,39 @@ def measure(model_dir: Path, threads: int, stream_words: int, offline_words: int
     p99 = float(np.median(p99s))
     return {
         "threads": threads,
+        "stream_window": model.config.window,
         "stream_p50_ms": round(float(np.median(p50s)) * 1000, 3),
         "stream_p99_ms": round(p99 * 1000, 3),
+        "stream_windows_per_word": round(float(np.median(per_word)), 3),
         "offline_words_per_s": round(float(np.median(rates)), 1),
-        "offline_views": len(offline.views),
+        "offline": {
+            "window": offline.window,
+            "stride": offline.stride,
+            "min_left": offline.min_left,
+            "min_right": offline.min_right,
+        },
         "repeat": max(1, repeat),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "realtime_ratio": round(p99 / SPOKEN_WORD_SECONDS, 5),
     }
+
+
+def stream_by_window(model_dir: Path, windows: list[int], count: int, repeat: int) -> dict:
+    """Streaming p50/p99 (ms, 1 thread) for each streaming window w, measured side by side."""
+    model = PunctuationModel(model_dir, threads=1)
+    words = bench_words(count + 20)
+    out = {}
+    for w in windows:
+        p50s, p99s = [], []
+        for _ in range(max(1, repeat)):
+            steps, _ = stream_steps(model, words, count, window=w)
+            p50s.append(float(np.median(steps)))
+            p99s.append(float(np.percentile(steps, 99)))
+        out[str(w)] = {
+            "p50_ms": round(float(np.median(p50s)) * 1000, 3),
+            "p99_ms": round(float(np.median(p99s)) * 1000, 3),
+        }
+    return out
 
 
 def main(argv=None) -> int:
@@ -87,6 +182,11 @@ def main(argv=None) -> int:
     parser.add_argument("--stream-words", type=int, default=1000)
     parser.add_argument("--offline-words", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3, help="passes per thread count; figures are medians")
+    parser.add_argument(
+        "--window",
+        default="",
+        help="streaming windows to compare side by side on 1 thread, e.g. 32,48,64 (default: the model's)",
+    )
     args = parser.parse_args(argv)
     model_dir = args.model_dir or default_model_dir()
     label = str(model_dir)
@@ -97,12 +197,35 @@ def main(argv=None) -> int:
         temp = tempfile.TemporaryDirectory()
         model_dir = write_model_dir(Path(temp.name), shape=MINILM_L6, quantize=True)
         label = "random-weights MiniLM-L6 shape, int8"
+    try:
+        windows = [int(w) for w in args.window.split(",") if w.strip()]
+    except ValueError:
+        print(f"bench: --window takes token counts such as 32,48,64, not {args.window!r}", file=sys.stderr)
+        return 2
+    rows = []
     for threads in (1, 2):
         row = {
             "model": label,
             **measure(model_dir, threads, args.stream_words, args.offline_words, args.repeat),
         }
+        rows.append(row)
         print(json.dumps(row), flush=True)
+    unit, tokens = window32_ms(model_dir, bench_words(100))
+    one = rows[0]
+    summary = {
+        "summary": True,
+        "model": label,
+        "date": datetime.date.today().isoformat(),
+        **cpu_description(),
+        "window32_ms": round(unit, 3),
+        "window32_tokens": tokens,
+        "stream_p99_windows": round(one["stream_p99_ms"] / unit, 3),
+        "offline_words_per_window": round(one["offline_words_per_s"] * unit / 1000, 3),
+        "offline_words_per_s_2_threads": rows[1]["offline_words_per_s"],
+    }
+    if windows:
+        summary["stream_by_window"] = stream_by_window(model_dir, windows, args.stream_words, args.repeat)
+    print(json.dumps(summary), flush=True)
     return 0
 
 

@@ -3,8 +3,8 @@
 Why this exists: tests need a *real* ONNX Runtime session that honours the
 model contract (see ``engine.punctuation.model``), and the benchmark must run before the
 trained model ships. The graph mirrors what ``training/export.py`` produces from
-torch: embeddings, post-LayerNorm encoder layers, the hidden state of the
-``[PUNCT]`` token, and two linear heads.
+torch: embeddings, post-LayerNorm encoder layers, and two linear heads on every
+token (format 2: one row of logits per token).
 
 Needs the ``onnx`` package (a dev dependency), never torch.
 """
@@ -35,7 +35,7 @@ MINILM_L6 = EncoderShape()
 TINY = EncoderShape(vocab_size=0, hidden=32, layers=2, heads=2, intermediate=64, max_positions=64)
 
 
-def build_graph(shape: EncoderShape, punct_id: int, seed: int = 0, opset: int = 17):
+def build_graph(shape: EncoderShape, seed: int = 0, opset: int = 17):
     """Return an ``onnx.ModelProto`` for ``shape`` with random float32 weights."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
@@ -120,14 +120,8 @@ def build_graph(shape: EncoderShape, punct_id: int, seed: int = 0, opset: int = 
             node("Add", [x, linear(gelu, f"{p}.ff2", shape.intermediate, d)], f"{p}.res2"), f"{p}.ln2"
         )
 
-    # The hidden state at [PUNCT]: a one-hot row vector times the hidden states.
-    is_punct = node("Equal", ["input_ids", const("punct_id", punct_id, np.int64)], "pool.eq")
-    onehot = node("Cast", [is_punct], "pool.onehot", to=TensorProto.FLOAT)
-    onehot = node("Unsqueeze", [onehot, const("axis1", [1], np.int64)], "pool.row")
-    pooled = node("MatMul", [onehot, x], "pool.mm")
-    pooled = node("Squeeze", [pooled, const("axis1b", [1], np.int64)], "pool.out")
-    punct = linear(pooled, "head.punct", d, len(PUNCT_LABELS))
-    case = linear(pooled, "head.case", d, len(CASE_LABELS))
+    punct = linear(x, "head.punct", d, len(PUNCT_LABELS))
+    case = linear(x, "head.case", d, len(CASE_LABELS))
     nodes.append(helper.make_node("Identity", [punct], ["punct_logits"]))
     nodes.append(helper.make_node("Identity", [case], ["case_logits"]))
 
@@ -139,8 +133,8 @@ def build_graph(shape: EncoderShape, punct_id: int, seed: int = 0, opset: int = 
             helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"]),
         ],
         outputs=[
-            helper.make_tensor_value_info("punct_logits", TensorProto.FLOAT, ["batch", 4]),
-            helper.make_tensor_value_info("case_logits", TensorProto.FLOAT, ["batch", 3]),
+            helper.make_tensor_value_info("punct_logits", TensorProto.FLOAT, ["batch", "tokens", 4]),
+            helper.make_tensor_value_info("case_logits", TensorProto.FLOAT, ["batch", "tokens", 3]),
         ],
         initializer=inits,
     )
@@ -202,7 +196,7 @@ def write_model_dir(
         len(vocab), shape.hidden, shape.layers, shape.heads, shape.intermediate, shape.max_positions
     )
     write_tokenizer(directory / "tokenizer.json", vocab)
-    model = build_graph(shape, punct_id=vocab.index("[unused0]"), seed=seed)
+    model = build_graph(shape, seed=seed)
     if quantize:
         from engine.punctuation.runtime import disable_telemetry
 

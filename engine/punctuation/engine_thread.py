@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from dataclasses import dataclass
 
 from engine.fanout import FanOut, Subscriber
@@ -36,6 +37,9 @@ class PunctuationEngine:
         self._fanout = FanOut("event subscriber")
         self._thread = threading.Thread(target=self._run, name="punctuation-engine", daemon=True)
         self.failed: str | None = None
+        # CPU seconds the engine thread has used, kept current by the thread itself (measuring
+        # tools report the punctuation engine's own share apart from the recognizer's).
+        self.cpu_seconds = 0.0
 
     # -- lifecycle ----------------------------------------------------------------
     def start(self) -> PunctuationEngine:
@@ -119,6 +123,7 @@ class PunctuationEngine:
                 return
             if events:
                 self._publish(events)
+            self.cpu_seconds = time.thread_time()
 
     def _publish(self, events: list[Event]) -> None:
         self._fanout.publish(events)

@@ -1,11 +1,14 @@
 """The punctuation model on disk and the ONNX Runtime session that runs it.
 
-Contract (shared with ``training/export.py`` and ``engine/evaluation/synthetic_model.py``):
+Contract, format 2 (shared with ``training/export.py`` and ``engine/evaluation/synthetic_model.py``):
 inputs ``input_ids`` and ``attention_mask`` (int64 [B, T]); outputs
-``punct_logits`` [B, 4] (none, comma, period, question) and ``case_logits``
-[B, 3] (lower, capitalized, upper) for the word before ``[PUNCT]``.
-A ``config.json`` beside the model names the labels, the window, the pause
-threshold, the special tokens and the recommended decoder settings.
+``punct_logits`` [B, T, 4] (none, comma, period, question: the mark after the
+word) and ``case_logits`` [B, T, 3] (lower, capitalized, upper), one row per
+token; a word's answer is the row of its carrier token (``model_inputs.Window``).
+A ``config.json`` beside the model names the format, the labels, the carrier,
+the streaming window, the pause threshold, the special tokens and the
+recommended decoder settings. Format 1, the retired per-position classifier, is
+refused with one line.
 """
 
 from __future__ import annotations
@@ -13,16 +16,25 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from engine.punctuation.model_inputs import DEFAULT_PAUSE_THRESHOLD, DEFAULT_WINDOW, WordTokenizer, pad_batch
+from engine.punctuation.model_inputs import (
+    CARRIER,
+    DEFAULT_PAUSE_THRESHOLD,
+    DEFAULT_WINDOW,
+    Window,
+    WordTokenizer,
+    pad_batch,
+)
 from engine.punctuation.settings import DecoderSettings
 from engine.words import CASE_LABELS, PUNCT_LABELS
 
 CONFIG_FILE = "config.json"
+FORMAT = 2
 MODEL_ENV_VAR = "LIVECAP_PUNCT_MODEL"
 
 
@@ -39,7 +51,6 @@ class ModelError(RuntimeError):
 @dataclass(frozen=True)
 class ModelConfig:
     window: int = DEFAULT_WINDOW
-    punct_token: str = "[unused0]"
     pause_token: str = "[unused1]"
     drop_token: str = "[unused2]"
     model_file: str = "model.onnx"
@@ -56,24 +67,49 @@ class ModelConfig:
     def to_dict(self) -> dict:
         d = self.decoder
         return {
-            "format": 1,
+            "format": FORMAT,
             "labels": {"punct": list(PUNCT_LABELS), "case": list(CASE_LABELS)},
             "window": self.window,
+            "carrier": CARRIER,
             "pause_threshold": self.pause_threshold,
-            "special_tokens": {"punct": self.punct_token, "pause": self.pause_token, "drop": self.drop_token},
+            "special_tokens": {"pause": self.pause_token, "drop": self.drop_token},
             "files": {"model": self.model_file, "tokenizer": self.tokenizer_file},
             "decoder": {
                 "l_min": d.l_min,
                 "l_max": d.l_max,
                 "threshold": d.threshold,
                 "silence_gap": d.silence_gap,
-                "offline_views": [list(v) for v in d.offline_views],
+                "offline": {
+                    "window": d.offline_window,
+                    "stride": d.offline_stride,
+                    "min_left": d.offline_min_left,
+                    "min_right": d.offline_min_right,
+                    "edge_weighting": "linear" if d.offline_edge_weighting else "none",
+                },
             },
             "lexicon": dict(sorted(self.lexicon.items())),
         }
 
     @classmethod
     def from_dict(cls, data: dict, source: str = "config.json") -> ModelConfig:
+        version = data.get("format")
+        if version != FORMAT:
+            what = (
+                "format 1 is the retired per-position classifier"
+                if version == 1
+                else f"format {version!r} is unknown"
+            )
+            raise ModelError(
+                f"{source}: {what}; this livecap needs a format-{FORMAT} model "
+                "(re-export it with python -m training.export, or reinstall livecap)",
+                source,
+            )
+        if data.get("carrier", CARRIER) != CARRIER:
+            raise ModelError(
+                f"{source}: carrier {data.get('carrier')!r}; this livecap reads each word at its "
+                f"{CARRIER!r} token",
+                source,
+            )
         try:
             labels = data.get("labels", {})
             if (
@@ -90,19 +126,21 @@ class ModelConfig:
             defaults = DecoderSettings()
             pause = data.get("pause_threshold", DEFAULT_PAUSE_THRESHOLD)
             gap = dec.get("silence_gap", defaults.silence_gap)
+            offline = dec.get("offline", {})
             decoder = DecoderSettings(
                 l_min=int(dec.get("l_min", defaults.l_min)),
                 l_max=int(dec.get("l_max", defaults.l_max)),
                 threshold=float(dec.get("threshold", defaults.threshold)),
                 silence_gap=None if gap is None else float(gap),
                 pause_threshold=None if pause is None else float(pause),
-                offline_views=tuple(
-                    (int(l), int(w)) for l, w in dec.get("offline_views", defaults.offline_views)
-                ),
+                offline_window=int(offline.get("window", defaults.offline_window)),
+                offline_stride=int(offline.get("stride", defaults.offline_stride)),
+                offline_min_left=int(offline.get("min_left", defaults.offline_min_left)),
+                offline_min_right=int(offline.get("min_right", defaults.offline_min_right)),
+                offline_edge_weighting=offline.get("edge_weighting", "linear") == "linear",
             )
             return cls(
                 window=int(data.get("window", DEFAULT_WINDOW)),
-                punct_token=special.get("punct", "[unused0]"),
                 pause_token=special.get("pause", "[unused1]"),
                 drop_token=special.get("drop", "[unused2]"),
                 model_file=files.get("model", "model.onnx"),
@@ -164,9 +202,7 @@ class PunctuationModel:
                     needed,
                 )
         try:
-            self.tokenizer = WordTokenizer(
-                tokenizer_path, self.config.punct_token, self.config.pause_token, self.config.drop_token
-            )
+            self.tokenizer = WordTokenizer(tokenizer_path, self.config.pause_token, self.config.drop_token)
         except Exception as exc:  # tokenizers raises plain Exceptions for bad JSON
             raise ModelError(f"cannot load {tokenizer_path}: {exc}", tokenizer_path) from exc
         options = ort.SessionOptions()
@@ -179,10 +215,16 @@ class PunctuationModel:
             raise ModelError(f"cannot load {model_path}: {_onnx_reason(exc)}", model_path) from exc
         inputs = {i.name for i in self._session.get_inputs()}
         outputs = {o.name for o in self._session.get_outputs()}
-        if not {"input_ids", "attention_mask"} <= inputs or not {"punct_logits", "case_logits"} <= outputs:
+        ranks = {o.name: len(o.shape) for o in self._session.get_outputs()}
+        if (
+            not {"input_ids", "attention_mask"} <= inputs
+            or not {"punct_logits", "case_logits"} <= outputs
+            or ranks["punct_logits"] != 3
+            or ranks["case_logits"] != 3
+        ):
             raise ModelError(
-                f"{model_path} does not honour the model contract (inputs {sorted(inputs)}, "
-                f"outputs {sorted(outputs)})",
+                f"{model_path} does not honour the format-{FORMAT} model contract (inputs "
+                f"{sorted(inputs)}, outputs {sorted(outputs)} need one row per token)",
                 model_path,
             )
         self.threads = options.intra_op_num_threads
@@ -192,21 +234,19 @@ class PunctuationModel:
     def special(self):
         return self.tokenizer.special
 
-    def logits(self, samples: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-        punct, case = [], []
-        for i in range(0, len(samples), self.max_batch):
-            ids, mask = pad_batch(samples[i : i + self.max_batch], self.special.pad)
-            p, c = self._session.run(
+    def tag(self, windows: Sequence[Window]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Softmax probabilities for every word of each window, in word order: punctuation
+        [words, 4] and case [words, 3]. Up to ``max_batch`` windows share one inference."""
+        out: list[tuple[np.ndarray, np.ndarray]] = []
+        for i in range(0, len(windows), self.max_batch):
+            batch = windows[i : i + self.max_batch]
+            ids, mask = pad_batch([w.ids for w in batch], self.special.pad)
+            punct, case = self._session.run(
                 ["punct_logits", "case_logits"], {"input_ids": ids, "attention_mask": mask}
             )
-            punct.append(p)
-            case.append(c)
-        return np.concatenate(punct), np.concatenate(case)
-
-    def predict(self, samples: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-        """Softmax probabilities: punctuation [B, 4] and case [B, 3]."""
-        punct, case = self.logits(samples)
-        return softmax(punct), softmax(case)
+            for row, w in enumerate(batch):
+                out.append((softmax(punct[row, w.carriers]), softmax(case[row, w.carriers])))
+        return out
 
 
 def _onnx_reason(exc: Exception) -> str:

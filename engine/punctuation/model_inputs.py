@@ -34,7 +34,6 @@ class SpecialIds:
     sep: int
     pad: int
     unk: int
-    punct: int
     pause: int
     drop: int
 
@@ -42,7 +41,7 @@ class SpecialIds:
 class WordTokenizer:
     """WordPiece for single words, with a cache: a live stream repeats its words a lot."""
 
-    def __init__(self, tokenizer_file: str | Path, punct_token: str, pause_token: str, drop_token: str):
+    def __init__(self, tokenizer_file: str | Path, pause_token: str, drop_token: str):
         from tokenizers import Tokenizer
 
         self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
@@ -61,7 +60,6 @@ class WordTokenizer:
             sep=token_id("[SEP]"),
             pad=token_id("[PAD]"),
             unk=token_id("[UNK]"),
-            punct=token_id(punct_token),
             pause=token_id(pause_token),
             drop=token_id(drop_token),
         )
@@ -169,52 +167,6 @@ def build_window(
         carriers.append(len(ids) - (2 if has_pause else 1))
     ids.append(special.sep)
     return Window(ids, first, carriers)
-
-
-def build_sample(
-    word_ids: Sequence[Sequence[int]],
-    position: int,
-    lookahead: int,
-    special: SpecialIds,
-    pauses: Sequence[bool] | None = None,
-    window: int = DEFAULT_WINDOW,
-) -> list[int]:
-    """Token ids asking "which mark follows word ``position``?" given ``lookahead`` words after it.
-
-    ``word_ids`` holds each word's WordPiece ids (training may put ``special.drop``
-    there for contextual dropout). Lookahead past the last word is simply absent.
-    """
-    if not 0 <= position < len(word_ids):
-        raise IndexError(f"position {position} outside 0..{len(word_ids) - 1}")
-    if window < 4:
-        raise ValueError("window must hold [CLS], a word, [PUNCT] and [SEP]")
-    budget = window - 2  # room left by [CLS] and [SEP]
-    pause = special.pause
-    # The streaming decoder calls this for every pending position on every word, so it
-    # touches only the words that can reach the window and concatenates once.
-    right_cap = max(1, budget // 2)  # very long lookahead words must not push word i out of the window
-    right = [special.punct]
-    for j in range(position + 1, min(position + lookahead, len(word_ids) - 1) + 1):
-        if len(right) >= right_cap:
-            break
-        right.extend(word_ids[j])
-        if pauses is not None and pauses[j]:
-            right.append(pause)
-    del right[right_cap:]
-
-    room = budget - len(right)
-    chunks: list[Sequence[int]] = []
-    size = 0
-    j = position
-    while j >= 0 and size < room:
-        chunk = word_ids[j]
-        if pauses is not None and pauses[j]:
-            chunk = (*chunk, pause)
-        chunks.append(chunk)
-        size += len(chunk)
-        j -= 1
-    left = [token for chunk in reversed(chunks) for token in chunk][-room:]  # room >= 1: budget >= 2
-    return [special.cls, *left, *right, special.sep]
 
 
 def pad_batch(samples: Sequence[Sequence[int]], pad_id: int) -> tuple[np.ndarray, np.ndarray]:

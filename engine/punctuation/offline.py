@@ -1,10 +1,13 @@
-"""Offline punctuation for whole transcripts, where all right context is known.
+"""Offline punctuation for whole transcripts, where all right context is known: mask-combine.
 
-The classifier analogue of mask-combine ("Mask-combine decoding and classification approach
-for punctuation prediction with real-time inference constraints", §3): each position is scored
-in several *views* (a lookahead and a window size, so the word sits at a
-different place in each window) and the probability distributions are averaged.
-Exports use this, so an exported transcript is better than the live captions.
+After *Mask-combine decoding and classification approach for punctuation prediction with
+real-time inference constraints* (§3): the tagger reads overlapping windows of W tokens whose
+right edges are s words apart; in each window the answers for words with too little context
+(fewer than m_l words to their left or m_r to their right, except at the start and the end of
+the text) are masked, and the remaining distributions are averaged per word, optionally
+weighted by the word's distance from the window's nearer edge (Yap 2021, *Punctuation
+restoration in speech-to-text transcripts*). Exports use this, so an exported transcript is
+better than the live captions.
 """
 
 from __future__ import annotations
@@ -23,15 +26,27 @@ from engine.words import CASE_LABELS, PUNCT_LABELS, Word
 ProgressCallback = Callable[[int, int], None]
 
 
+def window_ends(n: int, stride: int) -> list[int]:
+    """Right edges of the offline windows: every ``stride``-th word, and always the last word."""
+    ends = list(range(min(stride, n) - 1, n, stride))
+    if n and ends[-1] != n - 1:
+        ends.append(n - 1)
+    return ends
+
+
 class OfflineDecoder:
-    # Positions per model call (one batch): also the progress step, the unit of parallel work,
-    # and how soon a cancel lands.
-    CHUNK = 64
+    # Windows per model call: also the progress step, the unit of parallel work, and how soon
+    # a cancel lands.
+    WINDOWS_PER_CHUNK = 16
 
     def __init__(
         self,
         scorer: Scorer,
-        views: Sequence[tuple[int, int]] = ((4, 32), (3, 32)),
+        window: int = 64,
+        stride: int = 8,
+        min_left: int = 4,
+        min_right: int = 4,
+        edge_weighting: bool = True,
         pause_threshold: float | None = 0.28,
         casing: CaseRenderer | None = None,
         workers: int = 1,
@@ -39,80 +54,124 @@ class OfflineDecoder:
         """``workers`` > 1 scores that many chunks at once: ONNX Runtime lets go of the GIL while it
         runs, so a single-threaded model session still uses that many cores (exports after a
         session, when the live engine is idle)."""
-        if not views:
-            raise ValueError("the offline decoder needs at least one (lookahead, window) view")
+        if window < 3 or stride < 1:
+            raise ValueError(f"need window >= 3 and stride >= 1, got {window}, {stride}")
         self.scorer = scorer
-        self.views = tuple(views)
+        self.window, self.stride = int(window), int(stride)
+        self.min_left, self.min_right = int(min_left), int(min_right)
+        self.edge_weighting = edge_weighting
         self.pause_threshold = pause_threshold
         self.casing = casing or CaseRenderer()
         self.workers = max(1, int(workers))
 
     @classmethod
     def from_model(cls, model, settings: DecoderSettings | None = None, workers: int = 1) -> OfflineDecoder:
-        """A decoder on ``settings`` (default: the model's recommended ones): their offline views,
-        pause threshold and casing."""
+        """A decoder on ``settings`` (default: the model's recommended ones): their offline window,
+        stride, edge masks and weighting, pause threshold and casing."""
         settings = settings or model.config.decoder
         return cls(
             ModelScorer(model),
-            views=settings.offline_views,
+            window=settings.offline_window,
+            stride=settings.offline_stride,
+            min_left=settings.offline_min_left,
+            min_right=settings.offline_min_right,
+            edge_weighting=settings.offline_edge_weighting,
             pause_threshold=settings.pause_threshold,
             casing=CaseRenderer(model.config.lexicon, enabled=settings.casing),
             workers=workers,
         )
 
     def probabilities(self, words: Sequence[Word], progress: ProgressCallback | None = None):
-        """Averaged punctuation [N, 4] and case [N, 3] probabilities for every word."""
+        """Combined punctuation [N, 4] and case [N, 3] probabilities for every word."""
         n = len(words)
         punct = np.zeros((n, len(PUNCT_LABELS)))
         case = np.zeros((n, len(CASE_LABELS)))
-        for positions, p, c in self._scored_chunks(words, progress):
+        for positions, p, c, _ in self._scored_runs(words, progress):
             punct[positions.start : positions.stop] = p
             case[positions.start : positions.stop] = c
         return punct, case
 
-    def _scored_chunks(self, words: Sequence[Word], progress: ProgressCallback | None):
-        """(positions, averaged punct, averaged case) for each run of CHUNK positions, in order:
-        a caller can use the first words' marks while the rest are still being scored."""
+    def _weights(self, first: int, end: int, last: int) -> np.ndarray:
+        """Each word's weight in the window ``first..end`` of a text whose last word is ``last``:
+        0 where masked for too little context, else 1 (or the linear edge weight)."""
+        k = np.arange(end - first + 1)
+        left, right = k.astype(float), (end - first - k).astype(float)
+        if first == 0:  # the start of the text is as good as full left context
+            left[:] = np.inf
+        if end == last:
+            right[:] = np.inf
+        keep = (left >= self.min_left) & (right >= self.min_right)
+        if not self.edge_weighting:
+            return keep.astype(float)
+        half = max(1.0, (end - first) / 2)
+        return keep * (0.5 + 0.5 * np.minimum(1.0, np.minimum(left, right) / half))
+
+    def _scored_runs(self, words: Sequence[Word], progress: ProgressCallback | None):
+        """(positions, combined punct, combined case, right context) for runs of words, in order,
+        each as soon as no later window can reach it: a caller can use the first words' marks
+        while the rest are still being scored."""
         n = len(words)
+        if not n:
+            return
         texts = [w.text for w in words]
         pauses = pauses_from_times(words, self.pause_threshold)
-        if n and self.pause_threshold is not None and words[-1].end is not None:
+        if self.pause_threshold is not None and words[-1].end is not None:
             pauses[-1] = True  # the end of the recording is a pause
-        total, done = n * len(self.views), 0
-        # Position-major: every view of a run of positions, then the next run.
-        chunks = [
-            (lookahead, window, range(lo, min(n, lo + self.CHUNK)))
-            for lo in range(0, n, self.CHUNK)
-            for lookahead, window in self.views
-        ]
+        ends = window_ends(n, self.stride)
+        chunks = [ends[k : k + self.WINDOWS_PER_CHUNK] for k in range(0, len(ends), self.WINDOWS_PER_CHUNK)]
+        punct = np.zeros((n, len(PUNCT_LABELS)))
+        case = np.zeros((n, len(CASE_LABELS)))
+        weight = np.zeros(n)
+        context = np.zeros(n, dtype=int)  # the most right context any counted answer had
+        reach = self.window - 2  # a window of W tokens holds at most W - 2 words
+        last = n - 1
 
-        def score(chunk):
-            lookahead, window, positions = chunk
-            return self.scorer.score(texts, pauses, [(i, lookahead) for i in positions], window=window)
+        def tag(chunk):
+            return self.scorer.tag(texts, pauses, chunk, self.window)
 
-        # Views are summed in the same order for every position, so any number of workers gives
-        # the same answer. A progress callback may raise to cancel: chunks not yet started are dropped.
+        # Windows are added in the same order whatever the workers, so any number gives the same
+        # answer. A progress callback may raise to cancel: chunks not yet started are dropped.
         pool = (
             ThreadPoolExecutor(self.workers, thread_name_prefix="offline-punctuation")
             if self.workers > 1
             else None
         )
-        k = len(self.views)
+        done = 0
         try:
-            results = zip(chunks, pool.map(score, chunks) if pool else map(score, chunks))
-            for index, ((_, _, positions), (p, c)) in enumerate(results):
-                if index % k == 0:
-                    punct, case = np.zeros_like(p, dtype=float), np.zeros_like(c, dtype=float)
-                punct += p
-                case += c
-                done += len(positions)
-                if progress:
-                    progress(done, total)
-                if index % k == k - 1:
-                    yield positions, punct / k, case / k
+            results = zip(chunks, pool.map(tag, chunks) if pool else map(tag, chunks))
+            for index, (chunk, tagged) in enumerate(results):
+                for end, t in zip(chunk, tagged):
+                    w = self._weights(t.first, end, last)
+                    span = slice(t.first, end + 1)
+                    punct[span] += w[:, None] * t.punct
+                    case[span] += w[:, None] * t.case
+                    weight[span] += w
+                    counted = w > 0
+                    here = context[span]
+                    here[counted] = np.maximum(here[counted], (end - np.arange(t.first, end + 1))[counted])
+                following = chunks[index + 1][0] if index + 1 < len(chunks) else None
+                ready = n if following is None else max(done, following - reach)
+                if ready > done:
+                    yield self._finish(texts, pauses, range(done, ready), punct, case, weight, context)
+                    done = ready
+                    if progress:
+                        progress(done, n)
         finally:
             if pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
+
+    def _finish(self, texts, pauses, positions: range, punct, case, weight, context):
+        """Normalise a run's sums. A word no window counted (long words crowded it out, or masks
+        left nothing) is read from a window that ends ``min_right`` words after it, unmasked."""
+        span = slice(positions.start, positions.stop)
+        bare = [i for i in positions if weight[i] <= 0]
+        if bare:
+            last = len(texts) - 1
+            edges = [min(last, i + self.min_right) for i in bare]
+            for i, end, t in zip(bare, edges, self.scorer.tag(texts, pauses, edges, self.window)):
+                row = max(0, i - t.first)
+                punct[i], case[i], weight[i], context[i] = t.punct[row], t.case[row], 1.0, end - i
+        return positions, punct[span] / weight[span, None], case[span] / weight[span, None], context[span]
 
     def decode(
         self, words: Sequence[Word], progress: ProgressCallback | None = None, end_of_input: bool = False
@@ -124,21 +183,21 @@ class OfflineDecoder:
     def iter_decode(
         self, words: Sequence[Word], progress: ProgressCallback | None = None, end_of_input: bool = False
     ):
-        """``decode`` a run of CHUNK words at a time, each run as soon as it is scored: a long text
+        """``decode`` a run of words at a time, each run as soon as it is scored: a long text
         shows (and keeps) its first sentences long before the end."""
         previous: str | None = None
-        max_lookahead = max(l for l, _ in self.views)
         last = len(words) - 1
-        for positions, punct, case in self._scored_chunks(words, progress):
+        for positions, punct, case, context in self._scored_runs(words, progress):
             run: list[Settled] = []
-            for i, pp, cc in zip(positions, punct, case):
+            for i, pp, cc, right in zip(positions, punct, case, context):
                 mark = PUNCT_LABELS[int(np.argmax(pp))]
                 if end_of_input and i == last:
                     mark = sentence_final_mark(pp)
                 case_label, form = self.casing.render(
                     words[i].text, CASE_LABELS[int(np.argmax(cc))], previous
                 )
-                lookahead = min(max_lookahead, last - i)
-                run.append(Settled(i, mark, case_label, lookahead, form, float(pp[PUNCT_LABELS.index(mark)])))
+                run.append(
+                    Settled(i, mark, case_label, int(right), form, float(pp[PUNCT_LABELS.index(mark)]))
+                )
                 previous = mark
             yield run

@@ -28,8 +28,14 @@ class DecoderSettings:
             (the speaker stopped; captions must not hang); None: only more words settle them.
         pause_threshold: a gap between words of at least this many seconds becomes a
             ``[PAUSE]`` token in the model's input; None: word timings are ignored.
-        offline_views: (lookahead, window) pairs the offline decoder scores every word in and
-            averages; each places the word differently in its window.
+        offline_window: W, the offline (mask-combine) decoder's window in tokens.
+        offline_stride: s, words between the right edges of successive offline windows: each
+            word is seen by about (words per window) / s windows, whose answers are averaged.
+        offline_min_left: m_l, the fewest words of left context an offline window's answer for
+            a word needs to count (waived at the start of the text).
+        offline_min_right: m_r, the same for right context (waived at the end of the text).
+        offline_edge_weighting: weigh each window's answer for a word by how far the word sits
+            from the window's nearer edge, 0.5 at the edge to 1 in the middle (Yap 2021).
         casing: restore capitals (sentence starts, the model's case classes, the lexicon);
             False leaves every word lowercase.
     """
@@ -39,15 +45,23 @@ class DecoderSettings:
     threshold: float = 0.5
     silence_gap: float | None = 1.2
     pause_threshold: float | None = DEFAULT_PAUSE_THRESHOLD
-    offline_views: tuple[tuple[int, int], ...] = ((4, 32), (3, 32))
+    offline_window: int = 64
+    offline_stride: int = 8
+    offline_min_left: int = 4
+    offline_min_right: int = 4
+    offline_edge_weighting: bool = True
     casing: bool = True
 
     def __post_init__(self) -> None:
         if not 0 <= self.l_min <= self.l_max:
             raise ValueError(f"need 0 <= l_min <= l_max, got l_min={self.l_min}, l_max={self.l_max}")
-        if not self.offline_views:
-            raise ValueError("the offline decoder needs at least one (lookahead, window) view")
-        object.__setattr__(self, "offline_views", tuple((int(l), int(w)) for l, w in self.offline_views))
+        if self.offline_window < 3 or self.offline_stride < 1:
+            raise ValueError(
+                f"need offline_window >= 3 and offline_stride >= 1, got {self.offline_window}, "
+                f"{self.offline_stride}"
+            )
+        if self.offline_min_left < 0 or self.offline_min_right < 0:
+            raise ValueError("offline_min_left and offline_min_right must be >= 0")
 
     def override(
         self,

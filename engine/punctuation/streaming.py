@@ -1,9 +1,10 @@
 """Streaming punctuation: entropy threshold decoding (Minixhofer 2021, Streamed Punctuation
 Annotation using Transformers, Algorithm 1; docs/METHOD.md).
 
-Every new word triggers one batched inference covering the new word (at
-lookahead 0, for an immediate provisional mark) and every position still
-waiting for context, each now one word further on. A position settles when the
+Every new word triggers ONE inference: the tagger reads the window that ends at
+the new word, which gives the new word (at lookahead 0, for an immediate
+provisional mark) and every position still waiting for context, each now one
+word further on, their distributions at once. A position settles when the
 model is sure enough (entropy ≤ h) at lookahead ≥ l_min, or when it reaches
 l_max. Settled marks never change; they are emitted in word order, because the
 capital of a word depends on the settled mark before it.
@@ -18,7 +19,7 @@ from typing import Protocol
 import numpy as np
 
 from engine.punctuation.casing import CaseRenderer
-from engine.punctuation.model_inputs import build_sample
+from engine.punctuation.model_inputs import build_window
 from engine.punctuation.settings import DecoderSettings
 from engine.words import CASE_LABELS, PUNCT_LABELS, SENTENCE_END_MARKS, Word
 
@@ -73,7 +74,23 @@ Event = Appended | Provisional | Settled | Withdrawn | Retracted
 
 
 # ---- scoring ----------------------------------------------------------------
+@dataclass(frozen=True)
+class Tagged:
+    """The tagger's answer for one window: rows for the words ``first .. first + len(punct) - 1``."""
+
+    first: int
+    punct: np.ndarray  # [words, 4] probabilities
+    case: np.ndarray  # [words, 3]
+
+
 class Scorer(Protocol):
+    window: int
+
+    def tag(
+        self, words: Sequence[str], pauses: Sequence[bool], ends: Sequence[int], window: int | None = None
+    ) -> list[Tagged]:
+        """One window per entry of ``ends``, each ending at that word: every word's distributions."""
+
     def score(
         self,
         words: Sequence[str],
@@ -84,22 +101,49 @@ class Scorer(Protocol):
         """Probabilities [len(requests), 4] and [len(requests), 3] for (position, lookahead) requests."""
 
 
+def score_from_tags(scorer: Scorer, words, pauses, requests, window=None) -> tuple[np.ndarray, np.ndarray]:
+    """(position, lookahead) requests answered from windows: position p at lookahead l is read from
+    the window ending at word p + l. The streaming decoder's pending positions all share the newest
+    word as that edge, so a step costs one window. A word that a window cannot reach (long words
+    before it fill the window) is read from the window ending at itself."""
+    edges = sorted({p + l for p, l in requests})
+    tagged = dict(zip(edges, scorer.tag(words, pauses, edges, window)))
+    missing = sorted({p for p, l in requests if p < tagged[p + l].first})
+    if missing:
+        tagged_alone = dict(zip(missing, scorer.tag(words, pauses, missing, window)))
+    punct, case = [], []
+    for p, l in requests:
+        t = tagged[p + l]
+        if p < t.first:
+            t = tagged_alone[p]
+        punct.append(t.punct[p - t.first])
+        case.append(t.case[p - t.first])
+    return np.array(punct), np.array(case)
+
+
 class ModelScorer:
-    """Scores requests with the ONNX model through the shared sample builder."""
+    """Tags windows with the ONNX model through the shared input builder (``build_window``)."""
 
     def __init__(self, model, window: int | None = None):
         self.model = model
         self.window = window or model.config.window
 
-    def score(self, words, pauses, requests, window=None):
+    def tag(self, words, pauses, ends, window=None) -> list[Tagged]:
         window = window or self.window
+        if not ends:
+            return []
         # Only the words a window can reach need tokenizing: each word is at least one token.
-        lo = max(0, min(p for p, _ in requests) - window)
-        hi = min(len(words), max(p + l for p, l in requests) + 1)
+        lo = max(0, min(ends) - window)
+        hi = max(ends) + 1
         ids = self.model.tokenizer.encode_words(words[lo:hi])
         flags = pauses[lo:hi]
-        samples = [build_sample(ids, p - lo, l, self.model.special, flags, window) for p, l in requests]
-        return self.model.predict(samples)
+        windows = [build_window(ids, end - lo, self.model.special, flags, window) for end in ends]
+        return [
+            Tagged(lo + w.first, punct, case) for w, (punct, case) in zip(windows, self.model.tag(windows))
+        ]
+
+    def score(self, words, pauses, requests, window=None):
+        return score_from_tags(self, words, pauses, requests, window)
 
 
 def entropies_bits(probs: np.ndarray) -> np.ndarray:

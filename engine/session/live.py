@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,6 +102,7 @@ class LiveSession:
         self._stopped = False
         self._last_unstable: tuple[str, ...] = ()
         self._thread = threading.Thread(target=self._run, name="recognizer", daemon=True)
+        self.recognizer_cpu_seconds = 0.0
         self.engine.subscribe(self.builder.apply)
         if journal is not None:
             self.engine.subscribe(journal.apply)
@@ -209,6 +211,7 @@ class LiveSession:
         # provisional until the speaker said something else.
         self.engine.advance_time(now)
         self._emit([AudioLevel(rms_level(chunk))])
+        self.recognizer_cpu_seconds = time.thread_time()  # the recognizer thread's own CPU so far
 
     def _finish_input(self) -> None:
         self._commit(self.stabiliser.update(self.recognizer.flush(), self.stream_time))

@@ -36,7 +36,7 @@ def tiny_dir(tmp_path):
 def tokenizer(path):
     from engine.punctuation.model_inputs import WordTokenizer
 
-    return WordTokenizer(path / "tokenizer.json", "[unused0]", "[unused1]", "[unused2]")
+    return WordTokenizer(path / "tokenizer.json", "[unused1]", "[unused2]")
 
 
 def test_clean_windows_are_the_engine_windows_with_every_word_labelled(tiny_dir):

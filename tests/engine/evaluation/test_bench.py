@@ -22,7 +22,7 @@ def _rows(capsys):
     return [json.loads(line) for line in lines]
 
 
-def test_bench_prints_one_row_per_thread_count(tiny_model_dir, capsys):
+def test_bench_prints_one_row_per_thread_count_and_same_run_ratios(tiny_model_dir, capsys):
     assert (
         bench.main(
             [
@@ -34,12 +34,24 @@ def test_bench_prints_one_row_per_thread_count(tiny_model_dir, capsys):
                 "50",
                 "--repeat",
                 "2",
+                "--window",
+                "16,32",
             ]
         )
         == 0
     )
-    rows = _rows(capsys)
+    *rows, summary = _rows(capsys)
     assert [r["threads"] for r in rows] == [1, 2]
+    # the tagger: one window per streamed word, whatever the number of pending positions
+    assert all(r["stream_windows_per_word"] == 1.0 for r in rows)
+    assert summary["summary"] and summary["window32_ms"] > 0 and 3 < summary["window32_tokens"] <= 32
+    assert summary["stream_p99_windows"] == pytest.approx(
+        rows[0]["stream_p99_ms"] / summary["window32_ms"], rel=1e-2
+    )
+    assert summary["offline_words_per_window"] == pytest.approx(
+        rows[0]["offline_words_per_s"] * summary["window32_ms"] / 1000, rel=1e-2
+    )
+    assert set(summary["stream_by_window"]) == {"16", "32"} and summary["date"] and "cpu_flags" in summary
     for r in rows:
         assert KEYS <= set(r) and r["model"] == str(tiny_model_dir) and r["repeat"] == 2
         assert 0 < r["stream_p50_ms"] <= r["stream_p99_ms"] and r["offline_words_per_s"] > 0
@@ -77,4 +89,4 @@ def test_bench_falls_back_to_a_random_model_of_the_same_shape(tmp_path, capsys, 
     )
     assert built == [(synthetic.MINILM_L6, True)]
     rows = _rows(capsys)
-    assert len(rows) == 2 and all(r["model"].startswith("random-weights MiniLM-L6") for r in rows)
+    assert len(rows) == 3 and all(r["model"].startswith("random-weights MiniLM-L6") for r in rows)

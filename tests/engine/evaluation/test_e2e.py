@@ -320,6 +320,10 @@ def test_a_paced_run_is_timed_against_the_wall_clock(talk_corpus, tiny_model_dir
     assert result["paced"] and result["latency"]["clock"] == "wall"
     assert result["wall_seconds"] >= result["audio_seconds"] - 0.3  # real time: no faster than the audio
     assert 0 < result["cpu_share_of_one_core"] < 2
+    # the punctuation engine's own share, apart from the recognizer's; both really measured
+    engine, recognizer = result["engine_cpu_share_of_one_core"], result["recognizer_cpu_share_of_one_core"]
+    assert 0 < engine and 0 < recognizer
+    assert engine + recognizer <= result["cpu_share_of_one_core"] + 0.05  # threads of this process
     assert set(result["targets"]) == {"first_display_p90_s", "settled_p90_s", "cpu_share_of_one_core"}
     # a word cannot settle before it was spoken, nor show long before its end
     assert result["latency"]["settled_s"]["p50"] > 0 and result["latency"]["first_display_s"]["p50"] > -1

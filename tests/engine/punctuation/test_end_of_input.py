@@ -59,7 +59,7 @@ def test_flush_at_a_pause_is_unchanged():
 
 @pytest.mark.parametrize("last,mark", [(SURE["none"], "period"), ([0.6, 0.0, 0.1, 0.3], "question")])
 def test_offline_end_of_input_and_repunctuate(last, mark):
-    dec = OfflineDecoder(ScriptedScorer(script_for(last)), views=[(4, 32)], pause_threshold=None)
+    dec = OfflineDecoder(ScriptedScorer(script_for(last)), pause_threshold=None)
     words = [Word(w) for w in TEXT]
     assert dec.decode(words)[-1].mark == "none"  # a piece of a longer text: no end yet
     assert dec.decode(words, end_of_input=True)[-1].mark == mark

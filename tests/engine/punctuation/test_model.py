@@ -7,55 +7,78 @@ import numpy as np
 import pytest
 
 from engine.punctuation.model import ModelConfig, ModelError, PunctuationModel
-from engine.punctuation.model_inputs import build_sample
+from engine.punctuation.model_inputs import build_window
 from engine.punctuation.streaming import ModelScorer
 
 
+def _window(model, text, end=None):
+    ids = model.tokenizer.encode_words(text.split())
+    return build_window(ids, len(ids) - 1 if end is None else end, model.special)
+
+
 def test_contract_shapes_and_probabilities(tiny_model):
-    ids = tiny_model.tokenizer.encode_words("so what do you think about the plan".split())
-    samples = [build_sample(ids, i, 2, tiny_model.special) for i in range(len(ids))]
-    punct, case = tiny_model.predict(samples)
+    [(punct, case)] = tiny_model.tag([_window(tiny_model, "so what do you think about the plan")])
     assert punct.shape == (8, 4) and case.shape == (8, 3)
     assert np.allclose(punct.sum(1), 1, atol=1e-5) and np.allclose(case.sum(1), 1, atol=1e-5)
-    # samples differ, so the model's answers differ: the [PUNCT] state really is read per sample
+    # every word gets its own answer, read at its own carrier token
     assert len({tuple(np.round(r, 5)) for r in punct}) > 1
 
 
 def test_padding_does_not_change_answers(tiny_model):
-    ids = tiny_model.tokenizer.encode_words("hello there how are you".split())
-    short = build_sample(ids, 0, 0, tiny_model.special)
-    long = build_sample(ids, 3, 1, tiny_model.special)
-    alone, _ = tiny_model.predict([short])
-    batched, _ = tiny_model.predict([short, long])  # short gets padded in this batch
-    assert np.allclose(alone[0], batched[0], atol=1e-4)
+    short, long = _window(tiny_model, "hello there"), _window(tiny_model, "hello there how are you today")
+    [(alone, _)] = tiny_model.tag([short])
+    (batched, _), _ = tiny_model.tag([short, long])  # short gets padded in this batch
+    assert np.allclose(alone, batched, atol=1e-4)
 
 
 def test_batches_larger_than_max_batch(tiny_model_dir):
     model = PunctuationModel(tiny_model_dir, max_batch=4)
-    ids = model.tokenizer.encode_words(["word"] * 10)
-    samples = [build_sample(ids, i, 1, model.special) for i in range(10)]
-    punct, _ = model.predict(samples)
-    full, _ = PunctuationModel(tiny_model_dir).predict(samples)
-    assert punct.shape == (10, 4) and np.allclose(punct, full, atol=1e-5)
+    ids = model.tokenizer.encode_words("we will meet next week to talk about the project".split())
+    windows = [build_window(ids, end, model.special) for end in range(10)]
+    small = model.tag(windows)
+    full = PunctuationModel(tiny_model_dir).tag(windows)
+    assert [p.shape for p, _ in small] == [(k + 1, 4) for k in range(10)]
+    assert all(np.allclose(a, b, atol=1e-5) for (a, _), (b, _) in zip(small, full))
 
 
-def test_scorer_matches_direct_prediction(tiny_model):
+def test_scorer_reads_every_pending_position_from_one_window(tiny_model):
     words = "we will meet next week to talk about the project".split()
     scorer = ModelScorer(tiny_model)
-    punct, _ = scorer.score(words, [False] * len(words), [(3, 2), (9, 0)])
-    ids = tiny_model.tokenizer.encode_words(words)
-    direct, _ = tiny_model.predict(
-        [build_sample(ids, 3, 2, tiny_model.special), build_sample(ids, 9, 0, tiny_model.special)]
-    )
-    assert np.allclose(punct, direct, atol=1e-6)
+    calls = []
+    tag = tiny_model.tag
+    tiny_model.tag = lambda windows: calls.append(len(windows)) or tag(windows)
+    try:
+        punct, _ = scorer.score(words, [False] * len(words), [(6, 3), (7, 2), (8, 1), (9, 0)])
+    finally:
+        del tiny_model.tag
+    assert calls == [1]  # four positions, one window, one inference
+    [(direct, _)] = tiny_model.tag([_window(tiny_model, " ".join(words))])
+    assert np.allclose(punct, direct[6:], atol=1e-6)
+    # a position asked at a shorter lookahead is read from the window that ends there
+    punct, _ = scorer.score(words, [False] * len(words), [(3, 2)])
+    [(direct, _)] = tiny_model.tag([_window(tiny_model, " ".join(words), end=5)])
+    assert np.allclose(punct[0], direct[3], atol=1e-6)
 
 
 def test_int8_quantized_model_runs(tmp_path):
     from engine.evaluation.synthetic_model import write_model_dir
 
     model = PunctuationModel(write_model_dir(tmp_path / "q", quantize=True))
-    punct, case = model.predict([[5, 100, 1, 6]])
-    assert punct.shape == (1, 4) and case.shape == (1, 3)
+    [(punct, case)] = model.tag([_window(model, "hello there")])
+    assert punct.shape == (2, 4) and case.shape == (2, 3)
+
+
+def test_a_format_1_model_is_refused_in_one_line(tiny_model_dir, tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(tiny_model_dir, old)
+    config = json.loads((old / "config.json").read_text())
+    config["format"] = 1
+    (old / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelError) as refused:
+        PunctuationModel(old)
+    message = str(refused.value)
+    assert "\n" not in message and "format 1" in message and "format-2" in message
+    assert "training.export" in message and refused.value.path == old / "config.json"
 
 
 def test_config_round_trip_and_decoder_defaults(tiny_model_dir):
@@ -102,7 +125,8 @@ def test_a_corrupt_model_falls_back_to_the_shipped_one_and_names_the_file(tiny_m
     loaded = load_model_or_shipped(bad, shipped_dir=tiny_model_dir)
     assert loaded.fell_back and loaded.bad_file == bad / "model.onnx" and loaded.requested == bad
     assert loaded.model.model_dir == tiny_model_dir
-    assert loaded.model.predict([[5, 100, 1, 6]])[0].shape == (1, 4)  # the fallback really runs
+    [(punct, _)] = loaded.model.tag([_window(loaded.model, "hello there")])
+    assert punct.shape == (2, 4)  # the fallback really runs
     line = loaded.problem
     assert "\n" not in line and str(bad / "model.onnx") in line and "shipped" in line
     assert "truncated or not an ONNX model" in line and "[ONNXRuntimeError]" not in line

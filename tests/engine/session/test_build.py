@@ -24,7 +24,8 @@ def test_a_spec_changes_only_what_it_names_in_the_recommended_settings():
     assert (changed.threshold, changed.l_max, changed.l_min) == (1.1, 1, 1)  # l_min follows a lower l_max
     assert changed.casing is False and changed.pause_threshold is None  # 0: no [PAUSE] tokens
     assert (
-        changed.silence_gap == recommended.silence_gap and changed.offline_views == recommended.offline_views
+        changed.silence_gap == recommended.silence_gap
+        and changed.offline_window == recommended.offline_window
     )
 
 
