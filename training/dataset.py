@@ -133,14 +133,17 @@ class WindowMaker:
         return Labelled(built.ids, marks, cases, lookahead)
 
     def asr_noise(self, words, rng):
-        """Misheard, missed and extra words; a word with a mark after it is never deleted."""
+        """Misheard, missed and extra words; a word with a mark after it, and the last word,
+        are never deleted."""
         n, pool = self.noise, self.s.vocab_pool
         out = []
-        for w, m, c in words:
+        last = len(words) - 1
+        for k, (w, m, c) in enumerate(words):
             r = rng.random()
-            if r < n.delete and m == 0:
-                continue
-            if r < n.delete + n.substitute:
+            if r < n.delete:
+                if m == 0 and k != last:  # the window still ends at its own word
+                    continue
+            elif r < n.delete + n.substitute:
                 w, c = pool[rng.integers(len(pool))], IGNORE  # a misheard word: its case means nothing
             out.append((w, m, c))
             if rng.random() < n.insert:

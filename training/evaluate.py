@@ -1,41 +1,36 @@
-"""Evaluate an exported (int8 ONNX) punctuation model on the dev texts, through the engine's own code.
+"""Evaluate an exported (int8 ONNX) punctuation tagger on the dev texts, through the engine's own code.
 
     python -m training.evaluate [--model-dir DIR] [--dev FOLDER] [--max-words-per-file N]
                                 [--out report.json] [--figure etd.png] [--threads 2]
+    python -m training.evaluate --sweep-offline [--max-words-per-file 3000]
 
-Every decoder in the engine only ever asks the model one question: "which mark
-follows word i, given l words after it, in a window of w tokens?". So for each
-document and condition we ask the real ``ModelScorer`` (``build_sample`` +
-``PunctuationModel``) that question ONCE for every position and every (l, w)
-any decoder needs, in batches, and keep the answers in a ``Table``. Then:
+For each dev document and condition the tagger reads ONE window ending at each word
+(``training/eval_tables.py``); those answers give, without further model time:
 
-- fixed lookahead l: the argmax of the table at l (near the end of a document
-  the sample simply has less lookahead, exactly as ``build_sample`` clips it);
-- entropy threshold decoding: the engine's own ``StreamingDecoder`` runs over
-  the words with a ``TableScorer`` that answers its requests from the table;
-- offline: the engine's own ``OfflineDecoder`` runs with a ``TableScorer``.
+- fixed lookahead l = 0..4: word j read from the window ending at word j + l;
+- entropy threshold decoding: the engine's own ``StreamingDecoder`` over the words, for
+  the model's default setting and a sweep of h (F1 against average lookahead);
 
-A ``TableScorer`` only answers when the request's context (the words and
-``[PAUSE]`` flags the sample can reach) is exactly what the table was built
-with; anything else goes to the real model (counted as ``table_misses``). So the
-decoders see the same probabilities they would see live, and an h sweep costs
-decoder time, not model time.
+and the engine's own ``OfflineDecoder`` (mask-combine, the real model) gives the whole-text
+figures that exports get. Each file is reported on its own and overall; casing as shown
+(sentence capitals derived from the marks), accuracy and F1 on words that are not lowercase.
 
 Conditions:
-- ``text``: no ``[PAUSE]`` tokens (all pauses False), the main rows;
-- ``pauses``: the dev text has no timings, so pauses are synthesised from the
-  reference marks by the training rule (``Noise.pause_given_mark``, fixed seed).
+- ``text``: no ``[PAUSE]`` tokens, the main rows;
+- ``pauses``: the dev text has no timings, so pauses are synthesised from the reference
+  marks by the training rule (``Noise.pause_given_mark``, fixed seed).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import itertools
 import json
 import sys
 import time
 import zlib
 from collections import defaultdict
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -44,24 +39,24 @@ from engine.evaluation.corpus import dev_corpus
 from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.labelled_text import Document, PrepareError, prepare_folder
 from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir
+from engine.punctuation.offline import OfflineDecoder
 from engine.punctuation.streaming import ModelScorer
 from engine.words import CASE_LABELS, PUNCT_LABELS
-from training.dataset import Noise
-from training.eval_tables import build_table, run_offline, run_streaming, synthesize_pauses, timed_words
+from training.eval_tables import CachedScorer, run_streaming, synthesize_pauses, timed_words
 from training.metrics import casing_scores, punctuation_scores
 
 DEFAULT_MAX_WORDS = 10_000
 THRESHOLDS = tuple(round(0.1 * k, 1) for k in range(1, 16))  # 0.1 .. 1.5 bits
 FIXED_LOOKAHEADS = tuple(range(5))  # 0 .. 4
-# The sweep varies h only; l_min and l_max are the model's own (config.json), so that every row is
-# a setting the app's latency slider can choose (engine/punctuation/latency.py reads these rows).
-SWEEP_L_MIN = 1
 PERIOD = PUNCT_LABELS.index("period")
-# Targets the project set itself (see the report's "targets" block).
-TARGET_F1_L4, TARGET_F1_L0 = 75.0, 55.0
-TARGET_AVG_LOOKAHEAD, TARGET_GAP_L4 = 1.5, -2.0
-TARGET_QUESTION_F1, TARGET_NON_LOWER_F1 = 70.0, 85.0
-SUGGEST_WITHIN, SUGGEST_MAX_LOOKAHEAD = 1.0, 1.5
+# The targets of the issue that introduced the tagger (see the report's "targets" block).
+TARGETS = {
+    "live_default_f1": 66.0,
+    "fixed_l4_f1": 67.0,
+    "chitchat_question_f1": 75.0,
+    "non_lower_f1": 82.0,
+    "avg_lookahead_max": 1.5,
+}
 
 
 def log(msg: str) -> None:
@@ -112,10 +107,6 @@ class Rows:
         return {"overall": one(), "files": {f: one(f) for f in self.data[key]}}
 
 
-def f1_of(row: dict) -> float:
-    return row["overall"]["overall"]["f1"] if "overall" in row["overall"] else row["overall"]["f1"]
-
-
 # ---- data -----------------------------------------------------------------------------
 def load_dev(folder: Path, max_words: int) -> dict[str, list[Document]]:
     """file -> its first ``max_words`` words as documents (in order; the last one is cut at a sentence
@@ -147,377 +138,168 @@ def load_dev(folder: Path, max_words: int) -> dict[str, list[Document]]:
     return dict(files)
 
 
-# ---- the evaluation -----------------------------------------------------------------------
+# ---- the evaluation ---------------------------------------------------------------
+def f1_of(row: dict) -> float:
+    return row["overall"]["overall"]["f1"]
+
+
+def offline_decoder(model, settings: dict | None = None, pauses: bool = False) -> OfflineDecoder:
+    dec = model.config.decoder
+    base = dict(
+        window=dec.offline_window,
+        stride=dec.offline_stride,
+        min_left=dec.offline_min_left,
+        min_right=dec.offline_min_right,
+        edge_weighting=dec.offline_edge_weighting,
+    )
+    return OfflineDecoder(
+        ModelScorer(model),
+        **(base | (settings or {})),
+        pause_threshold=model.config.pause_threshold if pauses else None,
+        casing=CaseRenderer(model.config.lexicon),
+    )
+
+
 def evaluate(
-    model: PunctuationModel,
-    files: dict[str, list[Document]],
-    thresholds: Sequence[float] = THRESHOLDS,
-    batch: int = 256,
-    seed: int = 0,
+    model: PunctuationModel, files: dict[str, list[Document]], thresholds=THRESHOLDS, seed=0
 ) -> dict:
-    cfg = model.config
-    dec = cfg.decoder
-    window = cfg.window
-    scorer = ModelScorer(model)
+    cfg, dec = model.config, model.config.decoder
     casing = CaseRenderer(cfg.lexicon)
-    offline_views = [tuple(v) for v in dec.offline_views]
-    top = max(max(FIXED_LOOKAHEADS), dec.l_max)
-    text_views = {(l, window) for l in range(top + 1)} | set(offline_views)
-    pause_views = {(l, window) for l in FIXED_LOOKAHEADS} | set(offline_views)
-    live_views = {(l, window) for l in range(max(max(FIXED_LOOKAHEADS), dec.l_max) + 1)}
-    use_pauses = cfg.pause_threshold is not None
-    noise = Noise()
-
-    recommended = dict(
-        l_min=dec.l_min, l_max=dec.l_max, threshold=dec.threshold, silence_gap=None, pause_threshold=None
-    )
-    sweep_settings = {
-        h: dict(l_min=SWEEP_L_MIN, l_max=dec.l_max, threshold=h, silence_gap=None, pause_threshold=None)
-        for h in thresholds
-    }
-    lmin0 = dict(recommended, l_min=0)
-
-    rows, case_rows = Rows(), Rows()
-    misses = defaultdict(int)
-    samples = defaultdict(int)
-    model_seconds = 0.0
-    pause_count = [0, 0]  # pauses, words
-    for file, docs in files.items():
-        rng = np.random.default_rng([seed, zlib.crc32(file.encode("utf-8"))])
-        n_words = sum(len(d.words) for d in docs)
-        # -- text: no [PAUSE] tokens -------------------------------------------------
-        t0 = time.perf_counter()
-        tables = [build_table(scorer, d.words, [False] * len(d.words), text_views, batch) for d in docs]
-        model_seconds += time.perf_counter() - t0
-        samples["text"] += sum(t.samples for t in tables)
-        log(
-            f"[text] {file}: {n_words:,} words, {sum(t.samples for t in tables):,} samples "
-            f"({time.perf_counter() - t0:.1f} s)"
-        )
-        t1 = time.perf_counter()
-        for d, table in zip(docs, tables):
-            ref, words = d.marks, timed_words(d.words, None, None)
-            for l in FIXED_LOOKAHEADS:
-                rows.add(("text", "fixed", l), file, ref, table.punct[(window, l)].argmax(axis=1))
-            rows.add(("text", "trivial"), file, ref, np.zeros(len(ref), dtype=int))
-            for h, settings in sweep_settings.items():
-                m, _, used, s = run_streaming(table, words, window, scorer, settings, casing)
-                rows.add(("text", "etd", h), file, ref, m, used)
-                misses["text"] += s.misses
-            m, c, used, s = run_streaming(table, words, window, scorer, recommended, casing)
-            rows.add(("text", "recommended"), file, ref, m, used)
-            case_rows.add(("streaming", "all"), file, d.cases, c)
-            keep = ~d.sentence_initial
-            case_rows.add(("streaming", "mid"), file, d.cases[keep], c[keep])
-            misses["text"] += s.misses
-            m, _, used, s = run_streaming(table, words, window, scorer, lmin0, casing)
-            rows.add(("text", "lmin0"), file, ref, m, used)
-            misses["text"] += s.misses
-            m, c, head, s = run_offline(table, words, window, scorer, offline_views, None, casing)
-            rows.add(("text", "offline"), file, ref, m)
-            misses["text"] += s.misses
-            case_rows.add(("offline", "all"), file, d.cases, c)
-            case_rows.add(("offline", "mid"), file, d.cases[keep], c[keep])
-            # the case head alone: its argmax through the renderer as if mid-sentence (lexicon, "I")
-            alone = [
-                CASE_LABELS.index(casing.render(w, CASE_LABELS[k], "none")[0]) for w, k in zip(d.words, head)
-            ]
-            case_rows.add(("offline", "head"), file, d.cases[keep], np.asarray(alone)[keep])
-        log(
-            f"[text] {file}: decoders: {len(thresholds)} thresholds + recommended + l_min=0 + offline "
-            f"({time.perf_counter() - t1:.1f} s)"
-        )
-        if not use_pauses:
-            continue
-        # -- pauses: synthesised from the reference marks --------------------------------
-        t0 = time.perf_counter()
-        flags = [synthesize_pauses(d.marks, rng, noise.pause_given_mark) for d in docs]
-        known = [build_table(scorer, d.words, f, pause_views, batch) for d, f in zip(docs, flags)]
-        live = [
-            build_table(scorer, d.words, f, live_views, batch, last_gap_unknown=True)
-            for d, f in zip(docs, flags)
-        ]
-        model_seconds += time.perf_counter() - t0
-        samples["pauses"] += sum(t.samples for t in known + live)
-        log(
-            f"[pauses] {file}: {sum(t.samples for t in known + live):,} samples "
-            f"({time.perf_counter() - t0:.1f} s)"
-        )
-        t1 = time.perf_counter()
-        for d, f, table, table_live in zip(docs, flags, known, live):
-            ref = d.marks
-            for l in FIXED_LOOKAHEADS:
-                rows.add(("pauses", "fixed", l), file, ref, table.punct[(window, l)].argmax(axis=1))
-                rows.add(("pauses", "fixed_live", l), file, ref, table_live.punct[(window, l)].argmax(axis=1))
-            rows.add(("pauses", "trivial"), file, ref, np.where(f, PERIOD, 0))
-            words = timed_words(d.words, f, cfg.pause_threshold)
-            m, _, _, s = run_offline(table, words, window, scorer, offline_views, cfg.pause_threshold, casing)
-            rows.add(("pauses", "offline"), file, ref, m)
-            misses["pauses_offline"] += s.misses
-            live_settings = dict(recommended, pause_threshold=cfg.pause_threshold)
-            m, _, used, s = run_streaming(table_live, words, window, scorer, live_settings, casing)
-            rows.add(("pauses", "recommended_live"), file, ref, m, used)
-            misses["pauses_streaming"] += s.misses
-            pause_count[0] += sum(f)
-            pause_count[1] += len(f)
-        log(f"[pauses] {file}: decoders ({time.perf_counter() - t1:.1f} s)")
-
-    return assemble(
-        rows,
-        case_rows,
-        files,
-        cfg,
-        thresholds,
-        offline_views,
-        dict(misses),
-        dict(samples),
-        model_seconds,
-        use_pauses,
-        noise,
-        seed,
-        pause_count,
-    )
-
-
-def assemble(
-    rows: Rows,
-    case_rows: Rows,
-    files,
-    cfg,
-    thresholds,
-    offline_views,
-    misses,
-    samples,
-    model_seconds,
-    use_pauses,
-    noise,
-    seed,
-    pause_count,
-) -> dict:
-    dec = cfg.decoder
-    fixed = {str(l): rows.punctuation(("text", "fixed", l)) for l in FIXED_LOOKAHEADS}
-    f1_l4, f1_l0 = f1_of(fixed["4"]), f1_of(fixed["0"])
-    sweep = []
-    for h in thresholds:
-        r = rows.punctuation(("text", "etd", h), full=False)
-        sweep.append(
-            {
-                "threshold": h,
-                "f1": r["overall"]["f1"],
-                "avg_lookahead": r["overall"]["avg_lookahead"],
-                "per_mark_f1": {m: r["overall"][m] for m in PUNCT_LABELS[1:]},
-                "files": {
-                    f: {"f1": v["f1"], "avg_lookahead": v["avg_lookahead"]} for f, v in r["files"].items()
-                },
-            }
-        )
-    rec = rows.punctuation(("text", "recommended"))
-    rec_f1, rec_look = f1_of(rec), rec["overall"]["avg_lookahead"]
-    lmin0 = rows.punctuation(("text", "lmin0"))
-    offline = rows.punctuation(("text", "offline"))
-
-    fast = [r for r in sweep if r["avg_lookahead"] <= SUGGEST_MAX_LOOKAHEAD]
-    close = [r for r in fast if r["f1"] >= f1_l4 - SUGGEST_WITHIN]
-    if close:
-        pick, why = (
-            max(close, key=lambda r: r["threshold"]),
-            (
-                f"largest h with F1 within {SUGGEST_WITHIN} of fixed l=4 "
-                f"and avg lookahead <= {SUGGEST_MAX_LOOKAHEAD}"
-            ),
-        )
-    elif fast:
-        pick, why = (
-            max(fast, key=lambda r: (r["f1"], r["threshold"])),
-            (
-                f"no h within {SUGGEST_WITHIN} of fixed l=4 at avg lookahead <= {SUGGEST_MAX_LOOKAHEAD}: "
-                f"best F1 among those"
-            ),
-        )
-    else:
-        pick, why = None, f"no h reaches avg lookahead <= {SUGGEST_MAX_LOOKAHEAD}"
-
-    text = {
-        "note": "no [PAUSE] tokens: every pause flag False, words without times",
-        "fixed": fixed,
-        "etd_sweep": {
-            "l_min": SWEEP_L_MIN,
-            "l_max": dec.l_max,
-            "silence_gap": None,
-            "pause_threshold": None,
-            "rows": sweep,
-        },
-        "recommended": {
-            "threshold": dec.threshold,
-            "l_min": dec.l_min,
-            "l_max": dec.l_max,
-            "silence_gap": None,
-            "f1": rec_f1,
-            "avg_lookahead": rec_look,
-            "gap_to_fixed_l4": round(rec_f1 - f1_l4, 2),
-            "scores": rec,
-        },
-        "etd_l_min_0": {
-            "threshold": dec.threshold,
-            "l_min": 0,
-            "l_max": dec.l_max,
-            "f1": f1_of(lmin0),
-            "avg_lookahead": lmin0["overall"]["avg_lookahead"],
-            "scores": lmin0,
-        },
-        "offline": {"views": [list(v) for v in offline_views], "f1": f1_of(offline), "scores": offline},
-        "baselines": {
-            "trivial": {"rule": "no mark anywhere", "scores": rows.punctuation(("text", "trivial"))},
-            "fixed_l0": {"f1": f1_l0, "see": "text.fixed.0"},
-        },
-        "suggested_threshold": {
-            "threshold": pick["threshold"] if pick else None,
-            "f1": pick["f1"] if pick else None,
-            "avg_lookahead": pick["avg_lookahead"] if pick else None,
-            "rule": why,
-        },
-    }
-    report: dict = {"text": text}
-
-    if use_pauses:
-        report["pauses"] = {
-            "note": (
-                "the dev text has no timings, so [PAUSE] tokens are synthesised from the REFERENCE marks by "
-                "the training rule: a pause after word j with probability pause_given_mark[mark_j] "
-                "(none, comma, period, question), fixed seed, and a pause after the last word of a "
-                "document (end of recording). This leaks label information at the training rates, so "
-                "read these rows as 'if real pauses were this informative'. 'fixed' sees every gap, the "
-                "gap after its last lookahead word included (as the offline decoder does); 'fixed_live' "
-                "hides that last gap, as a live decoder sees it (the gap is not over yet); "
-                "'recommended_live' is the engine's StreamingDecoder at the recommended settings on "
-                "synthetic word times that reproduce the pauses."
-            ),
-            "seed": seed,
-            "pause_given_mark": list(noise.pause_given_mark),
-            "pause_threshold": cfg.pause_threshold,
-            "pause_share_percent": round(100 * pause_count[0] / max(1, pause_count[1]), 2),
-            "fixed": {str(l): rows.punctuation(("pauses", "fixed", l)) for l in FIXED_LOOKAHEADS},
-            "fixed_live": {str(l): rows.punctuation(("pauses", "fixed_live", l)) for l in FIXED_LOOKAHEADS},
+    live = dict(l_min=dec.l_min, l_max=dec.l_max, threshold=dec.threshold, silence_gap=None)
+    conditions = ["text"] + (["pauses"] if cfg.pause_threshold is not None else [])
+    report: dict = {}
+    for condition in conditions:
+        rows, case_rows = Rows(), Rows()
+        misses, model_s, offline_s, words_total = 0, 0.0, 0.0, 0
+        for file, docs in files.items():
+            rng = np.random.default_rng([seed, zlib.crc32(file.encode("utf-8"))])
+            for d in docs:
+                texts, ref = d.words, d.marks
+                flags = synthesize_pauses(ref, rng) if condition == "pauses" else [False] * len(texts)
+                threshold = cfg.pause_threshold if condition == "pauses" else None
+                words = timed_words(texts, flags, threshold)
+                t0 = time.perf_counter()
+                scorer = CachedScorer(model, texts, flags)
+                model_s += time.perf_counter() - t0
+                words_total += len(texts)
+                for l in FIXED_LOOKAHEADS:
+                    punct, _ = scorer.fixed(l)
+                    rows.add(("fixed", l), file, ref, punct.argmax(1))
+                marks, cases, used = run_streaming(
+                    scorer, words, dict(live, pause_threshold=threshold), casing
+                )
+                rows.add("live", file, ref, marks, used)
+                case_rows.add("live", file, d.cases, cases)
+                if condition == "text":
+                    for h in thresholds:
+                        m, _, u = run_streaming(
+                            scorer, words, dict(live, threshold=h, pause_threshold=None), casing
+                        )
+                        rows.add(("sweep", h), file, ref, m, u)
+                    m, _, u = run_streaming(scorer, words, dict(live, l_min=0, pause_threshold=None), casing)
+                    rows.add("l_min_0", file, ref, m, u)
+                misses += scorer.misses
+                t0 = time.perf_counter()
+                settled = offline_decoder(model, pauses=condition == "pauses").decode(
+                    words, end_of_input=True
+                )
+                offline_s += time.perf_counter() - t0
+                rows.add("offline", file, ref, [PUNCT_LABELS.index(s.mark) for s in settled])
+                case_rows.add("offline", file, d.cases, [CASE_LABELS.index(s.case) for s in settled])
+            log(f"[{condition}] {file} done")
+        out = {
+            "fixed": {str(l): rows.punctuation(("fixed", l)) for l in FIXED_LOOKAHEADS},
+            "live_default": {**live, **rows.punctuation("live")},
             "offline": {
-                "views": [list(v) for v in offline_views],
-                "f1": f1_of(rows.punctuation(("pauses", "offline"))),
-                "scores": rows.punctuation(("pauses", "offline")),
+                "window": dec.offline_window,
+                "stride": dec.offline_stride,
+                "min_left": dec.offline_min_left,
+                "min_right": dec.offline_min_right,
+                "edge_weighting": dec.offline_edge_weighting,
+                "words_per_s": round(words_total / offline_s, 1) if offline_s else None,
+                **rows.punctuation("offline"),
             },
-            "recommended_live": {
-                "threshold": dec.threshold,
+            "casing": {"live_default": case_rows.casing("live"), "offline": case_rows.casing("offline")},
+            "model_windows_per_s": round(words_total / model_s, 1) if model_s else None,
+            "cache_misses": misses,
+        }
+        if condition == "text":
+            out["etd_sweep"] = {
                 "l_min": dec.l_min,
                 "l_max": dec.l_max,
-                "scores": rows.punctuation(("pauses", "recommended_live")),
-            },
-            "baselines": {
-                "trivial": {
-                    "rule": "every pause becomes a period, no other mark",
-                    "scores": rows.punctuation(("pauses", "trivial")),
-                },
-                "fixed_l0": {"see": "pauses.fixed.0 and pauses.fixed_live.0"},
-            },
-        }
-    else:
-        report["pauses"] = {"note": "the model's config has pause_threshold null: it takes no [PAUSE] tokens"}
-
-    report["casing"] = {
-        "note": (
-            "reference: the case as written, after prepare's relabelling of typographic capitals (line "
-            "starts, after quotes or colons get the word's usual mid-sentence case); sentence-initial words "
-            "keep their written capital. 'all_words' scores the case class the decoder RENDERS, capitals "
-            "derived from its own predicted marks included: what a viewer sees, so a missed or spurious "
-            "sentence end costs a casing error too. 'mid_sentence' scores the same output only on words "
-            "that are not sentence-initial in the reference (the model's intrinsic case; spurious periods "
-            "still cost). 'case_head_mid_sentence' (offline) takes the case head's argmax through the "
-            "renderer as if mid-sentence (adds the lexicon and 'I' rules only): the case head alone, free "
-            "of punctuation errors. accuracy: all words; non_lower: P/R/F1 on reference words that are not "
-            "lowercase."
-        ),
-        "offline": {
-            "views": [list(v) for v in offline_views],
-            "all_words": case_rows.casing(("offline", "all")),
-            "mid_sentence": case_rows.casing(("offline", "mid")),
-            "case_head_mid_sentence": case_rows.casing(("offline", "head")),
-        },
-        "streaming_recommended": {
-            "threshold": dec.threshold,
-            "l_min": dec.l_min,
-            "l_max": dec.l_max,
-            "all_words": case_rows.casing(("streaming", "all")),
-            "mid_sentence": case_rows.casing(("streaming", "mid")),
-        },
-    }
-
-    # -- targets ------------------------------------------------------------------
-    sky = next((f for f in files if "endless_sky" in f), None)
-
-    def question(row, file):
-        return row["files"][file]["question"]["f1"] if file else None
-
-    def check(value, target, higher=True):
-        return None if value is None else bool(value >= target if higher else value <= target)
-
-    q_rec, q_off = question(rec, sky), question(offline, sky)
-    nl_off = report["casing"]["offline"]["all_words"]["overall"]["non_lower"]["f1"]
-    nl_str = report["casing"]["streaming_recommended"]["all_words"]["overall"]["non_lower"]["f1"]
-    report["targets"] = {
-        "f1_fixed_l4": {
-            "value": f1_l4,
-            "target": f">= {TARGET_F1_L4}",
-            "pass": check(f1_l4, TARGET_F1_L4),
-            "source": "text.fixed.4, overall",
-        },
-        "f1_fixed_l0": {
-            "value": f1_l0,
-            "target": f">= {TARGET_F1_L0}",
-            "pass": check(f1_l0, TARGET_F1_L0),
-            "source": "text.fixed.0, overall",
-        },
-        "recommended_avg_lookahead": {
-            "value": rec_look,
-            "target": f"<= {TARGET_AVG_LOOKAHEAD}",
-            "pass": check(rec_look, TARGET_AVG_LOOKAHEAD, higher=False),
-            "source": "text.recommended",
-        },
-        "recommended_gap_to_l4": {
-            "value": round(rec_f1 - f1_l4, 2),
-            "target": f">= {TARGET_GAP_L4}",
-            "pass": check(rec_f1 - f1_l4, TARGET_GAP_L4),
-            "source": "text.recommended F1 minus text.fixed.4 F1",
-        },
-        "question_f1_endless_sky": {
-            "value": q_rec,
-            "target": f">= {TARGET_QUESTION_F1}",
-            "pass": check(q_rec, TARGET_QUESTION_F1),
-            "source": f"text.recommended (streaming ETD), file {sky}",
-            "offline_value": q_off,
-            "offline_pass": check(q_off, TARGET_QUESTION_F1),
-        },
-        "non_lower_f1": {
-            "value": nl_off,
-            "target": f">= {TARGET_NON_LOWER_F1}",
-            "pass": check(nl_off, TARGET_NON_LOWER_F1),
-            "source": "casing.offline.all_words (rendered, sentence-initial capitals included)",
-            "streaming_value": nl_str,
-            "streaming_pass": check(nl_str, TARGET_NON_LOWER_F1),
-        },
-    }
-    report["table_misses"] = {
-        **misses,
-        "note": (
-            "decoder requests whose context differed from the precomputed table and went to the real "
-            "model; 0 expected except pauses_streaming, where the final flush marks the last gap as a "
-            "pause"
-        ),
-    }
-    report["model_samples"] = samples
-    report["model_seconds"] = round(model_seconds, 1)
-    total = sum(samples.values())
-    report["model_samples_per_s"] = round(total / model_seconds, 1) if model_seconds else None
+                "rows": [
+                    {
+                        "threshold": h,
+                        "f1": f1_of(rows.punctuation(("sweep", h))),
+                        "avg_lookahead": rows.punctuation(("sweep", h))["overall"]["avg_lookahead"],
+                        "files": {
+                            f: r["overall"]["f1"] for f, r in rows.punctuation(("sweep", h))["files"].items()
+                        },
+                    }
+                    for h in thresholds
+                ],
+            }
+            out["etd_l_min_0"] = {**live, "l_min": 0, **rows.punctuation("l_min_0")}
+        report[condition] = out
+    report["targets"] = targets(report)
     return report
 
 
-# ---- the figure ---------------------------------------------------------------------------
+def targets(report: dict) -> dict:
+    text = report["text"]
+    chitchat = [f for f in text["live_default"]["files"] if "chitchat" in f]
+    measured = {
+        "live_default_f1": f1_of(text["live_default"]),
+        "fixed_l4_f1": f1_of(text["fixed"]["4"]),
+        "chitchat_question_f1": text["live_default"]["files"][chitchat[0]]["question"]["f1"]
+        if chitchat
+        else None,
+        "non_lower_f1": text["casing"]["live_default"]["overall"]["non_lower"]["f1"],
+        "avg_lookahead_max": text["live_default"]["overall"]["avg_lookahead"],
+    }
+    out = {}
+    for key, target in TARGETS.items():
+        value = measured[key]
+        met = None if value is None else (value <= target if key == "avg_lookahead_max" else value >= target)
+        out[key] = {"target": target, "measured": value, "met": met}
+    return out
+
+
+def sweep_offline(model: PunctuationModel, files: dict[str, list[Document]]) -> dict:
+    """Overall F1 and speed of mask-combine settings on the text condition: W, s, m_l, m_r, weighting.
+    The windows are the cost; the masks and weights only change how their answers combine."""
+    grid = []
+    for window, stride in itertools.product((48, 64, 96), (4, 8, 16)):
+        if stride > window // 4:
+            continue  # too few windows per word to combine anything
+        for m_l, m_r, weighting in itertools.product((0, 2, 4), (2, 4, 6), (True, False)):
+            grid.append(
+                dict(window=window, stride=stride, min_left=m_l, min_right=m_r, edge_weighting=weighting)
+            )
+    out = []
+    for settings in grid:
+        rows, t0, words_total = Rows(), time.perf_counter(), 0
+        for file, docs in files.items():
+            for d in docs:
+                settled = offline_decoder(model, settings).decode(
+                    timed_words(d.words, None, None), end_of_input=True
+                )
+                rows.add("offline", file, d.marks, [PUNCT_LABELS.index(s.mark) for s in settled])
+                words_total += len(d.words)
+        scores = rows.punctuation("offline")
+        out.append(
+            {
+                **settings,
+                "f1": f1_of(scores),
+                "files": {f: r["overall"]["f1"] for f, r in scores["files"].items()},
+                "words_per_s": round(words_total / (time.perf_counter() - t0), 1),
+            }
+        )
+        log(f"offline sweep {settings}: F1 {out[-1]['f1']}, {out[-1]['words_per_s']} words/s")
+    out.sort(key=lambda r: -r["f1"])
+    return {"best": out[0], "rows": out}
+
+
 def plot(report: dict, path: Path, title: str = "") -> None:
     """Overall F1 against average lookahead for the h sweep (Minixhofer 2021, Fig. 4.3), with references."""
     import matplotlib
@@ -551,14 +333,19 @@ def plot(report: dict, path: Path, title: str = "") -> None:
     for l, f in zip(ls, fs):
         ax.annotate(f"l={l}", (l, f), textcoords="offset points", xytext=(4, -11), fontsize=7, color="gray")
     ax.axhline(fs[-1], color="gray", ls=":", lw=1)
+    off = text["offline"]
     ax.axhline(
-        text["offline"]["f1"],
+        f1_of(off),
         color="tab:green",
         ls="-.",
         lw=1.2,
-        label=f"offline, views {text['offline']['views']}",
+        label=f"offline mask-combine, W {off['window']}, s {off['stride']}",
     )
-    rec = text["recommended"]
+    rec = {
+        **text["live_default"],
+        "f1": f1_of(text["live_default"]),
+        "avg_lookahead": text["live_default"]["overall"]["avg_lookahead"],
+    }
     ax.plot(
         [rec["avg_lookahead"]],
         [rec["f1"]],
@@ -567,7 +354,11 @@ def plot(report: dict, path: Path, title: str = "") -> None:
         color="tab:red",
         label=f"recommended h={rec['threshold']:g}, l_min={rec['l_min']}, l_max={rec['l_max']}",
     )
-    l0 = text["etd_l_min_0"]
+    l0 = {
+        **text["etd_l_min_0"],
+        "f1": f1_of(text["etd_l_min_0"]),
+        "avg_lookahead": text["etd_l_min_0"]["overall"]["avg_lookahead"],
+    }
     ax.plot(
         [l0["avg_lookahead"]],
         [l0["f1"]],
@@ -607,8 +398,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write the JSON report here too")
     parser.add_argument("--figure", type=Path, help="PNG of F1 against average lookahead")
     parser.add_argument("--threads", type=int, default=2, help="ONNX Runtime threads (default %(default)s)")
+    parser.add_argument("--batch", type=int, default=64, help="windows per model call (default %(default)s)")
     parser.add_argument(
-        "--batch", type=int, default=256, help="requests per model call (default %(default)s)"
+        "--sweep-offline", action="store_true", help="try mask-combine settings and print the best"
     )
     parser.add_argument(
         "--thresholds",
@@ -633,9 +425,17 @@ def main(argv: list[str] | None = None) -> int:
         f"model {model_dir}, {sum(len(d.words) for ds in files.values() for d in ds):,} words in "
         f"{len(files)} files"
     )
-    body = evaluate(model, files, thresholds=sorted(set(args.thresholds)), batch=args.batch, seed=args.seed)
+    if args.sweep_offline:
+        result = sweep_offline(model, files)
+        text = json.dumps(result, indent=1)
+        if args.out:
+            args.out.write_text(text + "\n", encoding="utf-8")
+        print(text)
+        return 0
+    body = evaluate(model, files, thresholds=sorted(set(args.thresholds)), seed=args.seed)
     model_file = model.model_dir / model.config.model_file
     report = {
+        "date": datetime.date.today().isoformat(),
         "model": {
             "dir": str(model.model_dir),
             "file": model.config.model_file,

@@ -2,12 +2,12 @@
 
     python -m training.export [--checkpoint runs/punct/last.pt] [--out models/punct]
 
-1. torch → ONNX (fp32) with the engine's contract (``engine/punctuation/model.py``);
-2. dynamic int8 quantization with onnxruntime (weights of every MatMul and the
-   embedding table: that is what brings the file under 25 MB), then the last
-   layer pruned to the [PUNCT] row (``training.prune``);
+1. torch → ONNX (fp32) with the engine's format-2 contract (``engine/punctuation/model.py``);
+2. dynamic int8 quantization with onnxruntime, per output channel (weights of every MatMul
+   and the embedding table: that is what brings the file under 25 MB);
 3. ``tokenizer.json`` (padding and truncation off) and ``config.json`` beside it;
-4. parity on dev samples: int8 vs fp32 F1, and ONNX vs torch argmax agreement.
+4. parity on real dev windows, every word read: int8 vs fp32 F1, and ONNX vs torch argmax
+   agreement.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import onnx
 import torch
 
 from engine.evaluation.corpus import dev_corpus
@@ -28,22 +27,21 @@ from engine.punctuation.labelled_text import prepare_folder
 from engine.punctuation.model import ModelConfig, PunctuationModel
 from engine.punctuation.settings import DecoderSettings
 from training.base_model import fetch_base_model
-from training.dataset import SampleMaker, build_stream
+from training.dataset import IGNORE, WindowMaker, build_stream, collate
 from training.metrics import punctuation_scores
-from training.model import EncoderConfig, PunctuationClassifier
+from training.model import EncoderConfig, PunctuationTagger
 from training.prepare import build_lexicon, load_corpus
-from training.prune import prune_last_layer
 
 
-def load_checkpoint(path: Path) -> PunctuationClassifier:
+def load_checkpoint(path: Path) -> PunctuationTagger:
     state = torch.load(path, weights_only=False, map_location="cpu")
-    model = PunctuationClassifier(EncoderConfig(**state["encoder"]), state["punct_id"])
+    model = PunctuationTagger(EncoderConfig(**state["encoder"]))
     model.load_state_dict(state["model"])
     return model.eval()
 
 
-def export_onnx(model: PunctuationClassifier, path: Path) -> None:
-    ids = torch.tensor([[5, 6, model.punct_id, 7]])  # any in-vocabulary ids: the axes are dynamic
+def export_onnx(model: PunctuationTagger, path: Path) -> None:
+    ids = torch.tensor([[101, 5, 6, 7, 102]])  # any in-vocabulary ids: the axes are dynamic
     warnings.filterwarnings("ignore", category=DeprecationWarning)  # the legacy exporter is the one that fits
     warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
     torch.onnx.export(
@@ -57,8 +55,8 @@ def export_onnx(model: PunctuationClassifier, path: Path) -> None:
         dynamic_axes={
             "input_ids": {0: "batch", 1: "tokens"},
             "attention_mask": {0: "batch", 1: "tokens"},
-            "punct_logits": {0: "batch"},
-            "case_logits": {0: "batch"},
+            "punct_logits": {0: "batch", 1: "tokens"},
+            "case_logits": {0: "batch", 1: "tokens"},
         },
     )
 
@@ -94,29 +92,36 @@ def write_tokenizer(base: Path, out: Path) -> None:
     tokenizer.save(str(out / "tokenizer.json"))
 
 
-def parity(torch_model, fp32_dir: Path, int8_dir: Path, dev_words: int, threads: int, dev: Path) -> dict:
+def parity(torch_model, fp32_dir: Path, int8_dir: Path, windows: int, threads: int, dev: Path) -> dict:
+    """Argmax agreement and F1 on every word of ``windows`` clean dev windows (random right edges)."""
     int8 = PunctuationModel(int8_dir, threads=threads)
     fp32 = PunctuationModel(fp32_dir, threads=threads)
-    docs = prepare_folder(dev)
-    stream = build_stream(docs, int8.tokenizer)
-    positions = np.random.default_rng(0).permutation(len(stream))[:dev_words]
-    maker = SampleMaker(stream, int8.special, window=int8.config.window)
-    samples, marks, _ = maker.batch(positions, np.random.default_rng(0), lookahead=4)
-    p8 = int8.predict(samples)[0].argmax(1)
-    p32 = fp32.predict(samples)[0].argmax(1)
-    with torch.no_grad():
-        pt = []
-        for k in range(0, len(samples), 256):
-            from engine.punctuation.model_inputs import pad_batch
-
-            ids, mask = pad_batch(samples[k : k + 256], int8.special.pad)
-            pt.append(torch_model(torch.from_numpy(ids), torch.from_numpy(mask))[0].argmax(-1).numpy())
-        pt = np.concatenate(pt)
+    stream = build_stream(prepare_folder(dev), int8.tokenizer)
+    maker = WindowMaker(stream, int8.special)
+    rng = np.random.default_rng(0)
+    ends = rng.permutation(len(stream))[:windows]
+    made = [maker.make(int(e), int8.config.window, rng, pauses=False) for e in ends]
+    session_outputs = {"int8": [], "fp32": [], "torch": []}
+    marks = []
+    for k in range(0, len(made), 64):
+        ids, mask, labels, _, _ = collate(made[k : k + 64], int8.special.pad)
+        at = labels != IGNORE
+        marks.append(labels[at])
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        for name, runtime in (("int8", int8), ("fp32", fp32)):
+            logits = runtime._session.run(["punct_logits"], feeds)[0]
+            session_outputs[name].append(logits.argmax(-1)[at])
+        with torch.no_grad():
+            logits = torch_model(torch.from_numpy(ids), torch.from_numpy(mask))[0].numpy()
+        session_outputs["torch"].append(logits.argmax(-1)[at])
+    marks = np.concatenate(marks)
+    p8, p32, pt = (np.concatenate(session_outputs[k]) for k in ("int8", "fp32", "torch"))
     f8 = punctuation_scores(marks, p8)["overall"]["f1"]
     f32 = punctuation_scores(marks, p32)["overall"]["f1"]
     return {
-        "dev_samples": len(samples),
-        "lookahead": 4,
+        "dev_windows": len(made),
+        "dev_words": int(len(marks)),
+        "window": int8.config.window,
         "f1_fp32": f32,
         "f1_int8": f8,
         "f1_drop_int8": round(f32 - f8, 2),
@@ -144,7 +149,13 @@ def main(argv=None) -> int:
     # 3, not 4: with PocketSphinx each word of lookahead is ~0.45 s before a mark settles, and
     # l_max 4 put live captions' settled-mark p90 over its 2 s target (engine.evaluation.e2e).
     parser.add_argument("--l-max", type=int, default=3, help="the streaming decoder's longest lookahead")
-    parser.add_argument("--parity-samples", type=int, default=4000)
+    parser.add_argument("--window", type=int, default=48, help="the streaming window w, in tokens")
+    parser.add_argument("--offline-window", type=int, default=DecoderSettings.offline_window)
+    parser.add_argument("--offline-stride", type=int, default=DecoderSettings.offline_stride)
+    parser.add_argument("--offline-min-left", type=int, default=DecoderSettings.offline_min_left)
+    parser.add_argument("--offline-min-right", type=int, default=DecoderSettings.offline_min_right)
+    parser.add_argument("--no-edge-weighting", action="store_true")
+    parser.add_argument("--parity-windows", type=int, default=1000)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument(
         "--dev", type=Path, default=dev_corpus(), help="folder of .txt files for the parity check"
@@ -160,13 +171,20 @@ def main(argv=None) -> int:
     corpus = args.corpus or args.checkpoint.parent / "corpus.npz"
     lexicon = build_lexicon(load_corpus(corpus)) if corpus.exists() else {}
     args.out.mkdir(parents=True, exist_ok=True)
-    config = ModelConfig(decoder=DecoderSettings(threshold=args.threshold, l_max=args.l_max), lexicon=lexicon)
+    decoder = DecoderSettings(
+        threshold=args.threshold,
+        l_max=args.l_max,
+        offline_window=args.offline_window,
+        offline_stride=args.offline_stride,
+        offline_min_left=args.offline_min_left,
+        offline_min_right=args.offline_min_right,
+        offline_edge_weighting=not args.no_edge_weighting,
+    )
+    config = ModelConfig(window=args.window, decoder=decoder, lexicon=lexicon)
     with tempfile.TemporaryDirectory() as tmp:
         fp32_dir = Path(tmp)
         export_onnx(model, fp32_dir / "model.onnx")
         quantize(fp32_dir / "model.onnx", args.out / "model.onnx")
-        # The last layer on the [PUNCT] row only (training/prune.py): ~10 % faster, same answers.
-        onnx.save(prune_last_layer(onnx.load(str(args.out / "model.onnx"))), str(args.out / "model.onnx"))
         for folder in (fp32_dir, args.out):
             write_tokenizer(base, folder)
             (folder / "config.json").write_text(
@@ -176,8 +194,8 @@ def main(argv=None) -> int:
             "model_mb": round((args.out / "model.onnx").stat().st_size / 2**20, 2),
             "lexicon_entries": len(lexicon),
         }
-        if args.parity_samples:
-            report |= parity(model, fp32_dir, args.out, args.parity_samples, args.threads, args.dev)
+        if args.parity_windows:
+            report |= parity(model, fp32_dir, args.out, args.parity_windows, args.threads, args.dev)
     print(json.dumps(report, indent=2))
     return 0
 

@@ -82,6 +82,10 @@ def test_noise_adds_pauses_and_drops_and_never_loses_a_mark(tiny_dir):
     heard = noisy.asr_noise(words, np.random.default_rng(2))
     assert len(heard) != len(words)
     assert [m for _, m, _ in heard if m] == [m for _, m, _ in words if m]
+    # ... and never the window's own last word: a one-word window at a document's start stays one
+    always = WindowMaker(stream, tok.special, Noise(delete=1.0, substitute=0.0, insert=0.0))
+    assert always.asr_noise(words[:1], np.random.default_rng(0)) == words[:1]
+    assert len(always.make(1, 32, np.random.default_rng(0)).ids) >= 3
 
 
 def test_loss_weights_favour_the_live_lookaheads_and_the_rare_marks():
@@ -142,7 +146,7 @@ def test_tiny_recipe_end_to_end(tmp_path):
                 str(shipped),
                 "--dev",
                 str(dev),
-                "--parity-samples",
+                "--parity-windows",
                 "200",
             ]
         )
