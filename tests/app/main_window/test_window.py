@@ -158,7 +158,7 @@ def test_improving_the_punctuation_shows_progress_and_can_be_skipped(window, qtb
     job.progress.connect(lambda done, total: reports.append((done, total)))
     with qtbot.waitSignal(window.session_done, timeout=60000):
         pass
-    assert reports and reports[-1][0] == reports[-1][1] == 600 * 2 and not bar.isVisible()
+    assert reports and reports[-1][0] == reports[-1][1] == 600 and not bar.isVisible()
     assert "Done." in window.statusBar().currentMessage()
     assert [w.text for w in window.text.final_transcript.words] == [w.text for w in live.words]
 
