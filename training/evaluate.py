@@ -265,37 +265,54 @@ def targets(report: dict) -> dict:
     return out
 
 
+class MemoScorer:
+    """The real model's ``tag``, remembered per (document and stride, window, right edge): the offline sweep's
+    mask and weighting variants reuse the windows of their (W, s) instead of running them again."""
+
+    def __init__(self, model):
+        self.scorer, self.window, self.memo = ModelScorer(model), model.config.window, {}
+        self.document = None
+
+    def tag(self, words, pauses, ends, window=None):
+        keys = [(self.document, window, e) for e in ends]
+        todo = [e for k, e in zip(keys, ends) if k not in self.memo]
+        for e, t in zip(todo, self.scorer.tag(words, pauses, todo, window)):
+            self.memo[(self.document, window, e)] = t
+        return [self.memo[k] for k in keys]
+
+
 def sweep_offline(model: PunctuationModel, files: dict[str, list[Document]]) -> dict:
     """Overall F1 and speed of mask-combine settings on the text condition: W, s, m_l, m_r, weighting.
-    The windows are the cost; the masks and weights only change how their answers combine."""
-    grid = []
+    The windows are the cost (``words_per_s`` is measured on each (W, s)'s first, uncached run);
+    the masks and weights only change how their answers combine."""
+    memo = MemoScorer(model)
+    out, speed = [], {}
     for window, stride in itertools.product((48, 64, 96), (4, 8, 16)):
         if stride > window // 4:
             continue  # too few windows per word to combine anything
         for m_l, m_r, weighting in itertools.product((0, 2, 4), (2, 4, 6), (True, False)):
-            grid.append(
-                dict(window=window, stride=stride, min_left=m_l, min_right=m_r, edge_weighting=weighting)
+            settings = dict(
+                window=window, stride=stride, min_left=m_l, min_right=m_r, edge_weighting=weighting
             )
-    out = []
-    for settings in grid:
-        rows, t0, words_total = Rows(), time.perf_counter(), 0
-        for file, docs in files.items():
-            for d in docs:
-                settled = offline_decoder(model, settings).decode(
-                    timed_words(d.words, None, None), end_of_input=True
-                )
-                rows.add("offline", file, d.marks, [PUNCT_LABELS.index(s.mark) for s in settled])
-                words_total += len(d.words)
-        scores = rows.punctuation("offline")
-        out.append(
-            {
-                **settings,
-                "f1": f1_of(scores),
-                "files": {f: r["overall"]["f1"] for f, r in scores["files"].items()},
-                "words_per_s": round(words_total / (time.perf_counter() - t0), 1),
-            }
-        )
-        log(f"offline sweep {settings}: F1 {out[-1]['f1']}, {out[-1]['words_per_s']} words/s")
+            rows, t0, words_total = Rows(), time.perf_counter(), 0
+            for file, docs in files.items():
+                for k, d in enumerate(docs):
+                    memo.document = (file, k, stride)  # so each (W, s) pays for its own windows once
+                    decoder = OfflineDecoder(memo, **settings, pause_threshold=None)
+                    settled = decoder.decode(timed_words(d.words, None, None), end_of_input=True)
+                    rows.add("offline", file, d.marks, [PUNCT_LABELS.index(s.mark) for s in settled])
+                    words_total += len(d.words)
+            speed.setdefault((window, stride), round(words_total / (time.perf_counter() - t0), 1))
+            scores = rows.punctuation("offline")
+            out.append(
+                {
+                    **settings,
+                    "f1": f1_of(scores),
+                    "files": {f: r["overall"]["f1"] for f, r in scores["files"].items()},
+                    "words_per_s": speed[(window, stride)],
+                }
+            )
+        log(f"offline sweep W {window}, s {stride}: best F1 {max(r['f1'] for r in out[-18:])}")
     out.sort(key=lambda r: -r["f1"])
     return {"best": out[0], "rows": out}
 
