@@ -278,7 +278,7 @@ class FileSource(AudioSource):
             self.file_format = f"{f.format}/{f.subtype}"
             self._frames = f.frames
             self.warning = (
-                f"{self.path}: truncated: playing the {self.duration:.1f} s that are present"
+                f"{self.path}: truncated: captioning the {self.duration:.1f} s that are present"
                 if getattr(f, "truncated", False)
                 else None
             )

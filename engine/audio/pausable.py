@@ -105,6 +105,11 @@ class PausableSource:
     def duration(self) -> float | None:
         return getattr(self.inner, "duration", None)
 
+    @property
+    def warning(self) -> str | None:
+        """The source's one warning about itself (a file cut short), if any."""
+        return getattr(self.inner, "warning", None)
+
     def start(self) -> PausableSource:
         self.inner.start()
         self._pacer.start()

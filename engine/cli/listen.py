@@ -71,6 +71,8 @@ def cmd_listen(args) -> int:
             raise CliError(f"cannot create the session journal{where}: {exc.strerror or exc}") from None
         raise CliError(f"audio capture is unavailable: {exc}") from None  # sounddevice without PortAudio
     source, journal = session.source, session.journal
+    if getattr(source, "warning", None):  # a recorder that crashed left a WAV cut short
+        warn(source.warning)
     captions = TerminalCaptions()
     session.subscribe(captions)
     try:

@@ -103,6 +103,22 @@ def test_transcribe_without_a_vosk_model_when_vosk_is_demanded(wav, env):
 
 
 # ---- listen -----------------------------------------------------------------------------------------
+@pytest.mark.needs_espeak
+def test_listen_to_a_partly_written_wav_warns_once_and_captions_what_is_there(tmp_path, env, tiny_model_dir):
+    import soundfile as sf
+
+    data = write_speech_wav(tmp_path / "whole.wav").read_bytes()
+    at = data.index(b"data") + 8
+    cut = tmp_path / "crashed.wav"
+    cut.write_bytes(data[: at + (len(data) - at) * 3 // 5 // 2 * 2])  # the recorder died at 60 %
+    seconds = sf.info(cut).frames / sf.info(cut).samplerate
+    r = livecap(env, "listen", "--source", cut, "--model-dir", tiny_model_dir, "--recognizer", "pocketsphinx")
+    assert r.returncode == 0, r.stderr
+    warnings = [line for line in r.stderr.splitlines() if "truncated" in line]
+    assert warnings == [f"livecap: {cut}: truncated: captioning the {seconds:.1f} s that are present"]
+    assert len(r.stdout.split()) >= 5  # the audio that is there was captioned
+
+
 @pytest.mark.slow
 @pytest.mark.needs_espeak
 def test_listen_to_a_file_prints_captions_and_saves_the_journal(wav, env, tiny_model_dir):
