@@ -48,6 +48,7 @@ class TerminalCaptions:
         self._line_start = 0  # first position of the current line
         self._words: dict[int, list] = {}  # position -> [text with mark, settled, ends sentence]
         self._unstable: list[str] = []
+        self._held: list[str] = []  # "finished" notices: said after the last caption line, not inside it
 
     # -- the subscriber ---------------------------------------------------------------------------
     def __call__(self, events: list) -> None:
@@ -69,6 +70,9 @@ class TerminalCaptions:
             if tokens:
                 self.out.write(" ".join(tokens) + "\n")
             self.out.flush()
+            for message in self._held:
+                print(f"livecap: {message}", file=self.err, flush=True)
+            self._held.clear()
 
     # -- bookkeeping --------------------------------------------------------------------------------
     def _apply(self, event) -> bool:
@@ -92,6 +96,11 @@ class TerminalCaptions:
         elif isinstance(event, PartialWords):
             self._unstable = [w.text for w in event.words]
         elif isinstance(event, SourceNotice):
+            if self.interactive and event.kind == "finished":
+                # The end of a file comes while its last words are still being decided: on a
+                # terminal the notice would split the caption line. It follows the captions.
+                self._held.append(event.message)
+                return False
             if self.interactive:
                 self.out.write(ERASE)
                 self.out.flush()

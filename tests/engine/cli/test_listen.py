@@ -340,6 +340,31 @@ def test_terminal_captions_dim_what_may_change_and_keep_settled_lines():
     assert " ".join(finished).split() == ["So,"] + words[1:-1] + ["done."]
 
 
+def test_on_a_terminal_the_end_of_file_notice_follows_the_captions_not_splits_them():
+    import io
+
+    from engine.cli.terminal_captions import TerminalCaptions
+    from engine.punctuation.streaming import Appended, Provisional, Settled
+    from engine.session.live import SourceNotice
+    from engine.words import Word
+
+    screen = io.StringIO()  # stdout and stderr on one terminal
+    captions = TerminalCaptions(screen, screen, interactive=True, width=80)
+    captions([Appended(0, Word("we")), Settled(0, "none", "capitalized", 1, "We")])
+    captions([Appended(1, Word("are")), Provisional(1, "none", "lower", 0.6, "are")])
+    captions([SourceNotice("finished", "talk.wav: end of file (11.6 s)")])  # the last words still pending
+    captions([Appended(2, Word("done")), Settled(1, "none", "lower", 1, "are")])
+    captions([Settled(2, "period", "lower", 0, "done")])
+    captions.finish()
+    visible = [
+        line.rsplit("\r\x1b[K", 1)[-1] for line in screen.getvalue().split("\n") if line.strip("\r\x1b[K")
+    ]
+    assert visible == ["We are done.", "livecap: talk.wav: end of file (11.6 s)"]
+    # other notices (a lost device, an overrun) are said at once
+    captions([SourceNotice("overrun", "2 audio chunk(s) lost")])
+    assert screen.getvalue().rstrip("\r\x1b[K").endswith("livecap: 2 audio chunk(s) lost\n")
+
+
 def test_terminal_captions_without_a_terminal_print_settled_sentences_once():
     import io
 
