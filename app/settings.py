@@ -41,6 +41,7 @@ PROFANITY_MASK = Key("display/profanity_mask", False)
 
 # Journal
 JOURNAL_DIR = Key("journal/folder", "")  # "" = the per-user data directory
+JOURNAL_KEEP_DAYS = Key("journal/keep_days", 30)  # closed sessions kept this many days; 0 = forever
 
 # Overlay
 OVERLAY_VISIBLE = Key("overlay/visible", False)

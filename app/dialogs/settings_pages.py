@@ -364,7 +364,7 @@ class OverlayPage(SettingsPage):
 
 
 class JournalPage(SettingsPage):
-    """The folder session journals are written to."""
+    """The folder session journals are written to, and how long closed sessions are kept."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -379,13 +379,28 @@ class JournalPage(SettingsPage):
             "cut loses no captions. Leave empty to use the default folder.",
             wordWrap=True,
         )
+        # 0 shows as "Forever": a spin box's special value text, so one control says both.
+        self.keep_days = QSpinBox(minimum=0, maximum=3650, suffix=" days")
+        self.keep_days.setSpecialValueText("Forever")
+        self.keep_days.setAccessibleName("Keep finished sessions for this many days; 0 keeps them forever")
+        keep_note = QLabel(
+            "Finished sessions older than this are deleted when a new session starts; sessions "
+            "with no words are never kept, and a session that did not finish is kept until you "
+            "recover it (livecap recover).",
+            wordWrap=True,
+        )
         form = QFormLayout(self)
         form.addRow("&Folder:", _row(self.folder, browse))
         form.addRow("", note)
+        form.addRow("&Keep sessions:", self.keep_days)
+        form.addRow("", keep_note)
         _set_buddy(form, 0, self.folder)
 
     def controls(self) -> Controls:
-        return {keys.JOURNAL_DIR: (lambda: self.folder.text().strip(), self.folder.setText)}
+        return {
+            keys.JOURNAL_DIR: (lambda: self.folder.text().strip(), self.folder.setText),
+            keys.JOURNAL_KEEP_DAYS: (self.keep_days.value, self.keep_days.setValue),
+        }
 
     def validate(self) -> Problem | None:
         folder = self.folder.text().strip()

@@ -9,7 +9,9 @@ from app.workers.session_bridge import IDLE
 SOURCE = (keys.SOURCE_KIND, keys.INPUT_DEVICE, keys.MONITOR_DEVICE)
 RECOGNITION = (keys.RECOGNIZER, keys.VOSK_MODEL)
 # What a running session cannot take up: it applies from the next Start.
-NEXT_SESSION = (keys.CASING, keys.PAUSE_THRESHOLD, keys.JOURNAL_DIR) + RECOGNITION + SOURCE
+NEXT_SESSION = (
+    (keys.CASING, keys.PAUSE_THRESHOLD, keys.JOURNAL_DIR, keys.JOURNAL_KEEP_DAYS) + RECOGNITION + SOURCE
+)
 
 
 def apply_live(window, names) -> None:

@@ -193,6 +193,7 @@ class DictationWindow(QMainWindow):
             vosk_model=s.get(keys.VOSK_MODEL),
             model_dir=self.model_dir,
             journal_dir=self.journal_folder(),
+            journal_keep_days=s.get(keys.JOURNAL_KEEP_DAYS) or None,  # 0 in Settings: forever
             threshold=setting.threshold,
             l_max=setting.l_max,
             casing=s.get(keys.CASING),

@@ -124,6 +124,9 @@ def test_ok_saves_every_setting_and_reports_what_changed(qtbot, ini, tmp_path):
     dialog.overlay_page.click_through.setChecked(True)
     journal = tmp_path / "journals" / "meetings"  # does not exist yet: created on save
     dialog.journal_page.folder.setText(str(journal))
+    assert dialog.journal_page.keep_days.value() == 30  # the default retention, shown
+    dialog.journal_page.keep_days.setValue(0)
+    assert dialog.journal_page.keep_days.text() == "Forever"
 
     with qtbot.waitSignal(dialog.settings_changed) as changed:
         qtbot.mouseClick(button(dialog, QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
@@ -144,6 +147,7 @@ def test_ok_saves_every_setting_and_reports_what_changed(qtbot, ini, tmp_path):
         keys.OVERLAY_OPACITY: 0.4,
         keys.OVERLAY_CLICK_THROUGH: True,
         keys.JOURNAL_DIR: str(journal),
+        keys.JOURNAL_KEEP_DAYS: 0,
     }
     assert {key: stored.get(key) for key in expected} == expected
     assert sorted(changed.args[0]) == sorted(key.name for key in expected)

@@ -65,6 +65,9 @@ def test_a_file_plays_through_the_window_and_exports_valid_files(window, qtbot, 
         wait_job(qtbot, window.text.export_to(tmp_path / f"out.{fmt}"))
     assert not window.text.unsaved
     assert (tmp_path / "out.txt").read_text().split() == final.text().split()
+    # The end of a session is the end of a sentence, in the window and in every export.
+    assert final.words[-1].mark in ("period", "question")
+    assert (tmp_path / "out.txt").read_text().rstrip()[-1] in ".?"
     cues = list(srt.parse((tmp_path / "out.srt").read_text()))
     assert cues and all(c.start < c.end for c in cues)
     assert " ".join(c.content.replace("\n", " ") for c in cues).split() == final.text().split()
@@ -75,6 +78,15 @@ def test_a_file_plays_through_the_window_and_exports_valid_files(window, qtbot, 
     # A file chosen by the dialog's filter gets the extension.
     written = wait_job(qtbot, window.text.export_to(tmp_path / "noext", "SubRip subtitles (*.srt)"))
     assert written.name == "noext.srt" and list(srt.parse(written.read_text()))
+
+
+def test_the_journal_retention_setting_reaches_the_session(make_window, settings):
+    window = make_window()
+    assert window.spec().journal_keep_days == 30  # the default: closed sessions kept 30 days
+    settings.set(keys.JOURNAL_KEEP_DAYS, 7)
+    assert window.spec().journal_keep_days == 7
+    settings.set(keys.JOURNAL_KEEP_DAYS, 0)  # "Forever" in Settings
+    assert window.spec().journal_keep_days is None
 
 
 @pytest.mark.needs_espeak
