@@ -73,8 +73,7 @@ def cmd_transcribe(args) -> int:
     from engine.audio.file_source import audio_duration, truncation_warning
     from engine.cli.progress import ProgressBar
     from engine.recognizers import RecognizerError
-    from engine.session.batch import transcribe_file
-    from engine.transcript.export import ExportError, export, render
+    from engine.session.batch import Interrupted, transcribe_file
 
     files = [Path(f) for f in args.files]
     fmt = pick_format(args.format, args.output)
@@ -100,26 +99,44 @@ def cmd_transcribe(args) -> int:
         def progress(stage: str, done: float, total: float, bar=bar, name=path.name) -> None:
             bar.update(done, total, f"{stage} {name}")
 
+        interrupted = None
         try:
             transcript = transcribe_file(path, recognizer, model, progress)
+        except Interrupted as stop:  # Ctrl-C: write what was heard, then stop
+            interrupted, transcript = stop, stop.transcript
         except (AudioError, RecognizerError) as exc:
             raise CliError(str(exc)) from None
         finally:
             bar.finish()
+        if interrupted is not None:
+            where = "" if target is None else f" in {target}"
+            warn(
+                f"{path}: interrupted: keeping the {len(transcript.words)} words of the first "
+                f"{interrupted.seconds:.1f} s{where}"
+            )
+            if transcript.words:
+                write_transcript(transcript, fmt, target, path, args.overwrite)
+            return 130
         if not transcript.words:
             where = "" if target is None else f"; {target} was not written"
             warn(f"{path}: no speech was recognized in {seconds:.1f} s of audio{where}")
             continue
-        try:
-            if target is None:
-                sys.stdout.write(render(transcript, fmt))
-                sys.stdout.flush()
-            else:
-                refuse_to_overwrite(target, args.overwrite)  # again: it may have appeared meanwhile
-                export(transcript, fmt, target)
-                print(f"{path} -> {target} ({len(transcript.words)} words)", file=sys.stderr)
-        except ExportError as exc:
-            raise CliError(f"{path}: {exc}") from None
-        except OSError as exc:
-            raise CliError(f"cannot write {target}: {exc.strerror or exc}") from None
+        write_transcript(transcript, fmt, target, path, args.overwrite)
     return 0
+
+
+def write_transcript(transcript, fmt: str, target: Path | None, source: Path, overwrite: bool) -> None:
+    from engine.transcript.export import ExportError, export, render
+
+    try:
+        if target is None:
+            sys.stdout.write(render(transcript, fmt))
+            sys.stdout.flush()
+        else:
+            refuse_to_overwrite(target, overwrite)  # again: it may have appeared meanwhile
+            export(transcript, fmt, target)
+            print(f"{source} -> {target} ({len(transcript.words)} words)", file=sys.stderr)
+    except ExportError as exc:
+        raise CliError(f"{source}: {exc}") from None
+    except OSError as exc:
+        raise CliError(f"cannot write {target}: {exc.strerror or exc}") from None

@@ -24,6 +24,21 @@ Progress = Callable[[str, float, float], None]  # (stage, done, total)
 StepProgress = Callable[[int, int], None]  # (positions scored, positions to score); may raise to cancel
 
 
+class Interrupted(Exception):
+    """Ctrl-C during ``transcribe_file``: ``transcript`` holds what was recognized (and
+    punctuated) before it, ``seconds`` how much of the audio that covers."""
+
+    def __init__(self, transcript: Transcript, seconds: float):
+        super().__init__(f"interrupted after {seconds:.1f} s")
+        self.transcript, self.seconds = transcript, seconds
+
+
+class _PartialRecognition(Exception):
+    def __init__(self, words: list[Word], seconds: float):
+        super().__init__()
+        self.words, self.seconds = words, seconds
+
+
 def recognize_audio(
     audio: np.ndarray, recognizer: Recognizer, progress: Progress | None = None, chunk_seconds: float = 0.5
 ) -> list[Word]:
@@ -32,12 +47,17 @@ def recognize_audio(
     step = int(chunk_seconds * SAMPLE_RATE)
     total = len(audio) / SAMPLE_RATE
     words: list[Word] = []
-    for at in range(0, len(audio), step):
-        update = recognizer.accept(audio[at : at + step])
-        if update.final:
-            words.extend(update.final)
-        if progress:
-            progress("recognizing", min(at + step, len(audio)) / SAMPLE_RATE, total)
+    at = 0
+    try:
+        for at in range(0, len(audio), step):
+            update = recognizer.accept(audio[at : at + step])
+            if update.final:
+                words.extend(update.final)
+            if progress:
+                progress("recognizing", min(at + step, len(audio)) / SAMPLE_RATE, total)
+    except KeyboardInterrupt:  # keep what was heard: the words of the utterance in progress too
+        words.extend(recognizer.flush().final or [])
+        raise _PartialRecognition(words, at / SAMPLE_RATE) from None
     final = recognizer.flush().final
     if final:
         words.extend(final)
@@ -81,11 +101,15 @@ def transcribe_file(
     progress: Progress | None = None,
     settings: DecoderSettings | None = None,
 ) -> Transcript:
-    """Recognize a whole file, then ``repunctuate`` its words."""
+    """Recognize a whole file, then ``repunctuate`` its words. Ctrl-C while recognizing raises
+    ``Interrupted`` with the words heard so far, punctuated: an hour's work is not thrown away."""
     from engine.audio.file_source import read_all
 
     audio = read_all(path)
-    words = recognize_audio(audio, recognizer, progress)
-    del audio  # an hour of audio is 115 MB; the model does not need it any more
     on_step = (lambda done, total: progress("punctuating", done, total)) if progress else None
+    try:
+        words = recognize_audio(audio, recognizer, progress)
+    except _PartialRecognition as partial:
+        raise Interrupted(repunctuate(partial.words, model, settings), partial.seconds) from None
+    del audio  # an hour of audio is 115 MB; the model does not need it any more
     return repunctuate(words, model, settings, on_step)

@@ -73,3 +73,39 @@ def test_a_partly_written_wav_is_transcribed_with_one_warning(tmp_path, env, tin
     warnings = [line for line in r.stderr.splitlines() if "truncated" in line]
     assert warnings == [f"livecap: {cut}: truncated: transcribing the {seconds:.1f} s that are present"]
     assert "park" in cut.with_suffix(".txt").read_text().lower()  # the first sentence is all there
+
+
+@pytest.mark.needs_espeak
+def test_ctrl_c_during_transcribe_keeps_what_was_heard(tmp_path, env, tiny_model_dir):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.engine.cli.conftest import ROOT
+
+    long = write_speech_wav(tmp_path / "long.wav", repeats=30)  # minutes of recognizing
+    out = tmp_path / "long.txt"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "engine.cli", "transcribe", "--recognizer", "pocketsphinx"]
+        + ["--model-dir", str(tiny_model_dir), str(long), "-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        time.sleep(8)  # loaded, and some sentences recognized
+        assert proc.poll() is None, "finished before it could be interrupted"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    [line] = [line for line in err.splitlines() if "interrupted" in line]
+    assert f"{long}: interrupted: keeping the" in line and str(out) in line
+    kept = out.read_text().split()
+    assert 3 <= len(kept) < 30 * 10  # what was heard, not the whole file
+    assert int(line.split("keeping the ")[1].split()[0]) == len(kept)
