@@ -156,7 +156,7 @@ class DictationWindow(QMainWindow):
             (a.play_file, self.sources.choose_file),
             (a.overlay, overlay.set_visible),
             (a.settings, self.open_settings),
-            (a.download_model, self.model_offer.start_download),
+            (a.download_model, lambda: self.model_offer.start_download()),
             (a.larger, lambda: self.change_font_size(+2)),
             (a.smaller, lambda: self.change_font_size(-2)),
             (a.shortcuts_help, self.show_shortcuts),
@@ -172,6 +172,8 @@ class DictationWindow(QMainWindow):
         text.cleared.connect(self._update_text_actions)
         self.model_offer.status.connect(show)
         self.model_offer.installed.connect(self._on_model_installed)
+        self.model_offer.removed.connect(self._on_model_installed)  # the same: load afresh
+        self.model_offer.use_builtin.connect(self._use_builtin_recognizer)
         b = self.bridge
         b.state_changed.connect(self._on_state)
         b.captions_changed.connect(self._on_captions)
@@ -333,6 +335,15 @@ class DictationWindow(QMainWindow):
         if self.bridge.state == IDLE:  # preloaded; when a session starts, only its notices are news
             self.statusBar().showMessage(f"Ready ({info.name}): press Start or Ctrl+R")
         self.models_ready.emit()  # loaded either way (play mode starts before the preload reports)
+
+    def _use_builtin_recognizer(self) -> None:
+        """The user's answer to a Vosk model that will not load: PocketSphinx from now on (Settings
+        → Recognition changes it back)."""
+        self.settings.set(keys.RECOGNIZER, "pocketsphinx")
+        self.statusBar().showMessage(
+            "Using the built-in recognizer (Settings → Recognition to change).", 8000
+        )
+        self._on_model_installed("")
 
     def _on_model_installed(self, _path: str) -> None:
         self.bridge.forget_recognizers()

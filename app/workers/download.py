@@ -44,10 +44,13 @@ class ModelDownload(Job):
         models_dir: str | Path | None = None,
         cache_dir: str | Path | None = None,
         parent=None,
+        replace: bool = False,
     ):
+        """``replace``: install afresh over an installed copy that will not load."""
         super().__init__(self._install, parent)
         self.entry = entry
         self.models_dir, self.cache_dir = models_dir, cache_dir
+        self.replace = replace
         self._last_report = 0.0
 
     def _install(self, report, cancelled) -> str:  # on a pool thread
@@ -67,6 +70,7 @@ class ModelDownload(Job):
                 progress=progress,
                 cancel=cancelled,
                 notify=self._note,
+                replace=self.replace,
             )
         except DownloadCancelled:
             raise JobCancelled() from None

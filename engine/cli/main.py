@@ -141,6 +141,11 @@ def _add_live_commands(sub) -> None:
     a.add_argument("--lang", default=None, help="only this language code, e.g. en or de")
     a = actions.add_parser("download", help="download and install a model")
     a.add_argument("name", metavar="NAME")
+    a.add_argument(
+        "--replace",
+        action="store_true",
+        help="install afresh over an installed copy that will not load (kept until the new one is in)",
+    )
     a = actions.add_parser("remove", help="delete an installed model")
     a.add_argument("name", metavar="NAME")
     actions.add_parser("path", help="print the folder models are installed in")

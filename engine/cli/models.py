@@ -45,7 +45,7 @@ def cmd_devices(args) -> int:
 def cmd_models(args) -> int:
     action = getattr(args, "action", None)
     if action == "download":
-        return _download(args.name)
+        return _download(args.name, getattr(args, "replace", False))
     if action == "remove":
         return _remove(args.name)
     if action == "path":
@@ -103,7 +103,7 @@ def _list(lang: str | None) -> int:
     return 0
 
 
-def _download(name: str) -> int:
+def _download(name: str, replace: bool = False) -> int:
     from engine.cli.progress import ProgressBar, format_bytes
     from engine.vosk_models.catalogue import CatalogueError, UnknownModelError, find
     from engine.vosk_models.install import DownloadError, install_model
@@ -121,7 +121,10 @@ def _download(name: str) -> int:
 
     try:
         folder = install_model(
-            entry, progress=progress, notify=lambda message: print(f"livecap: {message}", file=sys.stderr)
+            entry,
+            progress=progress,
+            notify=lambda message: print(f"livecap: {message}", file=sys.stderr),
+            replace=replace,
         )
     except DownloadError as exc:
         raise CliError(str(exc)) from None

@@ -117,8 +117,8 @@ def vosk_ways_out(folder: Path) -> tuple[WayOut, ...]:
     if catalogued:
         command = f"livecap models download {name}"
         if in_models_dir and is_vosk_model(folder):
-            # The installer keeps a folder that looks complete, so a damaged one must go first.
-            command = f"livecap models remove {name} && {command}"
+            # The installer keeps a folder that looks complete, so a damaged one is replaced.
+            command += " --replace"
         ways.append(WayOut("download", "Download again", command, name))
     elif not folder.exists():
         command = f"livecap models download {DEFAULT_ENGLISH}"

@@ -64,6 +64,9 @@ class RecognizerInfo:
     # was bad and the shipped one runs; the journal went to a fallback folder, or crash recovery is off.
     punctuation_notice: str = ""
     journal_notice: str = ""
+    # What the user can do about a Vosk model that would not load (PocketSphinx captions meanwhile):
+    # ``WayOut``s a front end turns into buttons; () when all is well.
+    ways_out: tuple = ()
 
     @property
     def journal_model(self) -> str | None:
@@ -71,7 +74,8 @@ class RecognizerInfo:
         return self.model if self.model is not None else ("built-in" if self.name == "pocketsphinx" else None)
 
 
-RecognizerFactory = Callable[[str, str], tuple]  # (kind, vosk model) -> (recognizer, notice)
+# (kind, vosk model) -> (recognizer, notice) or (recognizer, notice, ways out)
+RecognizerFactory = Callable[[str, str], tuple]
 
 
 def isolated_recognizer(kind: str, model: str):
@@ -79,11 +83,21 @@ def isolated_recognizer(kind: str, model: str):
     first installed), with PocketSphinx in a child process: in the caller's process its binding
     holds the GIL at the end of each utterance, long enough to freeze a GUI (docs/PERFORMANCE.md)."""
     from engine.files import paths
+    from engine.recognizers.base import RecognizerError
     from engine.recognizers.select import create_recognizer
 
-    return create_recognizer(
-        None if kind == "auto" else kind, model or None, paths.vosk_models_dir(), isolated=True
-    )
+    try:
+        return create_recognizer(
+            None if kind == "auto" else kind, model or None, paths.vosk_models_dir(), isolated=True
+        )
+    except RecognizerError as exc:
+        if kind == "pocketsphinx" or not exc.ways_out:
+            raise
+        # A Vosk model that will not load must not stop the captions: the built-in recognizer
+        # runs while the window offers the ways out as buttons.
+        recognizer, _ = create_recognizer("pocketsphinx", None, isolated=True)
+        reason = str(exc).split(". ", 1)[0].split("; ", 1)[0]
+        return recognizer, f"{reason}. Captions use the built-in recognizer meanwhile.", exc.ways_out
 
 
 def load_punctuation_model(folder: Path):
@@ -110,7 +124,7 @@ class SessionResources:
         self.model_loader = model_loader
         self._models: dict = {}  # folder -> PunctuationModel
         self._model_problems: dict = {}  # folder -> one line when the shipped model runs instead
-        self._recognizers: dict = {}  # (kind, model) -> (recognizer, notice)
+        self._recognizers: dict = {}  # (kind, model) -> (recognizer, notice, ways out)
         self._model_lock = threading.Lock()
 
     def punctuation_model(self, model_dir: Path | None = None):
@@ -142,20 +156,23 @@ class SessionResources:
         if cached is not None and getattr(cached[0], "closed", False):
             del self._recognizers[key]  # its process died: the next session gets a new one
         if key not in self._recognizers:
-            recognizer, notice = self.recognizer_factory(kind, vosk_model)
+            recognizer, notice, *ways = self.recognizer_factory(kind, vosk_model)
             wait_ready = getattr(recognizer, "wait_ready", None)
             if wait_ready is not None:
                 wait_ready()  # a recognizer in its own process: its model errors show now, not mid-session
-            self._recognizers[key] = (recognizer, notice)
-        recognizer, notice = self._recognizers[key]
+            self._recognizers[key] = (recognizer, notice, tuple(ways[0]) if ways else ())
+        recognizer, notice, ways_out = self._recognizers[key]
         model = getattr(recognizer, "model_path", None)
-        return recognizer, RecognizerInfo(recognizer.name, notice, None if model is None else str(model))
+        info = RecognizerInfo(
+            recognizer.name, notice, None if model is None else str(model), ways_out=ways_out
+        )
+        return recognizer, info
 
     def close_recognizers(self) -> None:
         """Close the cached recognizers (a PocketSphinx child process each); the next session makes
         new ones."""
         cached, self._recognizers = list(self._recognizers.values()), {}
-        for recognizer, _ in cached:
+        for recognizer, *_ in cached:
             close = getattr(recognizer, "close", None)
             if close is not None:
                 try:

@@ -88,8 +88,13 @@ def install_model(
     timeout: float = TIMEOUT_S,
     retries: int = RETRIES,
     notify: Callable[[str], None] | None = None,
+    replace: bool = False,
 ) -> Path:
     """Make sure ``model`` is installed, downloading it if needed. Returns its folder.
+
+    ``replace``: install afresh even over a folder that looks complete (one that will not load:
+    a damaged file inside). The old folder stays until the new one is unpacked beside it, so a
+    failed or cancelled download loses nothing.
 
     ``model`` is a catalogue name (``UnknownModelError`` if unknown) or entry.
     ``progress(done_bytes, total_bytes)`` is called after every chunk.
@@ -120,7 +125,7 @@ def install_model(
         raise storage_error(exc, models) from exc
     try:
         final = models / entry.name
-        if not model_problems(final):
+        if not replace and not model_problems(final):
             return final  # installed already, possibly by the process we just waited for
         _sweep_leftovers(models, entry.name)
         fetch(

@@ -127,3 +127,78 @@ def test_placeholder_says_starting_then_no_speech_heard_after_a_silent_file(
     assert not window.text.final_transcript.words
     text = window.view.placeholderText()
     assert "Press Start" not in text and "No speech heard" in text, text
+
+
+VOSK_NAME = "vosk-model-small-en-us-0.15"  # a catalogue name: "Download again" has a real entry
+
+
+def _damaged_vosk_model():
+    from tests.engine.recognizers.test_recognizers import write_tiny_vosk_model
+
+    model = write_tiny_vosk_model(paths.vosk_models_dir() / VOSK_NAME)
+    final = model / "am" / "final.mdl"
+    final.write_bytes(final.read_bytes()[: final.stat().st_size // 2])  # complete, but will not load
+    return model
+
+
+@pytest.mark.needs_espeak
+def test_a_broken_vosk_model_captions_with_pocketsphinx_and_offers_three_ways_out(
+    data_dir, settings, qtbot, speech_wav, tiny_model_dir, tmp_path, monkeypatch
+):
+    import hashlib
+
+    import app.main_window.model_offer as model_offer
+    from app import settings as keys
+    from engine.vosk_models.catalogue import CatalogueEntry
+    from tests.model_server import Server, make_zip, model_files
+
+    model = _damaged_vosk_model()
+    window = open_window(qtbot, settings, model_dir=tiny_model_dir, journal_dir=tmp_path / "journal")
+    final = play(window, qtbot, speech_wav)
+    assert len(words_of(final)) >= 3  # captions ran, on PocketSphinx
+    assert window.banners.text("error") is None, window.banners.text("error")
+    banner = window.banners.banners["model"]
+    assert str(model) in banner.text and "built-in recognizer" in banner.text and "NAME" not in banner.text
+    assert list(banner.buttons) == ["Use the built-in recognizer", "Download again", "Remove"]
+
+    # Download again: the damaged folder is replaced by a fresh copy (from a real local server).
+    server = Server()
+    try:
+        data = make_zip(model_files())
+        server.files["fresh.zip"] = data
+        md5 = hashlib.md5(data).hexdigest()
+        url = server.url("fresh.zip")
+        entry = CatalogueEntry(VOSK_NAME, "en-us", "English", url, len(data), "", md5, "0.15", "small")
+        monkeypatch.setattr(model_offer, "catalogue_entry", lambda name: entry if name == VOSK_NAME else None)
+        with qtbot.waitSignal(window.model_offer.installed, timeout=30000):
+            banner.buttons["Download again"].click()
+    finally:
+        server.close()
+    assert (model / "am" / "final.mdl").read_bytes() == model_files()["am/final.mdl"]
+
+    # The fake fresh model cannot load either: the same banner again; Remove deletes it.
+    qtbot.waitUntil(
+        lambda: "Remove" in getattr(window.banners.banners.get("model"), "buttons", {}), timeout=30000
+    )
+    with qtbot.waitSignal(window.model_offer.removed, timeout=30000):
+        window.banners.banners["model"].buttons["Remove"].click()
+    assert not model.exists()
+
+    # Use the built-in recognizer: remembered, so the banner does not come back.
+    _damaged_vosk_model()
+    window.bridge.forget_recognizers()
+    with qtbot.waitSignal(window.models_ready, timeout=30000):
+        window.preload()
+    qtbot.waitUntil(
+        lambda: "Use the built-in recognizer" in getattr(window.banners.banners.get("model"), "buttons", {}),
+        timeout=30000,
+    )
+    window.banners.banners["model"].buttons["Use the built-in recognizer"].click()
+    assert settings.get(keys.RECOGNIZER) == "pocketsphinx"
+    qtbot.waitUntil(
+        lambda: "Download again" not in getattr(window.banners.banners.get("model"), "buttons", {}),
+        timeout=30000,
+    )
+    window.bridge.wait(30000)
+    assert window.banners.text("model") is None  # PocketSphinx was chosen: nothing to say
+    QThreadPool.globalInstance().waitForDone(30000)

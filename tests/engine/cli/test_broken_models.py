@@ -63,7 +63,7 @@ def test_a_broken_vosk_model_fails_in_one_line_with_real_commands(tmp_path, sile
     line = lines[-1]
     assert str(model) in line and "NAME" not in line
     assert "use the built-in recognizer: --recognizer pocketsphinx" in line
-    assert f"download again: livecap models remove {NAME} && livecap models download {NAME}" in line
+    assert f"download again: livecap models download {NAME} --replace" in line
     assert f"remove: livecap models remove {NAME}" in line
 
 

@@ -87,3 +87,32 @@ def test_a_missing_file_fails_before_any_model_loads(tmp_path):
     spec = SessionSpec(source=SourceChoice("file", str(tmp_path / "missing.wav")))
     with pytest.raises(AudioError, match="no such file"):
         build_live_session(spec, SessionResources(never, never))
+
+
+def test_a_vosk_model_that_will_not_load_falls_back_to_pocketsphinx_with_ways_out(tmp_path, monkeypatch):
+    """The app's factory: captions go on with the built-in recognizer, and the front end gets the
+    three ways out as actions, each with its real command."""
+    from engine.files import paths
+    from engine.session.build import SessionResources
+    from tests.engine.recognizers.test_recognizers import write_tiny_vosk_model
+
+    name = "vosk-model-small-en-us-0.15"
+    monkeypatch.setenv(paths.OVERRIDE_ENV, str(tmp_path / "data"))
+    model = write_tiny_vosk_model(paths.vosk_models_dir() / name)
+    final = model / "am" / "final.mdl"
+    final.write_bytes(final.read_bytes()[: final.stat().st_size // 2])  # complete, but damaged
+    resources = SessionResources()
+    try:
+        recognizer, info = resources.recognizer("auto", "")
+        assert recognizer.name == info.name == "pocketsphinx"
+        assert str(model) in info.notice and "built-in recognizer meanwhile" in info.notice
+        assert "\n" not in info.notice and "livecap models" not in info.notice  # the buttons say that
+        assert [(w.action, w.label) for w in info.ways_out] == [
+            ("use_builtin", "Use the built-in recognizer"),
+            ("download", "Download again"),
+            ("remove", "Remove"),
+        ]
+        assert all(w.model == name for w in info.ways_out[1:])
+        assert info.ways_out[1].command == f"livecap models download {name} --replace"
+    finally:
+        resources.close_recognizers()

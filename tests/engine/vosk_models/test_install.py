@@ -109,6 +109,23 @@ def test_install_reports_progress_and_cleans_up(server):
     assert install_model(entry) == path and len(server.requests) == 1  # installed: no new download
 
 
+def test_replace_installs_afresh_over_a_damaged_complete_folder_and_a_failure_keeps_it(server):
+    files = model_files()
+    entry = publish(server, make_zip(files))
+    path = install_model(entry)
+    damaged = path / "am" / "final.mdl"
+    damaged.write_bytes(damaged.read_bytes()[:3])  # still "complete", but it will not load
+    assert install_model(entry) == path and damaged.read_bytes() != files["am/final.mdl"]  # kept as is
+    server.files[MODEL + ".zip"] = b"not a zip at all"  # a failed download ...
+    failing = publish(server, b"not a zip at all")
+    with pytest.raises(CorruptArchiveError):
+        install_model(failing, replace=True)
+    assert damaged.exists() and leftovers() == [MODEL]  # ... loses nothing
+    server.files[MODEL + ".zip"] = make_zip(files)
+    assert install_model(entry, replace=True) == path
+    assert_installed(files)  # the damaged file is gone, the whole model is fresh
+
+
 def test_dropped_connection_resumes_with_range(server):
     files = model_files()
     entry = publish(server, make_zip(files))
