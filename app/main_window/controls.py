@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
-from app.workers.sources import DeviceScan, SourceChoice
-from engine import LatencyMap, LatencySetting
+from app.workers.sources import DeviceScan
+from engine import LatencyMap, LatencySetting, SourceChoice
 
 # Fixed colours rather than the palette's: a warning must look like one in any theme, and
 # these pairs keep a contrast above 7:1.

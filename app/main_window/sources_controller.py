@@ -16,7 +16,8 @@ from app import settings as keys
 from app.main_window.controls import BannerArea, SourcePicker
 from app.settings import AppSettings
 from app.workers.jobs import Job, JobRunner
-from app.workers.sources import DeviceScan, SourceChoice, scan_devices
+from app.workers.sources import DeviceScan, scan_devices
+from engine import SourceChoice
 
 BANNER = "audio"  # the banner topic this controller owns
 

@@ -30,8 +30,8 @@ from app.main_window.overlay_controller import OverlayController
 from app.main_window.sources_controller import SourcesController
 from app.main_window.transcript_controller import TranscriptController
 from app.workers.jobs import JobRunner
-from app.workers.session_bridge import IDLE, PAUSED, RUNNING, STARTING, STOPPING, SessionBridge, SessionSpec
-from engine import LatencyMap, Transcript
+from app.workers.session_bridge import IDLE, PAUSED, RUNNING, STARTING, STOPPING, SessionBridge
+from engine import LatencyMap, SessionSpec, Transcript
 
 log = logging.getLogger(__name__)
 

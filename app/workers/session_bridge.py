@@ -340,7 +340,5 @@ __all__ = [
     "RUNNING",
     "STARTING",
     "STOPPING",
-    "RecognizerInfo",
     "SessionBridge",
-    "SessionSpec",
 ]

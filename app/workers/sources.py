@@ -1,15 +1,11 @@
 """What the app can record: the device scan behind the source picker. Opening a source (and
-pausing it) is the engine's ``engine.audio.pausable``; its names are re-exported here for the
-window.
-"""
+pausing it) is the engine's (``from engine import SourceChoice, open_source``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import SETTLE_SECONDS, PausableSource, SourceChoice, open_source
-
-__all__ = ["SETTLE_SECONDS", "DeviceScan", "PausableSource", "SourceChoice", "open_source", "scan_devices"]
+__all__ = ["DeviceScan", "scan_devices"]
 
 
 # ---- what can be recorded ----------------------------------------------------------------------------

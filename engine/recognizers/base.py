@@ -15,7 +15,6 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from engine.audio import SAMPLE_RATE  # noqa: F401  (re-exported: the backends import it from here)
 from engine.words import Word
 
 

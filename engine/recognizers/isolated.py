@@ -19,7 +19,8 @@ from __future__ import annotations
 import multiprocessing
 import threading
 
-from engine.recognizers.base import SAMPLE_RATE, RecognizerError, RecognizerUpdate, as_pcm_bytes
+from engine.audio import SAMPLE_RATE
+from engine.recognizers.base import RecognizerError, RecognizerUpdate, as_pcm_bytes
 
 # How long to wait for the child to load its model: far longer than PocketSphinx needs even on
 # a loaded machine. Past this, something is wrong rather than slow.

@@ -28,8 +28,8 @@ import re
 from collections import deque
 from collections.abc import Iterable
 
+from engine.audio import SAMPLE_RATE
 from engine.recognizers.base import (
-    SAMPLE_RATE,
     RecognizerError,
     RecognizerUpdate,
     as_pcm_bytes,

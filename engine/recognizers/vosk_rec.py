@@ -25,8 +25,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from engine.audio import SAMPLE_RATE
 from engine.recognizers.base import (
-    SAMPLE_RATE,
     RecognizerError,
     RecognizerUpdate,
     WayOut,

@@ -11,7 +11,7 @@ from app.main_window.sources_controller import SourcesController
 from app.settings import AppSettings
 from app.workers import sources
 from app.workers.jobs import JobRunner
-from app.workers.sources import SourceChoice
+from engine import SourceChoice
 from engine.audio.microphone import InputDevice
 from engine.audio.system_audio import MonitorSource
 

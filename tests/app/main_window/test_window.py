@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QAbstractButton, QComboBox, QProgressBar, QPushBut
 from app import settings as keys
 from app.settings import AppSettings
 from app.workers.session_bridge import IDLE, PAUSED, RUNNING, SessionBridge
-from app.workers.sources import SourceChoice
+from engine import SourceChoice
 from engine.files import paths
 from engine.punctuation.streaming import Appended, Settled
 from engine.session.live import AudioLevel, PartialWords

@@ -57,8 +57,8 @@ def test_stop_wakes_a_waiting_release_which_keeps_its_chunk():
 def test_the_file_source_and_the_app_pace_with_the_same_pacer(tmp_path):
     import soundfile as sf
 
-    from app.workers.sources import SourceChoice, open_source
     from engine.audio.file_source import FileSource
+    from engine.audio.pausable import SourceChoice, open_source
 
     path = tmp_path / "a.wav"
     sf.write(path, np.zeros(SAMPLE_RATE // 2, np.int16), SAMPLE_RATE, subtype="PCM_16")
