@@ -31,6 +31,7 @@ import sys
 import time
 import zlib
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -144,20 +145,12 @@ def f1_of(row: dict) -> float:
 
 
 def offline_decoder(model, settings: dict | None = None, pauses: bool = False) -> OfflineDecoder:
-    dec = model.config.decoder
-    base = dict(
-        window=dec.offline_window,
-        stride=dec.offline_stride,
-        min_left=dec.offline_min_left,
-        min_right=dec.offline_min_right,
-        edge_weighting=dec.offline_edge_weighting,
-    )
-    return OfflineDecoder(
-        ModelScorer(model),
-        **(base | (settings or {})),
-        pause_threshold=model.config.pause_threshold if pauses else None,
-        casing=CaseRenderer(model.config.lexicon),
-    )
+    """The engine's offline decoder on the model's settings, with ``settings`` (window, stride,
+    min_left, min_right, edge_weighting) changed; ``pauses`` False ignores word timings."""
+    changes = {f"offline_{key}": value for key, value in (settings or {}).items()}
+    if not pauses:
+        changes["pause_threshold"] = None
+    return OfflineDecoder.from_model(model, replace(model.config.decoder, **changes))
 
 
 def evaluate(
