@@ -46,8 +46,8 @@ class DecoderSettings:
     silence_gap: float | None = 1.2
     pause_threshold: float | None = DEFAULT_PAUSE_THRESHOLD
     offline_window: int = 64
-    offline_stride: int = 8
-    offline_min_left: int = 4
+    offline_stride: int = 16
+    offline_min_left: int = 2
     offline_min_right: int = 4
     offline_edge_weighting: bool = True
     casing: bool = True
