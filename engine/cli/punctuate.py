@@ -8,8 +8,11 @@ word settled so far before exiting with 130. The end of the input ends a sentenc
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import TextIO
 
@@ -50,6 +53,24 @@ def decode_text(data: bytes, name: str) -> str:
     return text
 
 
+@contextlib.contextmanager
+def interrupt_deferred():
+    """Hold Ctrl-C until the block is done. A KeyboardInterrupt between writing a sentence and
+    recording that it was written would make ``close`` write that sentence a second time.
+    (A Python-level handler, not a signal mask: any thread may receive the signal.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            raise KeyboardInterrupt
+
+
 class SentenceWriter:
     """Writes settled words to ``out`` a sentence at a time, so that what is written is final.
 
@@ -73,10 +94,16 @@ class SentenceWriter:
             self.write_held()
 
     def write_held(self) -> None:
-        from engine.words import MARK_TEXT
-
         if not self.held:
             return
+        with interrupt_deferred():
+            self._write(self.held)
+            self.written += len(self.held)
+            self.held = []
+
+    def _write(self, held) -> None:
+        from engine.words import MARK_TEXT
+
         if self.fmt == "json":
             rows = [
                 json.dumps(
@@ -89,15 +116,13 @@ class SentenceWriter:
                     },
                     ensure_ascii=False,
                 )
-                for s in self.held
+                for s in held
             ]
             text = ("[\n" if not self.written else ",\n") + ",\n".join(rows)
         else:
-            text = ("" if not self.written else " ") + " ".join(s.form + MARK_TEXT[s.mark] for s in self.held)
+            text = ("" if not self.written else " ") + " ".join(s.form + MARK_TEXT[s.mark] for s in held)
         self.out.write(text)
         self.out.flush()
-        self.written += len(self.held)
-        self.held = []
 
     def close(self) -> None:
         """Write what is held and end the document."""

@@ -93,16 +93,34 @@ class PunctuationEngine:
         self._commands.put(command, timeout=timeout)
 
     # -- the thread ---------------------------------------------------------------
+    # Most words a single inference takes on when they queued up together.
+    MAX_WORDS_PER_STEP = 16
+
     def _run(self) -> None:
         decoder = self.decoder
+        held = None  # a command taken off the queue while gathering words, run next
         while True:
-            command = self._commands.get()
+            command, held = (held, None) if held is not None else (self._commands.get(), None)
             if command is _STOP:
                 return
             kind = command[0]
             try:
                 if kind == "word":
-                    events: list = decoder.push(command[1])
+                    # Words the recognizer committed together (an utterance's end, a burst after
+                    # a stall) share one inference on the window ending at the newest: it scores
+                    # all of them, and the ones before it would only be shown a few ms earlier.
+                    words = [command[1]]
+                    while len(words) < self.MAX_WORDS_PER_STEP:
+                        try:
+                            following = self._commands.get_nowait()
+                        except queue.Empty:
+                            break
+                        if following is not _STOP and following[0] == "word":
+                            words.append(following[1])
+                        else:
+                            held = following
+                            break
+                    events: list = decoder.push_many(words)
                 elif kind == "retract":
                     events = decoder.retract(command[1])
                 elif kind == "time":
@@ -119,6 +137,8 @@ class PunctuationEngine:
                 log.exception("punctuation engine failed")
                 self.failed = f"{type(exc).__name__}: {exc}"
                 self._publish([EngineFailed(self.failed)])
+                if held is not None and held is not _STOP and held[0] == "barrier":
+                    held[1].set()
                 self._drain_barriers()
                 return
             if events:

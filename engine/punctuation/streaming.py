@@ -248,6 +248,22 @@ class StreamingDecoder:
         self.settings = replace(self.settings, threshold=threshold, l_max=l_max)
 
     def push(self, word: Word) -> list[Event]:
+        return self.push_many([word])
+
+    def push_many(self, words: list[Word]) -> list[Event]:
+        """Append words that arrived together, then run one inference, on the window ending at
+        the newest: it scores every pending word, so the words before it need none of their own.
+        Each word still gets its ``Appended`` and provisional events, in order; a word simply
+        reaches its decision with the lookahead it has by then, as if the decoder had been slow."""
+        events: list[Event] = []
+        for word in words:
+            events += self._append(word)
+        if words:
+            events += self._step(force=False)
+            self._trim()
+        return events
+
+    def _append(self, word: Word) -> list[Event]:
         events: list[Event] = []
         if self._slots:
             last = self._slots[-1]
@@ -262,8 +278,6 @@ class StreamingDecoder:
                 last.pause_after = True
         self._slots.append(_Slot(word))
         events.append(Appended(self.word_count - 1, word))
-        events += self._step(force=False)
-        self._trim()
         return events
 
     def advance_time(self, now: float) -> list[Event]:

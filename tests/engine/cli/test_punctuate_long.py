@@ -116,3 +116,28 @@ def test_a_progress_bar_on_a_terminal_and_none_otherwise(tiny_model_dir):
     piped = run_with_stderr(tiny_model_dir, subprocess.PIPE, text)
     assert piped.returncode == 0 and piped.stderr == b""
     assert piped.stdout == r.stdout
+
+
+def test_ctrl_c_while_a_sentence_is_being_written_never_writes_it_twice():
+    import io
+
+    from engine.cli.punctuate import SentenceWriter
+    from engine.punctuation.streaming import Settled
+    from engine.words import Word
+
+    class InterruptedMidWrite(io.StringIO):
+        def write(self, text):
+            n = super().write(text)
+            if "two." in text:
+                os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C lands while the sentence is written
+            return n
+
+    words = [Word(t) for t in "one two three".split()]
+    out = InterruptedMidWrite()
+    writer = SentenceWriter(words, "text", out)
+    writer.add(Settled(0, "none", "capitalized", 1, "One"))
+    with pytest.raises(KeyboardInterrupt):
+        writer.add(Settled(1, "period", "lower", 1, "two"))
+    writer.add(Settled(2, "none", "capitalized", 1, "Three"))
+    writer.close()  # as cmd_punctuate does after the interrupt
+    assert out.getvalue() == "One two. Three\n" and writer.written == 3

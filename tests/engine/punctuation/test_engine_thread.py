@@ -87,3 +87,29 @@ def test_threshold_changes_live():
     assert engine.wait_idle(5)
     assert builder.settled[:3] == [True, True, True]
     engine.stop()
+
+
+def test_words_queued_while_the_engine_is_busy_share_one_inference():
+    gate, busy = threading.Event(), threading.Event()
+    scorer = ScriptedScorer(lambda w, l, p: SURE["period"] if w == "end" else SURE["none"])
+    slow_tag = scorer.tag
+
+    def tag(*args, **kwargs):
+        busy.set()
+        gate.wait(10)  # the first inference is slow: the next words queue up behind it
+        return slow_tag(*args, **kwargs)
+
+    scorer.tag = tag
+    engine = PunctuationEngine(StreamingDecoder(scorer, silence_gap=None), queue_size=16)
+    builder = TranscriptBuilder()
+    engine.subscribe(builder.apply)
+    engine.start()
+    engine.push(Word("so"))
+    assert busy.wait(10)
+    for t in "this is the end".split():
+        engine.push(Word(t))
+    gate.set()
+    engine.stop()
+    assert [w.display for w in builder.words] == ["So", "this", "is", "the", "end."]
+    # "so" alone, then the four queued words together, then the final flush
+    assert scorer.windows[:2] == [0, 4] and len(scorer.windows) <= 3

@@ -50,8 +50,8 @@ def test_the_shipped_model_ships_its_sweep_and_the_default_matches_its_config():
     assert m.setting(50).threshold == threshold and m.setting(50).l_max == l_max
     report = json.loads((folder / REPORT_FILE).read_text())
     assert (
-        report["text"]["recommended"]["threshold"] == threshold
-        and report["text"]["recommended"]["l_max"] == l_max
+        report["text"]["live_default"]["threshold"] == threshold
+        and report["text"]["live_default"]["l_max"] == l_max
     )
     assert m.setting(50).avg_lookahead is not None and 1.0 <= m.setting(50).avg_lookahead <= 2.3
     assert m.setting(0).avg_lookahead < m.setting(50).avg_lookahead < m.setting(100).avg_lookahead

@@ -204,3 +204,30 @@ def test_live_threshold_change():
     dec.set_threshold(2.0)  # accept anything: settle at l_min from now on
     s = settled(dec.push(Word("w3", 10.0, 10.1)))
     assert {0, 1, 2} <= set(s)
+
+
+def test_words_that_arrive_together_share_one_inference_and_settle_with_more_lookahead():
+    def script(w, lookahead, pause):
+        if w == "end":
+            return SURE["period"] if lookahead >= 2 else UNSURE["period"]
+        return SURE["none"]
+
+    ws = words(6)
+    ws[3] = Word("end", ws[3].start, ws[3].end)
+    one_by_one, together = ScriptedScorer(script), ScriptedScorer(script)
+    apart = run(StreamingDecoder(one_by_one, silence_gap=None, l_max=3), ws)
+    decoder = StreamingDecoder(together, silence_gap=None, l_max=3)
+    events = decoder.push_many(ws[:4]) + decoder.push_many(ws[4:])
+
+    assert one_by_one.windows == [0, 1, 2, 3, 4, 5]
+    assert together.windows == [3, 5]  # one window per burst, ending at its newest word
+    # every word still appears and gets a provisional mark, in order
+    assert [e.position for e in events if isinstance(e, Appended)] == list(range(6))
+    assert sorted({e.position for e in events if isinstance(e, Provisional)}) == list(range(6))
+    burst, single = settled(events), settled(apart)
+    assert [e.position for e in events if isinstance(e, Settled)] == [0, 1, 2, 3, 4]  # word order
+    assert {p: e.mark for p, e in burst.items()} == {p: e.mark for p, e in single.items()}
+    assert burst[3].mark == "period"
+    # the burst's first words were decided with the lookahead they had when it was scored
+    assert [burst[p].lookahead_used for p in (0, 1, 2)] == [3, 2, 1]
+    assert [single[p].lookahead_used for p in (0, 1, 2)] == [1, 1, 1]
