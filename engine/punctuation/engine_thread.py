@@ -27,6 +27,14 @@ class EngineFailed:
     message: str
 
 
+@dataclass(frozen=True)
+class Finalized:
+    """The recognizer ended an utterance: none of the first ``words`` words will be taken back.
+    Published in order with the decoder's events, after the utterance's last ``Appended``."""
+
+    words: int
+
+
 _STOP = object()
 
 
@@ -78,6 +86,10 @@ class PunctuationEngine:
     def flush(self) -> None:
         self._put(("flush",), None)
 
+    def finalize(self) -> None:
+        """The recognizer will not retract the words pushed so far (its utterance ended)."""
+        self._put(("final",), None)
+
     def set_threshold(self, threshold: float, l_max: int | None = None) -> None:
         self._put(("threshold", threshold, l_max), None)
 
@@ -127,6 +139,8 @@ class PunctuationEngine:
                     events = decoder.advance_time(command[1])
                 elif kind == "flush":
                     events = decoder.flush()
+                elif kind == "final":
+                    events = [Finalized(decoder.word_count)]
                 elif kind == "threshold":
                     decoder.set_threshold(command[1], command[2])
                     events = []

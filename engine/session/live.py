@@ -5,7 +5,7 @@ recognizer, turns its partials and finals into committed words (the
 stabiliser) and hands those to the punctuation engine, whose own thread
 decides marks and publishes the decoder's events. Subscribers get both kinds
 of event lists: the engine's (``Appended``, ``Provisional``, ``Settled``,
-``Withdrawn``, ``Retracted``, ``EngineFailed``) on the engine thread, and the
+``Withdrawn``, ``Retracted``, ``Finalized``, ``EngineFailed``) on the engine thread, and the
 session's own (``PartialWords``, ``AudioLevel``, ``SourceNotice``) on the
 recognizer thread. A subscriber that draws must therefore take its own lock
 (or, in a GUI, hop to its UI thread).
@@ -225,6 +225,8 @@ class LiveSession:
         for word in out.commit:
             self.engine.push(word)
         self.words_pushed += len(out.commit)
+        if out.endpoint:  # retractions never reach back past an utterance's end
+            self.engine.finalize()
         unstable = tuple(w.text for w in out.unstable)
         if unstable != self._last_unstable:
             self._last_unstable = unstable

@@ -5,7 +5,6 @@ real Xvfb, a real listening Unix socket for Wayland, a real TCP listener for a r
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -33,31 +32,6 @@ def display_env(monkeypatch):
     for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
         monkeypatch.delenv(name, raising=False)
     return monkeypatch
-
-
-@pytest.fixture
-def xvfb():
-    """A real X server on a display number it picks itself; yields (display, process)."""
-    if shutil.which("Xvfb") is None:
-        pytest.skip("Xvfb is not installed (apt-get install xvfb)")
-    read, write = os.pipe()
-    server = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-nolisten", "tcp", "-screen", "0", "320x240x24"],
-        pass_fds=(write,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write)
-    with os.fdopen(read) as chosen:
-        number = chosen.readline().strip()  # written once the server accepts connections
-    try:
-        if not number:
-            pytest.skip("Xvfb did not start")
-        yield f":{number}", server
-    finally:
-        if server.poll() is None:
-            server.terminate()
-            server.wait(10)
 
 
 def test_a_stale_display_gives_one_line_and_exit_1_before_qt(tmp_path):

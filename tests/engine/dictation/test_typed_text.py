@@ -1,0 +1,142 @@
+"""What dictation types, from a scripted stream of engine events (engine/dictation/typed_text.py)."""
+
+import pytest
+
+from engine.dictation.typed_text import DictationText, PressKey, TypeText
+from engine.punctuation.engine_thread import Finalized
+from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled, Withdrawn
+from engine.words import Word
+
+
+class Stream:
+    """Engine events as the session publishes them: words appended, then provisional, then
+    settled with the decoder's sentence capitals, and the recognizer's utterance ends."""
+
+    def __init__(self, start: int = 0):
+        self.next = start
+        self.texts: dict[int, str] = {}
+
+    def words(self, spoken: str) -> list:
+        events = []
+        for text in spoken.split():
+            events.append(Appended(self.next, Word(text.rstrip(",.?"))))
+            self.texts[self.next] = text
+            self.next += 1
+        return events
+
+    def settle(self, first: int, last: int) -> list:
+        events = []
+        for p in range(first, last + 1):
+            raw = self.texts[p]
+            mark = {",": "comma", ".": "period", "?": "question"}.get(raw[-1], "none")
+            word = raw.rstrip(",.?")
+            previous = self.texts.get(p - 1, ".")
+            starts = p == 0 or previous[-1] in ".?"
+            form = word[:1].upper() + word[1:] if starts or word == "i" else word
+            events.append(Provisional(p, mark, "lower", 0.9, word))
+            events.append(Settled(p, mark, "capitalized" if starts else "lower", 1, form))
+        return events
+
+
+def typed(keystrokes) -> str:
+    out = ""
+    for k in keystrokes:
+        if isinstance(k, TypeText):
+            out += k.text
+        elif k.key == "Return":
+            out += "\n" * k.count
+        else:
+            out = out[: len(out) - k.count]
+    return out
+
+
+def test_only_settled_words_of_an_ended_utterance_are_typed_with_marks_spaces_and_capitals():
+    s, d = Stream(), DictationText()
+    assert d.apply(s.words("hello, world. how are you?")) == []  # nothing settled
+    assert d.apply(s.settle(0, 3)) == []  # settled, but the recognizer may still take them back
+    keys = d.apply([Finalized(5)])
+    assert typed(keys) == "Hello, world. How are"  # "you" is not settled yet: never provisional text
+    keys += d.apply(s.settle(4, 4))
+    assert typed(keys) == "Hello, world. How are you?"
+    assert all(not k.text.startswith(" ") for k in keys[:1]) and d.words_typed == 5
+    keys += d.apply(s.words("fine thanks.") + s.settle(5, 6) + [Finalized(7)])
+    assert typed(keys) == "Hello, world. How are you? Fine thanks."
+
+
+def test_words_the_recognizer_replaced_are_never_typed():
+    s, d = Stream(), DictationText()
+    keys = d.apply(s.words("we wreck a nice") + s.settle(0, 2))
+    # the recognizer changes its mind about the last three words before the utterance ends
+    keys += d.apply([Withdrawn(1), Withdrawn(2), Retracted(1)])
+    s.next = 1
+    keys += d.apply(s.words("recognize speech.") + s.settle(1, 2) + [Finalized(3)])
+    assert typed(keys) == "We recognize speech."
+    assert "wreck" not in typed(keys) and "nice" not in typed(keys)
+
+
+def test_nothing_already_typed_is_retyped_when_events_repeat():
+    s, d = Stream(), DictationText()
+    events = s.words("one two.") + s.settle(0, 1) + [Finalized(2)]
+    first = d.apply(events)
+    again = d.apply(s.settle(0, 1) + [Finalized(2)])  # a late duplicate of what was typed
+    assert typed(first) == "One two." and again == []
+
+
+@pytest.mark.parametrize(
+    ("spoken", "commands", "expected"),
+    [
+        ("dear sam, new line thanks for the call.", {"new line"}, "Dear sam,\nthanks for the call."),
+        ("first part. new paragraph. second part.", {"new paragraph"}, "First part.\n\nSecond part."),
+        ("keep this. drop this one, scratch that and this.", {"scratch that"}, "Keep this. and this."),
+        ("keep this. new line scratch that", {"new line", "scratch that"}, "Keep this.\n"),
+        ("dear sam new line", set(), "Dear sam new line"),  # commands are off by default
+    ],
+)
+def test_spoken_commands_when_switched_on(spoken, commands, expected):
+    s, d = Stream(), DictationText(commands)
+    events = s.words(spoken)
+    keys = d.apply(events + s.settle(0, s.next - 1) + [Finalized(s.next)])
+    assert typed(keys) == expected
+
+
+def test_scratch_that_removes_only_what_was_typed_last():
+    s, d = Stream(), DictationText({"scratch that"})
+    keys = d.apply(s.words("one. two three.") + s.settle(0, 2) + [Finalized(3)])
+    keys += d.apply(s.words("scratch that") + s.settle(3, 4) + [Finalized(5)])
+    assert [k for k in keys if isinstance(k, PressKey)] == [PressKey("BackSpace", len(" Two three."))]
+    assert typed(keys) == "One."
+    keys += d.apply(s.words("scratch that") + s.settle(5, 6) + [Finalized(7)])
+    assert typed(keys) == ""  # the first sentence, typed at the line's start, had no leading space
+    keys += d.apply(s.words("scratch that") + s.settle(7, 8) + [Finalized(9)])
+    assert typed(keys) == "" and keys[-1] == PressKey("BackSpace", len("One."))  # nothing more to remove
+
+
+def test_a_focus_change_mid_sentence_drops_the_rest_and_resumes_at_the_next_sentence():
+    s, d = Stream(), DictationText()
+    a = d.apply(s.words("first one here.") + s.settle(0, 2) + [Finalized(3)], focus="A")
+    assert typed(a) == "First one here."
+    a += d.apply(s.words("second") + s.settle(3, 3) + [Finalized(4)], focus="A")
+    b = d.apply(s.words("sentence goes on.") + s.settle(4, 6) + [Finalized(7)], focus="B")
+    assert b == []  # the focus moved mid-sentence: the rest of it is not typed anywhere
+    b += d.apply(s.words("third one.") + s.settle(7, 8) + [Finalized(9)], focus="B")
+    assert typed(a) == "First one here. Second" and typed(b) == "Third one."  # no stray space in B
+
+
+def test_livecaps_own_window_is_never_typed_into():
+    s, d = Stream(), DictationText(own_windows={"LIVECAP"})
+    own = d.apply(s.words("not here.") + s.settle(0, 1) + [Finalized(2)], focus="LIVECAP")
+    other = d.apply(s.words("but here.") + s.settle(2, 3) + [Finalized(4)], focus="EDITOR")
+    assert own == [] and typed(other) == "But here."
+
+
+def test_switched_on_mid_session_it_types_from_the_next_word_said():
+    s = Stream()
+    s.words("said before.")  # appended before dictation was switched on
+    d = DictationText()
+    keys = d.apply(s.words("now this.") + s.settle(0, 3) + [Finalized(4)])
+    assert typed(keys) == "Now this."
+
+
+def test_unknown_commands_are_refused():
+    with pytest.raises(ValueError, match="unknown spoken command"):
+        DictationText({"delete everything"})

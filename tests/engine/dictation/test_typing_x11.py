@@ -1,0 +1,110 @@
+"""Dictation into a real X11 text field in its own process, under Xvfb, typed by xdotool.
+
+The target is ``text_target.py`` (a Tk text widget); what it holds at the end must equal what
+livecap settled, exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.audio.file_source import FileSource
+from engine.dictation.sink import DictationSink
+from engine.dictation.typed_text import PressKey, TypeText
+from engine.dictation.typists import XdotoolTypist, choose_typist
+from engine.punctuation.streaming import StreamingDecoder
+from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
+from engine.session.live import LiveSession
+from tests.speech import write_speech_wav
+
+TARGET = Path(__file__).with_name("text_target.py")
+
+
+class TextTarget:
+    """The Tk text field, focused, in its own process on the test's X display."""
+
+    def __init__(self, display: str, out: Path):
+        self.out = out
+        env = {"DISPLAY": display, "PATH": "/usr/bin:/bin"}
+        self.process = subprocess.Popen(
+            [sys.executable, str(TARGET), str(out)], stdout=subprocess.PIPE, text=True, env=env
+        )
+        self.window = self.process.stdout.readline().strip()  # printed once it has the focus
+        assert self.window, "the text field did not start"
+
+    def finish(self) -> str:
+        self.process.terminate()
+        self.process.wait(20)
+        return json.loads(self.out.read_text(encoding="utf-8"))["text"]
+
+    def changes(self) -> list[dict]:
+        log = self.out.with_name(self.out.name + ".log")
+        return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture
+def target(xvfb, tmp_path, monkeypatch):
+    if shutil.which("xdotool") is None:
+        pytest.skip("xdotool is not installed (apt-get install xdotool): it types on X11")
+    display, _server = xvfb
+    monkeypatch.setenv("DISPLAY", display)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    field = TextTarget(display, tmp_path / "typed.json")
+    try:
+        yield field
+    finally:
+        if field.process.poll() is None:
+            field.process.kill()
+
+
+def test_xdotool_types_any_unicode_intact_and_presses_keys(target):
+    typist = choose_typist()
+    assert isinstance(typist, XdotoolTypist) and typist.focused_window() is not None
+    text = "Zoë’s café, naïve Ünal and Ørsted — «Ω» Straße. Ça va?"
+    typist.send([TypeText(text), PressKey("Return"), TypeText("next line x"), PressKey("BackSpace", 2)])
+    assert target.finish() == text + "\nnext line"
+
+
+@pytest.mark.needs_espeak
+@pytest.mark.slow
+def test_a_spoken_file_is_typed_exactly_as_the_session_settled_it(target, tmp_path, tiny_model):
+    speech = write_speech_wav(tmp_path / "speech.wav", repeats=2)
+    session = LiveSession(
+        FileSource(speech), PocketSphinxRecognizer(), StreamingDecoder.from_model(tiny_model)
+    )
+    sink = DictationSink(choose_typist())
+    session.subscribe(sink)
+    sink.start()
+    session.start()
+    assert session.wait(120)
+    transcript = session.stop()
+    assert sink.drain(60)
+    sink.stop()
+    typed = target.finish()
+    settled = " ".join(w.display for w in transcript.words)
+    assert len(transcript.words) >= 6, "PocketSphinx heard too little to test with"
+    assert typed == settled
+    assert sink.words_typed == len(transcript.words) and sink.error is None
+    # it appeared as the words became final, not in one piece at the end
+    assert len({c["text"] for c in target.changes()}) >= 3
+
+
+def test_stopping_dictation_types_nothing_more(target):
+    from engine.dictation.typed_text import DictationText
+    from engine.punctuation.engine_thread import Finalized
+    from engine.punctuation.streaming import Appended, Settled
+    from engine.words import Word
+
+    sink = DictationSink(choose_typist()).start()
+    sink([Appended(0, Word("hello")), Settled(0, "period", "capitalized", 1, "Hello"), Finalized(1)])
+    assert sink.drain(20)
+    sink.stop()
+    sink([Appended(1, Word("more")), Settled(1, "period", "capitalized", 1, "More"), Finalized(2)])
+    assert not sink.running and target.finish() == "Hello."
+    assert isinstance(sink.text, DictationText)
