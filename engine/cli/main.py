@@ -132,6 +132,35 @@ def _add_live_commands(sub) -> None:
     _add_recognizer_options(p)
     p.set_defaults(func=_lazy("engine.cli.listen", "cmd_listen"))
 
+    p = sub.add_parser("dictate", help="type settled, punctuated words into the focused window")
+    p.add_argument(
+        "--source",
+        default="mic",
+        metavar="mic|system|FILE",
+        help="a microphone, what the speakers play, or an audio file (default: mic)",
+    )
+    p.add_argument(
+        "--device", default=None, metavar="NAME", help="microphone or monitor name (see livecap devices)"
+    )
+    p.add_argument("--realtime", action="store_true", help="play a FILE at its real speed, as if live")
+    p.add_argument(
+        "--commands",
+        default=[],
+        type=lambda text: [c.strip() for c in text.split(",") if c.strip()],
+        metavar="LIST",
+        help="spoken commands to obey, comma-separated: new-line, new-paragraph, scratch-that "
+        "(default: none)",
+    )
+    control = p.add_mutually_exclusive_group()
+    control.add_argument(
+        "--toggle", action="store_true", help="pause or resume a running livecap's dictation"
+    )
+    control.add_argument("--stop", action="store_true", help="end a running livecap dictate")
+    control.add_argument("--status", action="store_true", help="say whether a running livecap is dictating")
+    _add_keep_days(p)
+    _add_recognizer_options(p)
+    p.set_defaults(func=_lazy("engine.cli.dictate", "cmd_dictate"))
+
     p = sub.add_parser("devices", help="list microphones and system audio monitors")
     p.set_defaults(func=_lazy("engine.cli.models", "cmd_devices"))
 

@@ -22,8 +22,8 @@ class DictationUnavailable(RuntimeError):
     """No way to type into other applications here; the message says what to install."""
 
 
-def _run(command: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run(command, capture_output=True, text=True, timeout=10)
+def _run(command: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(command, capture_output=True, text=True, timeout=10, env=env)
 
 
 class Typist:
@@ -45,7 +45,7 @@ class Typist:
             for command in self.commands_for(keystroke):
                 result = self.runner(command)
                 if result.returncode != 0:
-                    raise OSError(f"{self.tool} failed: {_last_line(result)}")
+                    raise OSError(f"{self.tool} failed: {_first_line(result)}")
 
     def focused_window(self) -> str | None:
         return None
@@ -149,10 +149,13 @@ def desktop_kind(env: dict[str, str] | None = None) -> str | None:
 def choose_typist(
     env: dict[str, str] | None = None,
     which: Callable[[str], str | None] = shutil.which,
-    runner: Runner = _run,
+    runner: Runner | None = None,
 ) -> Typist:
-    """The typist that works here, checked by a harmless call; else one line on what to install."""
+    """The typist that works here, checked by a harmless call; else one line on what to install.
+    ``env``: the desktop's environment (default: this process's); the tools run in it."""
     kind = desktop_kind(env)
+    if runner is None:
+        runner = _run if env is None else (lambda command: _run(command, {**os.environ, **env}))
     if kind is None:
         raise DictationUnavailable(
             "dictation types into the windows of a desktop session, and there is none here "
@@ -169,16 +172,18 @@ def choose_typist(
         if problem is None:
             return typist
         problems.append(problem)
+    desktop = "Wayland" if kind == "wayland" else "X11"
+    missing = any(p.endswith("is not installed") for p in problems)
+    hint = f": {INSTALL_HINT[kind]}" if missing else ""
     raise DictationUnavailable(
-        f"cannot type into other applications on this {'Wayland' if kind == 'wayland' else 'X11'} desktop "
-        f"({'; '.join(problems)}): {INSTALL_HINT[kind]}"
+        f"cannot type into other applications on this {desktop} desktop ({'; '.join(problems)}){hint}"
     )
 
 
 def probe(typist: Typist) -> str | None:
     """None if the typist can reach the desktop, else why not, in a few words."""
     command = {
-        "xdotool": ["xdotool", "getwindowfocus"],
+        "xdotool": ["xdotool", "getdisplaygeometry"],  # the display answers, focused window or not
         "wtype": ["wtype", ""],  # types nothing; fails where the compositor lacks virtual keyboards
         "ydotool": ["ydotool", "type", ""],  # fails when ydotoold is not running
     }[typist.tool]
@@ -187,10 +192,10 @@ def probe(typist: Typist) -> str | None:
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{typist.tool}: {exc}"
     if result.returncode != 0:
-        return f"{typist.tool}: {_last_line(result)}"
+        return f"{typist.tool}: {_first_line(result)}"
     return None
 
 
-def _last_line(result: subprocess.CompletedProcess) -> str:
+def _first_line(result: subprocess.CompletedProcess) -> str:
     lines = (result.stderr or result.stdout or "").strip().splitlines()
-    return lines[-1] if lines else f"exit {result.returncode}"
+    return lines[0].strip() if lines else f"exit {result.returncode}"

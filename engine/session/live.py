@@ -114,6 +114,9 @@ class LiveSession:
     def subscribe(self, callback: Subscriber) -> None:
         self._fanout.subscribe(callback)
 
+    def unsubscribe(self, callback: Subscriber) -> None:
+        self._fanout.unsubscribe(callback)
+
     def start(self) -> LiveSession:
         self.recognizer.reset()  # word times count from this session's first sample
         self.engine.start()

@@ -6,12 +6,6 @@ livecap settled, exactly.
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from engine.audio.file_source import FileSource
@@ -22,45 +16,6 @@ from engine.punctuation.streaming import StreamingDecoder
 from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
 from engine.session.live import LiveSession
 from tests.speech import write_speech_wav
-
-TARGET = Path(__file__).with_name("text_target.py")
-
-
-class TextTarget:
-    """The Tk text field, focused, in its own process on the test's X display."""
-
-    def __init__(self, display: str, out: Path):
-        self.out = out
-        env = {"DISPLAY": display, "PATH": "/usr/bin:/bin"}
-        self.process = subprocess.Popen(
-            [sys.executable, str(TARGET), str(out)], stdout=subprocess.PIPE, text=True, env=env
-        )
-        self.window = self.process.stdout.readline().strip()  # printed once it has the focus
-        assert self.window, "the text field did not start"
-
-    def finish(self) -> str:
-        self.process.terminate()
-        self.process.wait(20)
-        return json.loads(self.out.read_text(encoding="utf-8"))["text"]
-
-    def changes(self) -> list[dict]:
-        log = self.out.with_name(self.out.name + ".log")
-        return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
-
-
-@pytest.fixture
-def target(xvfb, tmp_path, monkeypatch):
-    if shutil.which("xdotool") is None:
-        pytest.skip("xdotool is not installed (apt-get install xdotool): it types on X11")
-    display, _server = xvfb
-    monkeypatch.setenv("DISPLAY", display)
-    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    field = TextTarget(display, tmp_path / "typed.json")
-    try:
-        yield field
-    finally:
-        if field.process.poll() is None:
-            field.process.kill()
 
 
 def test_xdotool_types_any_unicode_intact_and_presses_keys(target):

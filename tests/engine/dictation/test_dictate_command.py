@@ -1,0 +1,125 @@
+"""``livecap dictate`` as a user runs it: a real process typing into a real X11 field under Xvfb,
+paused, resumed and ended from a second ``livecap dictate`` through the control socket."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+
+from engine.dictation.control import ControlServer, ControlUnavailable, send_command
+from tests.engine.cli.conftest import ROOT
+from tests.speech import write_speech_wav
+
+
+def livecap(env, *args, timeout=30):
+    return subprocess.run(
+        [sys.executable, "-m", "engine.cli.main", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=timeout,
+    )
+
+
+def wait_for(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.mark.needs_espeak
+@pytest.mark.slow
+def test_toggle_pauses_and_resumes_a_running_dictation_and_stop_ends_it(target, tmp_path, tiny_model_dir):
+    speech = write_speech_wav(tmp_path / "speech.wav", repeats=4, gap=1.5)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "XDG_RUNTIME_DIR": str(tmp_path / "run"),
+        "LIVECAP_DATA_DIR": str(tmp_path / "data"),
+    }
+    (tmp_path / "run").mkdir(mode=0o700)
+    dictate = subprocess.Popen(
+        [sys.executable, "-m", "engine.cli.main", "dictate", "--source", str(speech), "--realtime"]
+        + ["--recognizer", "pocketsphinx", "--model-dir", str(tiny_model_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        socket_path = tmp_path / "run" / "livecap" / "control.sock"
+        wait_for(socket_path.exists, 30, "the control socket")
+        assert stat.S_IMODE(socket_path.stat().st_mode) == 0o600
+        assert stat.S_IMODE(socket_path.parent.stat().st_mode) == 0o700
+        assert livecap(env, "dictate", "--status").stderr.strip() == "livecap: dictating"
+
+        first = wait_for(lambda: target.text_now(), 40, "the first typed words")
+        paused = livecap(env, "dictate", "--toggle")
+        assert paused.returncode == 0 and paused.stderr.strip() == "livecap: paused"
+        at_pause = target.text_now()
+        time.sleep(6)  # the file goes on: an utterance or more is heard, and none of it typed
+        assert target.text_now() == at_pause and at_pause.startswith(first)
+
+        resumed = livecap(env, "dictate", "--toggle")
+        assert resumed.stderr.strip() == "livecap: dictating"
+        wait_for(lambda: len(target.text_now()) > len(at_pause), 30, "typing to resume")
+        stopped = livecap(env, "dictate", "--stop")
+        assert stopped.stderr.strip() == "livecap: stopping"
+        _, err = dictate.communicate(timeout=60)
+    finally:
+        dictate.kill()
+    assert dictate.returncode == 0, err
+    assert "dictating from" in err and "X11 (xdotool)" in err and "Traceback" not in err
+    final = target.finish()
+    assert final.startswith(at_pause) and len(final) > len(at_pause)
+    assert not socket_path.exists()  # the socket goes with the process
+    r = livecap(env, "dictate", "--toggle")
+    assert r.returncode != 0 and "no running livecap is listening" in r.stderr
+
+
+def test_dictate_without_a_desktop_is_refused_in_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "XDG_SESSION_TYPE")}
+    env.update(PYTHONPATH=str(ROOT), LIVECAP_DATA_DIR=str(tmp_path / "data"))
+    r = livecap(env, "dictate")
+    assert r.returncode != 0 and r.stderr.count("\n") == 1 and "livecap listen" in r.stderr
+    assert not (tmp_path / "data").exists()  # refused before any session or journal
+
+
+def test_unknown_spoken_commands_are_refused(tmp_path, xvfb):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DISPLAY": xvfb[0], "LIVECAP_DATA_DIR": str(tmp_path)}
+    env.pop("WAYLAND_DISPLAY", None)
+    r = livecap(env, "dictate", "--commands", "new-line,delete-all")
+    if "xdotool" in r.stderr and "install" in r.stderr:
+        pytest.skip("xdotool is not installed (apt-get install xdotool)")
+    assert r.returncode != 0 and "unknown spoken command 'delete-all'" in r.stderr
+
+
+def test_the_control_socket_answers_its_owner_and_replaces_a_stale_one(tmp_path):
+    path = tmp_path / "run" / "livecap" / "control.sock"
+    calls = []
+    server = ControlServer({"toggle": lambda: calls.append("t") or "paused"}, path).start()
+    try:
+        assert send_command("toggle", path) == "paused" and calls == ["t"]
+        assert "unknown command" in send_command("explode", path)
+        with pytest.raises(ControlUnavailable, match="already listening"):
+            ControlServer({}, path).start()
+    finally:
+        server.stop()
+    assert not path.exists()
+    path.write_bytes(b"")  # left behind by a livecap that crashed
+    server = ControlServer({"status": lambda: "dictating"}, path).start()
+    try:
+        assert send_command("status", path) == "dictating"
+    finally:
+        server.stop()
