@@ -43,3 +43,37 @@ class ScriptedScorer:
     def score(self, words, pauses, requests, window=None):
         self.calls.append([(words[p], l) for p, l in requests])
         return score_from_tags(self, words, pauses, requests, window)
+
+
+class ScriptedRecognizer:
+    """A recognizer that answers each ``accept`` with the next update of a script (then nothing):
+    partials that change their mind, and finals, exactly as given. Words are timed 0.4 s apart."""
+
+    name = "scripted"
+    sample_rate = 16000
+
+    def __init__(self, script: list[tuple[list[str], list[str] | None]]):
+        self.script = script  # per accept(): (partial words, final words or None)
+        self.calls = 0
+
+    @staticmethod
+    def timed(texts: list[str], first: int = 0):
+        from engine.words import Word
+
+        return [Word(t, 0.4 * (first + i), 0.4 * (first + i) + 0.3) for i, t in enumerate(texts)]
+
+    def accept(self, pcm):
+        from engine.recognizers.base import RecognizerUpdate
+
+        step = self.script[self.calls] if self.calls < len(self.script) else ([], None)
+        self.calls += 1
+        partial, final = step
+        return RecognizerUpdate(self.timed(partial), None if final is None else self.timed(final))
+
+    def flush(self):
+        from engine.recognizers.base import RecognizerUpdate
+
+        return RecognizerUpdate()
+
+    def reset(self) -> None:
+        self.calls = 0

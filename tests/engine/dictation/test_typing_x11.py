@@ -63,3 +63,35 @@ def test_stopping_dictation_types_nothing_more(target):
     sink([Appended(1, Word("more")), Settled(1, "period", "capitalized", 1, "More"), Finalized(2)])
     assert not sink.running and target.finish() == "Hello."
     assert isinstance(sink.text, DictationText)
+
+
+def test_words_a_recognizer_replaced_never_reach_the_typed_text(target, tmp_path, tiny_model):
+    import numpy as np
+    import soundfile as sf
+
+    from tests.scripted import ScriptedRecognizer
+
+    wrong = ["we", "wreck", "a", "nice", "beach"]
+    right = ["we", "recognize", "speech", "today"]
+    script = [(wrong[: i + 1], None) for i in range(len(wrong))] + [(wrong, None)] * 3
+    script += [(right, None)] * 6 + [([], right)]  # it changes its mind, then ends the utterance
+    script += [(["it", "works"], None)] * 3 + [([], ["it", "works"])]
+    silence = tmp_path / "silence.wav"
+    sf.write(silence, np.zeros(16000 * 3, np.int16), 16000, subtype="PCM_16")  # 30 chunks of 0.1 s
+    recognizer = ScriptedRecognizer(script)
+    session = LiveSession(FileSource(silence), recognizer, StreamingDecoder.from_model(tiny_model))
+    retracted = []
+    session.subscribe(lambda events: retracted.extend(e for e in events if type(e).__name__ == "Retracted"))
+    sink = DictationSink(choose_typist())
+    session.subscribe(sink)
+    sink.start()
+    session.start()
+    assert session.wait(60)
+    transcript = session.stop()
+    assert sink.drain(30)
+    sink.stop()
+    typed = target.finish()
+    assert retracted, "the script must make the stabiliser retract words"
+    assert [w.text for w in transcript.words] == right + ["it", "works"]
+    assert typed == " ".join(w.display for w in transcript.words)
+    assert not {"wreck", "nice", "beach"} & set(typed.lower().replace(",", " ").replace(".", " ").split())
