@@ -1,7 +1,5 @@
 import functools
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -45,22 +43,14 @@ def tiny_model(tiny_model_dir):
 @pytest.fixture
 def xvfb():
     """A real X server on a display number it picks itself; yields (display, process)."""
-    if shutil.which("Xvfb") is None:
-        pytest.skip("Xvfb is not installed (apt-get install xvfb)")
-    read, write = os.pipe()
-    server = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-nolisten", "tcp", "-screen", "0", "320x240x24"],
-        pass_fds=(write,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write)
-    with os.fdopen(read) as chosen:
-        number = chosen.readline().strip()  # written once the server accepts connections
+    from engine.evaluation.text_field import start_xvfb
+
     try:
-        if not number:
-            pytest.skip("Xvfb did not start")
-        yield f":{number}", server
+        display, server = start_xvfb("320x240x24")
+    except RuntimeError as exc:
+        pytest.skip(str(exc))
+    try:
+        yield display, server
     finally:
         if server.poll() is None:
             server.terminate()

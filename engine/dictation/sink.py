@@ -40,6 +40,7 @@ class DictationSink:
         self.error: str | None = None
         # (time.time() when sent, text) for every piece typed: what the latency tool reads.
         self.typed: list[tuple[float, str]] = []
+        self.cpu_seconds = 0.0  # the typing thread's own CPU so far (not the typing tool's)
         self._queue: queue.Queue = queue.Queue(maxsize=self.QUEUE_BATCHES)
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name="dictation", daemon=True)
@@ -113,6 +114,7 @@ class DictationSink:
                 return
             now = time.time()
             self.typed += [(now, k.text) for k in keystrokes if isinstance(k, TypeText)]
+            self.cpu_seconds = time.thread_time()
 
     def _focus(self) -> str | None:
         if not self.typist.knows_focus:
