@@ -90,6 +90,7 @@ def run(args, started: float) -> int:
         if args.overlay or settings.get(OVERLAY_VISIBLE):
             window.overlay_controller.set_visible(True)
         window.offer_recovery()
+        window.dictation.listen()  # `livecap dictate --toggle` reaches this window from now on
 
     # Each step gets its own turn of the event loop, so the first paints and input are never
     # queued behind all of them at once (together they made a visible hitch).

@@ -53,6 +53,10 @@ OVERLAY_CLICK_THROUGH = Key("overlay/click_through", False)
 # Dictation window
 WINDOW_FONT_SIZE = Key("window/font_size", 20)
 
+# Dictation: the spoken commands obeyed while typing into other apps, comma-separated
+# ("new line", "new paragraph", "scratch that"); none by default.
+DICTATION_COMMANDS = Key("dictation/commands", "")
+
 ALL_KEYS = [v for v in list(globals().values()) if isinstance(v, Key)]
 
 

@@ -76,6 +76,13 @@ _PUBLIC = {
     "install_model": ("engine.vosk_models.install", "install_model"),
     "DownloadError": ("engine.vosk_models.errors", "DownloadError"),
     "DownloadCancelled": ("engine.vosk_models.errors", "DownloadCancelled"),
+    # dictation: typing settled words into other applications
+    "DictationSink": ("engine.dictation.sink", "DictationSink"),
+    "DictationUnavailable": ("engine.dictation.typists", "DictationUnavailable"),
+    "choose_typist": ("engine.dictation.typists", "choose_typist"),
+    "SPOKEN_COMMANDS": ("engine.dictation.typed_text", "COMMANDS"),
+    "ControlServer": ("engine.dictation.control", "ControlServer"),
+    "ControlUnavailable": ("engine.dictation.control", "ControlUnavailable"),
     # privacy: ONNX Runtime's telemetry off, before anything imports it
     "disable_telemetry": ("engine.punctuation.runtime", "disable_telemetry"),
     # files and folders
@@ -115,6 +122,10 @@ if TYPE_CHECKING:  # what type checkers and editors see; the same names as _PUBL
     from engine.cli.main import CommandParser
     from engine.cli.main import main as run_cli
     from engine.cli.progress import format_bytes
+    from engine.dictation.control import ControlServer, ControlUnavailable
+    from engine.dictation.sink import DictationSink
+    from engine.dictation.typed_text import COMMANDS as SPOKEN_COMMANDS
+    from engine.dictation.typists import DictationUnavailable, choose_typist
     from engine.files.atomic import atomic_write_text
     from engine.files.paths import journal_dir, vosk_models_dir
     from engine.punctuation.engine_thread import EngineFailed

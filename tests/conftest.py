@@ -1,5 +1,6 @@
 import functools
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,22 @@ def xvfb():
         if server.poll() is None:
             server.terminate()
             server.wait(10)
+
+
+@pytest.fixture
+def target(xvfb, tmp_path, monkeypatch):
+    """A real X11 text field with the keyboard focus, in its own process on a fresh Xvfb; this
+    process's DISPLAY points there, so dictation types into it."""
+    from engine.evaluation.text_field import TextField
+
+    if shutil.which("xdotool") is None:
+        pytest.skip("xdotool is not installed (apt-get install xdotool): it types on X11")
+    display, _server = xvfb
+    monkeypatch.setenv("DISPLAY", display)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    field = TextField(display, tmp_path / "typed.json")
+    try:
+        yield field
+    finally:
+        if field.process.poll() is None:
+            field.process.kill()

@@ -25,6 +25,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTabWidget, QVBoxLayout, QWidget
 
+from app.dialogs.dictation_page import DictationPage
 from app.dialogs.models_panel import ModelsPanel
 from app.dialogs.settings_pages import (
     AudioPage,
@@ -61,6 +62,7 @@ class SettingsDialog(QDialog):
         self.punctuation_page = PunctuationPage()
         self.overlay_page = OverlayPage()
         self.journal_page = JournalPage()
+        self.dictation_page = DictationPage()
         self.tabs = QTabWidget()
         self.tabs.setAccessibleName("Settings sections")
         self.tabs.addTab(self.recognition_page, "&Recognition")
@@ -68,6 +70,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self.punctuation_page, "&Punctuation")
         self.tabs.addTab(self.overlay_page, "&Overlay")
         self.tabs.addTab(self.journal_page, "&Journal")
+        self.tabs.addTab(self.dictation_page, "&Dictation")
         self.error = QLabel(wordWrap=True)
         self.error.setAccessibleName("Problem with the settings")
         self.error.setStyleSheet(f"color: {'#ff8a80' if is_dark(self.palette()) else '#b3261e'};")
@@ -91,6 +94,7 @@ class SettingsDialog(QDialog):
             self.punctuation_page,
             self.overlay_page,
             self.journal_page,
+            self.dictation_page,
         )
         self._controls = {key: pair for page in pages for key, pair in page.controls().items()}
         # Checked in this order: a journal folder that cannot be written first.

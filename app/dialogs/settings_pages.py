@@ -1,4 +1,5 @@
-"""The settings dialog's five pages (Recognition, Audio, Punctuation, Overlay, Journal).
+"""The settings dialog's first five pages (Recognition, Audio, Punctuation, Overlay, Journal; Dictation
+is in ``dictation_page``).
 
 Each page is a widget that owns its controls (with their labels, hints, buddies and accessible
 names) and says which setting each control shows: ``controls()`` maps a ``Key`` to the pair

@@ -24,6 +24,7 @@ SHORTCUTS = {  # also listed in the README's App section and in Help → Keyboar
     "clear": "Ctrl+Shift+L",
     "play_file": "Ctrl+O",
     "overlay": "Ctrl+Shift+O",
+    "type_into_apps": "Ctrl+Shift+T",
     "click_through": CLICK_THROUGH_SHORTCUT,  # bound by the overlay's own action, not here
     "settings": "Ctrl+,",
     "larger": "Ctrl++",
@@ -41,6 +42,7 @@ class Actions:
     clear: QAction
     play_file: QAction
     overlay: QAction
+    type_into_apps: QAction
     settings: QAction
     download_model: QAction
     larger: QAction
@@ -93,6 +95,7 @@ def build_actions(window) -> Actions:
         clear=make("clear", "C&lear"),
         play_file=make("play_file", "Play a &file…"),
         overlay=make("overlay", "Show caption &overlay", checkable=True),
+        type_into_apps=make("type_into_apps", "&Type into other apps", checkable=True),
         settings=make("settings", "&Settings…"),
         download_model=make("download_model", "&Download the English speech model…"),
         larger=make("larger", "&Larger text"),
@@ -109,6 +112,8 @@ def build_actions(window) -> Actions:
     session = bar.addMenu("&Captions")
     for action in (a.start_stop, a.pause, a.clear):
         session.addAction(action)
+    session.addSeparator()
+    session.addAction(a.type_into_apps)
     view = bar.addMenu("&View")
     view.addAction(a.overlay)
     a.view_menu, a.view_separator = view, view.addSeparator()
@@ -132,6 +137,7 @@ def shortcuts_text() -> str:
         ("Play a file", "play_file"),
         ("Show or hide the overlay", "overlay"),
         ("Overlay click-through", "click_through"),
+        ("Type into other apps, or stop", "type_into_apps"),
         ("Settings", "settings"),
         ("Larger / smaller text", "larger"),
         ("Quit", "quit"),

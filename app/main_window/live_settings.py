@@ -22,6 +22,8 @@ def apply_live(window, names) -> None:
         window.latency.set_value(s.get(keys.LATENCY))  # emits changed: applied live
     if keys.WINDOW_FONT_SIZE.name in names:
         window.view.set_font_size(s.get(keys.WINDOW_FONT_SIZE))
+    if keys.DICTATION_COMMANDS.name in names:
+        window.dictation.reload_commands()
     if keys.PROFANITY_MASK.name in names:
         window.view.mask_profanity = s.get(keys.PROFANITY_MASK)
         window.view.rerender()

@@ -23,6 +23,7 @@ from app.dialogs.recovery import RecoveryDialog, offer_recovery
 from app.main_window.actions import ActionButton, build_actions, shortcuts_text
 from app.main_window.caption_view import CaptionView
 from app.main_window.controls import BannerArea, ElapsedClock, LatencyControl, LevelMeter
+from app.main_window.dictation_controller import DictationController
 from app.main_window.job_progress import JobProgress
 from app.main_window.live_settings import apply_live
 from app.main_window.model_offer import ModelOffer
@@ -118,13 +119,24 @@ class DictationWindow(QMainWindow):
         top.addStretch(1)
         top.addWidget(self.latency)
         bottom = QHBoxLayout()
-        for action in (a.copy_all, a.clear, a.export):
+        for action in (a.copy_all, a.clear, a.export, a.type_into_apps):
             bottom.addWidget(ActionButton(action))
         bottom.addStretch(1)
         self.words_label = QLabel("")
         self.words_label.setAccessibleName("Word count")
         bottom.addWidget(self.words_label)
         self.statusBar().addPermanentWidget(self.job_progress)
+        self.typing_indicator = QLabel()
+        self.statusBar().addPermanentWidget(self.typing_indicator)
+        self.dictation = DictationController(
+            self.settings,
+            self.bridge,
+            a.type_into_apps,
+            self.typing_indicator,
+            self.jobs,
+            self._own_windows,
+            self,
+        )
         layout = QVBoxLayout()
         layout.addLayout(top)
         layout.addWidget(self.banners)
@@ -134,6 +146,11 @@ class DictationWindow(QMainWindow):
         central.setLayout(layout)
         self.setCentralWidget(central)
         self.resize(1000, 640)
+
+    def _own_windows(self) -> list[str]:
+        """livecap's windows as the desktop names them: dictation never types into them."""
+        windows = [self] + [w for w in (self.overlay_controller.overlay,) if w is not None]
+        return [str(int(w.winId())) for w in windows]
 
     def _latency_map(self) -> LatencyMap:
         from engine import ModelConfig, ModelError, default_model_dir
@@ -174,6 +191,8 @@ class DictationWindow(QMainWindow):
         self.model_offer.installed.connect(self._on_model_installed)
         self.model_offer.removed.connect(self._on_model_installed)  # the same: load afresh
         self.model_offer.use_builtin.connect(self._use_builtin_recognizer)
+        self.dictation.status.connect(lambda text: show(text, 5000))
+        self.dictation.problem.connect(lambda text: self.banners.show_banner("dictation", "error", text))
         b = self.bridge
         b.state_changed.connect(self._on_state)
         b.captions_changed.connect(self._on_captions)
@@ -438,6 +457,7 @@ class DictationWindow(QMainWindow):
         self.settings.sync()
         self.jobs.cancel_all()  # the thread pool waits for its jobs at exit: a long re-punctuation must stop
         self.overlay_controller.close()
+        self.dictation.close()
         if self.tray is not None:
             self.tray.hide()
         self.bridge.close_recognizers()  # idle now: nothing is feeding them
