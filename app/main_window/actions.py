@@ -24,7 +24,7 @@ SHORTCUTS = {  # also listed in the README's App section and in Help → Keyboar
     "clear": "Ctrl+Shift+L",
     "play_file": "Ctrl+O",
     "overlay": "Ctrl+Shift+O",
-    "type_into_apps": "Ctrl+Shift+T",
+    "type_into_apps": "Ctrl+Shift+D",
     "click_through": CLICK_THROUGH_SHORTCUT,  # bound by the overlay's own action, not here
     "settings": "Ctrl+,",
     "larger": "Ctrl++",

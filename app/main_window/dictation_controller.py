@@ -9,10 +9,11 @@ never waits on it. The captions, the window's own text and the journal are untou
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QLabel
 
 from app import settings as keys
@@ -57,6 +58,13 @@ class DictationController(QObject):
         self.sink: DictationSink | None = None
         self.server: ControlServer | None = None
         self._finding = False
+        # Whether one of livecap's windows is active, kept by the UI thread for the typing thread:
+        # on Wayland that is the only way to keep typing out of them.
+        self._own_active = threading.Event()
+        app = QGuiApplication.instance()
+        if app is not None:
+            app.applicationStateChanged.connect(self._on_application_state)
+            self._on_application_state(app.applicationState())
         indicator.setText("⌨ Typing into other apps")
         indicator.setAccessibleName("Dictation is typing into other applications")
         indicator.setVisible(False)
@@ -65,6 +73,12 @@ class DictationController(QObject):
         bridge.finished.connect(lambda _transcript: self._session_ended())
         self._remote_toggle.connect(self.toggle, Qt.ConnectionType.QueuedConnection)
         self._sink_stopped.connect(self._failed, Qt.ConnectionType.QueuedConnection)
+
+    def _on_application_state(self, state) -> None:
+        if state == Qt.ApplicationState.ApplicationActive:
+            self._own_active.set()
+        else:
+            self._own_active.clear()
 
     # -- the control socket -----------------------------------------------------------------------
     def listen(self) -> str | None:
@@ -143,7 +157,11 @@ class DictationController(QObject):
         if not self.on or self.sink is not None or session is None or self.bridge.state != RUNNING:
             return
         self.sink = DictationSink(
-            self.typist, spoken_commands(self.settings), self.own_windows(), on_error=self._sink_failed
+            self.typist,
+            spoken_commands(self.settings),
+            self.own_windows(),
+            on_error=self._sink_failed,
+            own_window_active=self._own_active.is_set,
         ).start()
         session.subscribe(self.sink)
 

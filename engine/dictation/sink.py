@@ -22,6 +22,7 @@ from engine.dictation.typists import Typist
 log = logging.getLogger(__name__)
 
 _STOP = object()
+OWN_WINDOW = "livecap"  # the focus, when all that is known is that it is one of livecap's windows
 
 
 class DictationSink:
@@ -33,7 +34,10 @@ class DictationSink:
         commands: Iterable[str] = (),
         own_windows: Iterable[str] = (),
         on_error: Callable[[str], None] | None = None,
+        own_window_active: Callable[[], bool] | None = None,
     ):
+        """``own_windows``: livecap's windows as the typist names them; ``own_window_active``: says
+        whether one of them has the focus, where the typist cannot tell windows apart (Wayland)."""
         self.typist = typist
         self.text = DictationText(commands, own_windows)
         self.on_error = on_error
@@ -45,6 +49,7 @@ class DictationSink:
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name="dictation", daemon=True)
         self._own_pid = os.getpid()
+        self._own_window_active = own_window_active
         self._pids: dict[str, int | None] = {}  # window -> its process, looked up once
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -117,7 +122,10 @@ class DictationSink:
             self.cpu_seconds = time.thread_time()
 
     def _focus(self) -> str | None:
-        if not self.typist.knows_focus:
+        if not self.typist.knows_focus:  # Wayland: only whether livecap itself is in front
+            if self._own_window_active is not None and self._own_window_active():
+                self.text.own_windows.add(OWN_WINDOW)
+                return OWN_WINDOW
             return None
         window = self.typist.focused_window()
         if window is not None and window not in self._pids:

@@ -98,7 +98,7 @@ class TextField:
     """Starts the field in its own process on X ``display`` and reads what it holds."""
 
     def __init__(self, display: str, out: Path):
-        self.out = out
+        self.out, self.display = out, display
         env = {"DISPLAY": display, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT)}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "engine.evaluation.text_field", str(out)],

@@ -6,6 +6,10 @@ livecap settled, exactly.
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+
 import pytest
 
 from engine.audio.file_source import FileSource
@@ -95,3 +99,56 @@ def test_words_a_recognizer_replaced_never_reach_the_typed_text(target, tmp_path
     assert [w.text for w in transcript.words] == right + ["it", "works"]
     assert typed == " ".join(w.display for w in transcript.words)
     assert not {"wreck", "nice", "beach"} & set(typed.lower().replace(",", " ").replace(".", " ").split())
+
+
+def sentence(sink, first: int, words: str, end: bool = True) -> int:
+    """Feed one utterance as settled, final words (the decoder's forms), and wait for the typing."""
+    from engine.punctuation.engine_thread import Finalized
+    from engine.punctuation.streaming import Appended, Settled
+    from engine.words import Word
+
+    texts = words.split()
+    events = []
+    for i, text in enumerate(texts):
+        mark = "period" if end and i == len(texts) - 1 else "none"
+        form = text.capitalize() if i == 0 and first >= 0 else text
+        events += [Appended(first + i, Word(text)), Settled(first + i, mark, "lower", 1, form)]
+    sink(events + [Finalized(first + len(texts))])
+    assert sink.drain(20)
+    return first + len(texts)
+
+
+def test_a_focus_change_mid_sentence_skips_its_rest_and_the_next_sentence_goes_to_the_new_window(
+    target, tmp_path
+):
+    from engine.evaluation.text_field import TextField
+
+    sink = DictationSink(choose_typist()).start()
+    p = sentence(sink, 0, "first one here")
+    p = sentence(sink, p, "second starts", end=False)
+    other = TextField(target.display, tmp_path / "other.json")  # takes the focus, as a click would
+    try:
+        p = sentence(sink, p, "and ends elsewhere")
+        p = sentence(sink, p, "third goes there")
+        sink.stop()
+        assert target.finish() == "First one here. Second starts"
+        assert other.finish() == "Third goes there."
+    finally:
+        other.process.kill()
+
+
+def test_a_window_of_this_process_is_never_typed_into(target):
+    if shutil.which("xprop") is None:
+        pytest.skip("xprop is not installed (apt-get install x11-utils): it marks the window as ours")
+    typist = choose_typist()
+    window = typist.focused_window()
+    # The field now says it belongs to this process, as livecap's own Qt windows do.
+    subprocess.run(
+        ["xprop", "-id", window, "-f", "_NET_WM_PID", "32c", "-set", "_NET_WM_PID", str(os.getpid())],
+        check=True,
+    )
+    assert typist.window_pid(window) == os.getpid()
+    sink = DictationSink(typist).start()
+    sentence(sink, 0, "not in here")
+    sink.stop()
+    assert target.finish() == ""

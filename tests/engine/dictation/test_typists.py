@@ -91,3 +91,26 @@ def test_the_real_wayland_tool_runs_where_it_is_installed(cls):
     # With no compositor (or no ydotoold) the real tool must fail, and be reported as unusable.
     with pytest.raises(DictationUnavailable):
         choose_typist({"WAYLAND_DISPLAY": "livecap-test-no-such-display"}, which=shutil.which)
+
+
+def test_where_the_focus_is_unknown_nothing_is_typed_while_livecap_itself_is_in_front():
+    from engine.dictation.sink import DictationSink
+    from engine.punctuation.engine_thread import Finalized
+    from engine.punctuation.streaming import Appended, Settled
+    from engine.words import Word
+
+    runner = FakeRunner()  # wtype is absent here: its command lines are recorded instead
+    in_front = [True]
+    sink = DictationSink(WtypeTypist(runner), own_window_active=lambda: in_front[0]).start()
+
+    def say(position, text, form):
+        sink([Appended(position, Word(text)), Settled(position, "period", "capitalized", 1, form)])
+        sink([Finalized(position + 1)])
+        assert sink.drain(10)
+
+    say(0, "hidden", "Hidden")
+    assert runner.commands == []  # livecap's window had the focus
+    in_front[0] = False
+    say(1, "shown", "Shown")
+    sink.stop()
+    assert runner.commands == [["wtype", "--", "Shown."]]
