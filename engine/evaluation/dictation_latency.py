@@ -55,6 +55,9 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--corpus", type=Path, default=None, help="folder of punctuated .txt (default: dev)")
     parser.add_argument("--excerpts", type=int, default=6)
+    parser.add_argument("--min-words", type=int, default=40, help="shortest excerpt, in words")
+    parser.add_argument("--max-words", type=int, default=60, help="longest excerpt, in words")
+    parser.add_argument("--gap", type=float, default=1.0, help="seconds of silence between excerpts")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--display", default=None, help="an X display to use (default: start an Xvfb)")
     parser.add_argument("--model-dir", type=Path, default=None, help="punctuation model (default: shipped)")
@@ -73,8 +76,10 @@ def main(argv=None) -> int:
     from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
     from engine.session.live import LiveSession
 
-    excerpts = load_excerpts(args.corpus or dev_corpus(), args.excerpts, 40, 60, args.seed)
-    speech = synthesize(excerpts)
+    excerpts = load_excerpts(
+        args.corpus or dev_corpus(), args.excerpts, args.min_words, args.max_words, args.seed
+    )
+    speech = synthesize(excerpts, args.gap)
     work = Path(tempfile.mkdtemp(prefix="livecap-dictation-"))
     wav = work / "speech.wav"
     sf.write(wav, speech.audio, 16000, subtype="PCM_16")

@@ -29,8 +29,9 @@ class EngineFailed:
 
 @dataclass(frozen=True)
 class Finalized:
-    """The recognizer ended an utterance: none of the first ``words`` words will be taken back.
-    Published in order with the decoder's events, after the utterance's last ``Appended``."""
+    """None of the stream's first ``words`` words will be taken back by the recognizer (the
+    stabiliser's horizon: an utterance ended, or its words froze). Published in order with the
+    decoder's events, after those words' ``Appended``."""
 
     words: int
 
@@ -86,9 +87,9 @@ class PunctuationEngine:
     def flush(self) -> None:
         self._put(("flush",), None)
 
-    def finalize(self) -> None:
-        """The recognizer will not retract the words pushed so far (its utterance ended)."""
-        self._put(("final",), None)
+    def finalize(self, words: int) -> None:
+        """The recognizer will never take back the stream's first ``words`` words."""
+        self._put(("final", words), None)
 
     def set_threshold(self, threshold: float, l_max: int | None = None) -> None:
         self._put(("threshold", threshold, l_max), None)
@@ -140,7 +141,7 @@ class PunctuationEngine:
                 elif kind == "flush":
                     events = decoder.flush()
                 elif kind == "final":
-                    events = [Finalized(decoder.word_count)]
+                    events = [Finalized(min(command[1], decoder.word_count))]
                 elif kind == "threshold":
                     decoder.set_threshold(command[1], command[2])
                     events = []

@@ -16,7 +16,13 @@ commit), but for recognizers that rewrite one growing hypothesis per utterance:
   are retracted and the new ones committed;
 - a final result wins: committed words that differ from it are retracted and
   replaced by the final's words, with the final's times and confidences. A word
-  whose text the final confirms stays, even if its times moved a little.
+  whose text the final confirms stays, even if its times moved a little;
+- except that a committed word with ``freeze_after`` committed words after it is
+  frozen: nothing takes it back any more. That gives the stream a retraction
+  horizon before the utterance ends (``horizon``), which dictation needs to type
+  words while the speaker goes on: in a PocketSphinx run on espeak-ng speech every
+  retraction reached at most 3 words back (docs/PERFORMANCE.md), so the default 5
+  costs the captions next to nothing.
 
 Indices count from the start of the utterance: both Vosk and PocketSphinx
 report the whole utterance in every partial, and committed words are always a
@@ -36,13 +42,15 @@ class StabiliserOutput:
     """Withdraw the last ``retract`` committed words, then append ``commit``.
 
     ``unstable`` is the uncommitted tail of the current hypothesis, for display only.
-    ``endpoint`` says a final result arrived: the utterance is over.
+    ``endpoint`` says a final result arrived: the utterance is over. ``horizon``: how many words
+    of the whole stream (committed and not taken back) can no longer change, after this output.
     """
 
     retract: int = 0
     commit: list[Word] = field(default_factory=list)
     unstable: list[Word] = field(default_factory=list)
     endpoint: bool = False
+    horizon: int = 0
 
 
 def _divergence(a: list[Word], b: list[Word]) -> int:
@@ -52,7 +60,9 @@ def _divergence(a: list[Word], b: list[Word]) -> int:
 
 
 class WordStabiliser:
-    def __init__(self, agreement: int = 2, max_age: float = 1.0, rewrite_agreement: int = 4):
+    def __init__(
+        self, agreement: int = 2, max_age: float = 1.0, rewrite_agreement: int = 4, freeze_after: int = 5
+    ):
         """``agreement``, ``max_age``: see the module notes. ``rewrite_agreement``: partials a rewrite
         of a committed word must stand for (or ``max_age`` seconds) before the committed words from
         there on are withdrawn (at least ``agreement``); meanwhile nothing new is committed. A
@@ -63,6 +73,10 @@ class WordStabiliser:
             raise ValueError(f"agreement must be at least 1, got {agreement}")
         if max_age <= 0:
             raise ValueError(f"max_age must be positive, got {max_age}")
+        if freeze_after < 1:
+            raise ValueError(f"freeze_after must be at least 1, got {freeze_after}")
+        self.freeze_after = freeze_after
+        self._finished = 0  # words of the stream in utterances that have ended
         self.agreement = agreement
         self.max_age = max_age
         self.rewrite_agreement = max(agreement, rewrite_agreement)
@@ -87,7 +101,13 @@ class WordStabiliser:
         if d < len(stable) and (d == len(self._utterance) or self._rewrite_confirmed(d, now)):
             self._replace_from(d, stable[d:], out)  # stable words beyond, or instead of, what is committed
         out.unstable = list(update.partial[len(self._utterance) :])
+        out.horizon = self.horizon
         return out
+
+    @property
+    def horizon(self) -> int:
+        """Words of the stream that no partial or final will change any more."""
+        return self._finished + self._frozen
 
     def flush(self) -> StabiliserOutput:
         """End of stream with no final to come: commit the whole current hypothesis as it is."""
@@ -95,7 +115,8 @@ class WordStabiliser:
         d = _divergence(self._partial, self._utterance)
         if d < len(self._partial):
             self._replace_from(d, self._partial[d:], out)
-        self._reset_utterance()
+        self._end_utterance()
+        out.horizon = self.horizon
         return out
 
     # -- internals ---------------------------------------------------------------------------
@@ -104,7 +125,7 @@ class WordStabiliser:
         # rest, and with them every mark it already settled.
         d = _divergence(final, self._utterance)
         self._replace_from(d, final[d:], out)
-        self._reset_utterance()
+        self._end_utterance()
 
     def _replace_from(self, index: int, words: list[Word], out: StabiliserOutput) -> None:
         """Make the utterance's committed words ``self._utterance[:index] + words``.
@@ -112,6 +133,11 @@ class WordStabiliser:
         The change is recorded in ``out``."""
         # At most one call per utterance per output, and the utterance's words precede
         # anything committed later in the same output: "retract, then commit" stays true.
+        if index < self._frozen:  # frozen words stay; the new words from there on replace the rest
+            words = words[self._frozen - index :]
+            index = self._frozen
+            same = _divergence(words, self._utterance[index:])
+            index, words = index + same, words[same:]
         withdraw = len(self._utterance) - index
         if withdraw > 0:
             out.retract += withdraw
@@ -120,6 +146,7 @@ class WordStabiliser:
         self._utterance.extend(words)
         out.commit.extend(words)
         self.committed += len(words)
+        self._frozen = max(self._frozen, len(self._utterance) - self.freeze_after)
 
     def _observe(self, partial: list[Word], now: float) -> None:
         """Track, per index, for how many partials and since when the same word has stood there."""
@@ -148,7 +175,12 @@ class WordStabiliser:
             n = i + 1
         return partial[:n]
 
+    def _end_utterance(self) -> None:
+        self._finished += len(self._utterance)  # all of them final now
+        self._reset_utterance()
+
     def _reset_utterance(self) -> None:
+        self._frozen = 0  # the utterance's first words that nothing may take back
         self._utterance: list[Word] = []  # committed words since the last final
         self._partial: list[Word] = []  # the latest partial
         self._counts: list[int] = []  # consecutive partials each index has kept its word

@@ -9,6 +9,7 @@ same settings give the same transcript either way.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from engine.punctuation.settings import DecoderSettings
 from engine.recognizers.base import Recognizer
 from engine.transcript.transcript import Transcript, TranscriptWord
 from engine.words import Word
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[str, float, float], None]  # (stage, done, total)
 StepProgress = Callable[[int, int], None]  # (positions scored, positions to score); may raise to cancel
@@ -56,7 +59,10 @@ def recognize_audio(
             if progress:
                 progress("recognizing", min(at + step, len(audio)) / SAMPLE_RATE, total)
     except KeyboardInterrupt:  # keep what was heard: the words of the utterance in progress too
-        words.extend(recognizer.flush().final or [])
+        try:
+            words.extend(recognizer.flush().final or [])
+        except Exception:  # Ctrl-C landed inside the recognizer (ending an utterance): its state
+            log.debug("flush after an interrupt failed", exc_info=True)  # is unknown; keep the rest
         raise _PartialRecognition(words, at / SAMPLE_RATE) from None
     final = recognizer.flush().final
     if final:

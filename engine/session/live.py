@@ -101,6 +101,7 @@ class LiveSession:
         self._stop = threading.Event()
         self._stopped = False
         self._last_unstable: tuple[str, ...] = ()
+        self._horizon = 0
         self._thread = threading.Thread(target=self._run, name="recognizer", daemon=True)
         self.recognizer_cpu_seconds = 0.0
         self.engine.subscribe(self.builder.apply)
@@ -228,8 +229,9 @@ class LiveSession:
         for word in out.commit:
             self.engine.push(word)
         self.words_pushed += len(out.commit)
-        if out.endpoint:  # retractions never reach back past an utterance's end
-            self.engine.finalize()
+        if out.horizon > self._horizon:  # words the recognizer will never take back
+            self._horizon = out.horizon
+            self.engine.finalize(out.horizon)
         unstable = tuple(w.text for w in out.unstable)
         if unstable != self._last_unstable:
             self._last_unstable = unstable

@@ -243,13 +243,26 @@ def test_pocketsphinx_hypothesis_strings_that_jump_around():
         "when old it is a test on look",
         "when old it is a test on look up",
     ]
-    stab, sink = WordStabiliser(agreement=2, max_age=1.0), Sink()
+    # Without freezing (an effectively infinite freeze_after) the final wins everywhere.
+    stab, sink = WordStabiliser(agreement=2, max_age=1.0, freeze_after=1000), Sink()
     for i, hyp in enumerate(hyps):
         feed(stab, sink, hyp, now=0.1 * (i + 1))
     final = "well it it you got to stop that shopping system"
     feed(stab, sink, final=final, now=3.5)
     assert texts(sink.words) == final.split()
     assert stab.committed - stab.retracted == len(final.split())
+    # By default, words with five committed words after them are frozen: the final replaces only
+    # what follows them, index for index, and nothing before the horizon is ever taken back.
+    stab, sink = WordStabiliser(agreement=2, max_age=1.0), Sink()
+    horizon = 0
+    for i, hyp in enumerate(hyps):
+        out = feed(stab, sink, hyp, now=0.1 * (i + 1))
+        assert len(sink.words) - len(out.commit) >= horizon  # no retraction below the horizon
+        horizon = max(horizon, out.horizon)
+    frozen = texts(sink.words)[:horizon]
+    out = feed(stab, sink, final=final, now=3.5)
+    assert horizon == 3 and frozen == ["when", "old", "it"]
+    assert texts(sink.words) == frozen + final.split()[3:] and out.horizon == len(sink.words)
 
 
 def test_flush_commits_the_pending_hypothesis():
@@ -312,6 +325,7 @@ def test_committed_minus_retracted_equals_the_finals_exactly(seed):
         agreement=rng.choice([1, 2, 3]),
         max_age=rng.choice([0.3, 1.0]),
         rewrite_agreement=rng.choice([1, 2, 4]),
+        freeze_after=1000,  # the final wins everywhere: what this test checks
     )
     sink = Sink()
     finals: list[str] = []
@@ -330,9 +344,38 @@ def test_committed_minus_retracted_equals_the_finals_exactly(seed):
     assert 0.0 <= stab.retraction_rate <= 1.0
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_nothing_behind_the_horizon_is_ever_taken_back_and_every_utterance_ends_final(seed):
+    rng = random.Random(seed)
+    vocab = ["the", "a", "of", "to", "and", "in", "is", "it", "that", "we", "you", "this", "was"]
+    stab = WordStabiliser(
+        agreement=rng.choice([1, 2]), rewrite_agreement=rng.choice([1, 2, 4]), freeze_after=rng.choice([2, 5])
+    )
+    sink, horizon, now = Sink(), 0, 0.0
+    for _ in range(12):
+        target = [rng.choice(vocab) for _ in range(rng.randint(0, 14))]
+        for partial in _noisy_partials(rng, target, vocab):
+            now += 0.1
+            before = len(sink.words)
+            out = sink.apply(stab.update(RecognizerUpdate([Word(w, now, now + 0.1) for w in partial]), now))
+            assert before - out.retract >= horizon  # retractions stop at the horizon
+            assert horizon <= out.horizon <= len(sink.words)
+            horizon = out.horizon
+        now += 0.5
+        before = len(sink.words)
+        final = [Word(w, now, now + 0.1, 0.7) for w in target]
+        out = sink.apply(stab.update(RecognizerUpdate([], final), now))
+        assert before - out.retract >= horizon and out.endpoint
+        assert out.horizon == len(sink.words)  # an utterance's end makes all of it final
+        horizon = out.horizon
+    assert stab.committed - stab.retracted == len(sink.words)
+
+
 def test_invalid_settings_are_refused():
     with pytest.raises(ValueError):
         WordStabiliser(agreement=0)
     with pytest.raises(ValueError):
         WordStabiliser(max_age=0)
+    with pytest.raises(ValueError):
+        WordStabiliser(freeze_after=0)
     assert WordStabiliser(agreement=3, rewrite_agreement=1).rewrite_agreement == 3  # never below agreement
