@@ -5,8 +5,9 @@ keyboard focus. It returns the keystrokes to send, in order; ``DictationSink`` s
 
 The rules (issue 17):
 
-- a word is typed only when its text, mark and capital are final: it has ``Settled`` and the
-  recognizer has ended its utterance (``Finalized``), past which it never retracts;
+- a word is typed only when its text, mark and capital are final: it has ``Settled`` and it is
+  behind the recognizer's retraction horizon (``Finalized``: the utterance ended, or the word
+  froze in the stabiliser);
 - provisional text is never typed, and what was typed is never retyped or deleted, except by
   the spoken "scratch that", and only while what it removes is still the last thing typed;
 - one space between words, none before a mark (marks travel with their word), and no space at
