@@ -61,10 +61,10 @@ class DictationController(QObject):
         # Whether one of livecap's windows is active, kept by the UI thread for the typing thread:
         # on Wayland that is the only way to keep typing out of them.
         self._own_active = threading.Event()
-        app = QGuiApplication.instance()
-        if app is not None:
-            app.applicationStateChanged.connect(self._on_application_state)
-            self._on_application_state(app.applicationState())
+        self._app = QGuiApplication.instance()
+        if self._app is not None:
+            self._app.applicationStateChanged.connect(self._on_application_state)
+            self._on_application_state(self._app.applicationState())
         indicator.setText("⌨ Typing into other apps")
         indicator.setAccessibleName("Dictation is typing into other applications")
         indicator.setVisible(False)
@@ -91,6 +91,9 @@ class DictationController(QObject):
         return None
 
     def close(self) -> None:
+        app, self._app = self._app, None
+        if app is not None:  # the application outlives this window: leave it no slot of ours to call
+            app.applicationStateChanged.disconnect(self._on_application_state)
         self._detach()
         if self.server is not None:
             self.server.stop()
