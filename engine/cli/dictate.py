@@ -15,7 +15,7 @@ import sys
 import threading
 
 from engine.cli.common import CliError, warn
-from engine.cli.listen import session_resources, session_spec
+from engine.cli.listen import build_session
 
 
 def cmd_dictate(args) -> int:
@@ -82,7 +82,6 @@ def _dictate(args) -> int:
     from engine.audio.base import AudioError
     from engine.dictation.control import ControlServer, ControlUnavailable
     from engine.dictation.typists import DictationUnavailable, choose_typist
-    from engine.session.build import build_live_session
 
     try:
         typist = choose_typist()  # before anything starts: refused rather than half-working
@@ -95,13 +94,9 @@ def _dictate(args) -> int:
     if unknown:
         known = ", ".join(c.replace(" ", "-") for c in COMMANDS)
         raise CliError(f"unknown spoken command {unknown[0].replace(' ', '-')!r}; choose from {known}")
-    spec = session_spec(args)
-    try:
-        session, _ = build_live_session(spec, session_resources(args))
-    except AudioError as exc:
-        raise CliError(str(exc)) from None
-    except OSError as exc:
-        raise CliError(f"cannot start the session: {exc.strerror or exc}") from None
+    session = build_session(args)
+    if getattr(session.source, "warning", None):  # a WAV cut short
+        warn(session.source.warning)
     dictation = Dictation(session, typist, commands)
     control = ControlServer({"toggle": dictation.toggle, "stop": dictation.stop, "status": dictation.status})
     try:

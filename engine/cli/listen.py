@@ -56,13 +56,12 @@ def session_resources(args) -> SessionResources:
     return SessionResources(recognizer, lambda folder: load_model(folder, args.threads))
 
 
-def cmd_listen(args) -> int:
+def build_session(args):
+    """The live session ``args`` ask for (``listen``, ``dictate``), not started; errors in one line."""
     from engine.audio.base import AudioError
-    from engine.cli.terminal_captions import TerminalCaptions
 
-    spec = session_spec(args)
     try:
-        session, _ = build_live_session(spec, session_resources(args))
+        session, _ = build_live_session(session_spec(args), session_resources(args))
     except AudioError as exc:
         raise CliError(str(exc)) from None
     except OSError as exc:
@@ -70,6 +69,14 @@ def cmd_listen(args) -> int:
             where = f" in {Path(exc.filename).parent}" if exc.filename else ""
             raise CliError(f"cannot create the session journal{where}: {exc.strerror or exc}") from None
         raise CliError(f"audio capture is unavailable: {exc}") from None  # sounddevice without PortAudio
+    return session
+
+
+def cmd_listen(args) -> int:
+    from engine.audio.base import AudioError
+    from engine.cli.terminal_captions import TerminalCaptions
+
+    session = build_session(args)
     source, journal = session.source, session.journal
     if getattr(source, "warning", None):  # a recorder that crashed left a WAV cut short
         warn(source.warning)

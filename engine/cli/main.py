@@ -118,31 +118,13 @@ def _add_live_commands(sub) -> None:
     p.set_defaults(func=_lazy("engine.cli.transcribe", "cmd_transcribe"))
 
     p = sub.add_parser("listen", help="live captions in the terminal")
-    p.add_argument(
-        "--source",
-        default="mic",
-        metavar="mic|system|FILE",
-        help="a microphone, what the speakers play, or an audio file (default: mic)",
-    )
-    p.add_argument(
-        "--device", default=None, metavar="NAME", help="microphone or monitor name (see livecap devices)"
-    )
-    p.add_argument("--realtime", action="store_true", help="play a FILE at its real speed, as if live")
+    _add_live_source_options(p)
     _add_keep_days(p)
     _add_recognizer_options(p)
     p.set_defaults(func=_lazy("engine.cli.listen", "cmd_listen"))
 
     p = sub.add_parser("dictate", help="type settled, punctuated words into the focused window")
-    p.add_argument(
-        "--source",
-        default="mic",
-        metavar="mic|system|FILE",
-        help="a microphone, what the speakers play, or an audio file (default: mic)",
-    )
-    p.add_argument(
-        "--device", default=None, metavar="NAME", help="microphone or monitor name (see livecap devices)"
-    )
-    p.add_argument("--realtime", action="store_true", help="play a FILE at its real speed, as if live")
+    _add_live_source_options(p)
     p.add_argument(
         "--commands",
         default=[],
@@ -208,6 +190,20 @@ def _add_live_commands(sub) -> None:
     )
     p.add_argument("--threads", type=int, default=1, help="threads for the punctuation model")
     p.set_defaults(func=_lazy("engine.cli.recover", "cmd_recover"))
+
+
+def _add_live_source_options(p: argparse.ArgumentParser) -> None:
+    """Where a live session's audio comes from (``listen``, ``dictate``)."""
+    p.add_argument(
+        "--source",
+        default="mic",
+        metavar="mic|system|FILE",
+        help="a microphone, what the speakers play, or an audio file (default: mic)",
+    )
+    p.add_argument(
+        "--device", default=None, metavar="NAME", help="microphone or monitor name (see livecap devices)"
+    )
+    p.add_argument("--realtime", action="store_true", help="play a FILE at its real speed, as if live")
 
 
 def _add_keep_days(p) -> None:

@@ -32,3 +32,15 @@ def livecap(env, *args, timeout=180):
         env=env,
         cwd=ROOT,
     )
+
+
+def livecap_process(env, *args) -> subprocess.Popen:
+    """The real command line running in a child process, for tests that interrupt or talk to it."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "engine.cli", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )

@@ -2,8 +2,6 @@
 
 import json
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -11,7 +9,7 @@ import pytest
 
 from engine.transcript.journal import read_journal
 from engine.transcript.transcript import Transcript
-from tests.engine.cli.conftest import livecap
+from tests.engine.cli.conftest import livecap, livecap_process
 from tests.speech import write_speech_wav
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -134,29 +132,16 @@ def test_listen_to_a_file_prints_captions_and_saves_the_journal(wav, env, tiny_m
     assert journal.parent == Path(env["LIVECAP_DATA_DIR"]) / "journal"
 
 
+def listen_in_real_time(env, wav, model_dir):
+    return livecap_process(
+        env, "listen", "--source", wav, "--realtime", "--model-dir", model_dir, "--recognizer", "pocketsphinx"
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.needs_espeak
 def test_ctrl_c_stops_cleanly_and_says_where_the_journal_is(wav, env, tiny_model_dir):
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "engine.cli.main",
-            "listen",
-            "--source",
-            str(wav),
-            "--realtime",
-            "--model-dir",
-            str(tiny_model_dir),
-            "--recognizer",
-            "pocketsphinx",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=ROOT,
-    )
+    proc = listen_in_real_time(env, wav, tiny_model_dir)
     try:
         # Wait until it listens, then give it some speech before interrupting.
         line = proc.stderr.readline()
@@ -188,26 +173,7 @@ def test_kill_9_mid_session_then_recover_keeps_what_had_settled(wav, env, tiny_m
     first = [w for w in full if w.end < 5.0]  # the first sentence: spoken by 4.6 s, its final at ~5.1 s
     assert len(first) >= 4, [w.text for w in full]
 
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "engine.cli.main",
-            "listen",
-            "--source",
-            str(wav),
-            "--realtime",
-            "--model-dir",
-            str(tiny_model_dir),
-            "--recognizer",
-            "pocketsphinx",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=ROOT,
-    )
+    proc = listen_in_real_time(env, wav, tiny_model_dir)
     try:
         assert "listening to" in proc.stderr.readline()
         time.sleep(7.5)  # the first sentence's marks settle by ~6 s; the second sentence is under way

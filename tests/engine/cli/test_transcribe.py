@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
+from tests.engine.cli.conftest import livecap_process
 from tests.engine.cli.test_listen import livecap, one_line_error
 from tests.speech import write_speech_wav
 
@@ -78,22 +79,12 @@ def test_a_partly_written_wav_is_transcribed_with_one_warning(tmp_path, env, tin
 @pytest.mark.needs_espeak
 def test_ctrl_c_during_transcribe_keeps_what_was_heard(tmp_path, env, tiny_model_dir):
     import signal
-    import subprocess
-    import sys
     import time
-
-    from tests.engine.cli.conftest import ROOT
 
     long = write_speech_wav(tmp_path / "long.wav", repeats=30)  # minutes of recognizing
     out = tmp_path / "long.txt"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "engine.cli", "transcribe", "--recognizer", "pocketsphinx"]
-        + ["--model-dir", str(tiny_model_dir), str(long), "-o", str(out)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=ROOT,
+    proc = livecap_process(
+        env, "transcribe", "--recognizer", "pocketsphinx", "--model-dir", tiny_model_dir, long, "-o", out
     )
     try:
         time.sleep(8)  # loaded, and some sentences recognized

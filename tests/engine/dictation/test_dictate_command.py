@@ -5,26 +5,13 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 import time
 
 import pytest
 
 from engine.dictation.control import ControlServer, ControlUnavailable, send_command
-from tests.engine.cli.conftest import ROOT
+from tests.engine.cli.conftest import ROOT, livecap, livecap_process
 from tests.speech import write_speech_wav
-
-
-def livecap(env, *args, timeout=30):
-    return subprocess.run(
-        [sys.executable, "-m", "engine.cli.main", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=timeout,
-    )
 
 
 def wait_for(condition, timeout: float, what: str):
@@ -48,21 +35,23 @@ def test_toggle_pauses_and_resumes_a_running_dictation_and_stop_ends_it(target, 
         "LIVECAP_DATA_DIR": str(tmp_path / "data"),
     }
     (tmp_path / "run").mkdir(mode=0o700)
-    dictate = subprocess.Popen(
-        [sys.executable, "-m", "engine.cli.main", "dictate", "--source", str(speech), "--realtime"]
-        + ["--recognizer", "pocketsphinx", "--model-dir", str(tiny_model_dir)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=ROOT,
+    dictate = livecap_process(
+        env,
+        "dictate",
+        "--source",
+        speech,
+        "--realtime",
+        "--recognizer",
+        "pocketsphinx",
+        "--model-dir",
+        tiny_model_dir,
     )
     try:
         socket_path = tmp_path / "run" / "livecap" / "control.sock"
         wait_for(socket_path.exists, 30, "the control socket")
         assert stat.S_IMODE(socket_path.stat().st_mode) == 0o600
         assert stat.S_IMODE(socket_path.parent.stat().st_mode) == 0o700
-        assert livecap(env, "dictate", "--status").stderr.strip() == "livecap: dictating"
+        assert livecap(env, "dictate", "--status", timeout=30).stderr.strip() == "livecap: dictating"
 
         first = wait_for(lambda: target.text_now(), 40, "the first typed words")
         paused = livecap(env, "dictate", "--toggle")

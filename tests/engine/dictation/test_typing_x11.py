@@ -22,6 +22,19 @@ from engine.session.live import LiveSession
 from tests.speech import write_speech_wav
 
 
+def dictate_through(session):
+    """Run ``session`` to its end with typing on; (the sink, the settled transcript)."""
+    sink = DictationSink(choose_typist())
+    session.subscribe(sink)
+    sink.start()
+    session.start()
+    assert session.wait(120)
+    transcript = session.stop()
+    assert sink.drain(60)
+    sink.stop()
+    return sink, transcript
+
+
 def test_xdotool_types_any_unicode_intact_and_presses_keys(target):
     typist = choose_typist()
     assert isinstance(typist, XdotoolTypist) and typist.focused_window() is not None
@@ -37,14 +50,7 @@ def test_a_spoken_file_is_typed_exactly_as_the_session_settled_it(target, tmp_pa
     session = LiveSession(
         FileSource(speech), PocketSphinxRecognizer(), StreamingDecoder.from_model(tiny_model)
     )
-    sink = DictationSink(choose_typist())
-    session.subscribe(sink)
-    sink.start()
-    session.start()
-    assert session.wait(120)
-    transcript = session.stop()
-    assert sink.drain(60)
-    sink.stop()
+    sink, transcript = dictate_through(session)
     typed = target.finish()
     settled = " ".join(w.display for w in transcript.words)
     assert len(transcript.words) >= 6, "PocketSphinx heard too little to test with"
@@ -86,14 +92,7 @@ def test_words_a_recognizer_replaced_never_reach_the_typed_text(target, tmp_path
     session = LiveSession(FileSource(silence), recognizer, StreamingDecoder.from_model(tiny_model))
     retracted = []
     session.subscribe(lambda events: retracted.extend(e for e in events if type(e).__name__ == "Retracted"))
-    sink = DictationSink(choose_typist())
-    session.subscribe(sink)
-    sink.start()
-    session.start()
-    assert session.wait(60)
-    transcript = session.stop()
-    assert sink.drain(30)
-    sink.stop()
+    _, transcript = dictate_through(session)
     typed = target.finish()
     assert retracted, "the script must make the stabiliser retract words"
     assert [w.text for w in transcript.words] == right + ["it", "works"]
