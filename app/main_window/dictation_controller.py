@@ -36,7 +36,6 @@ def spoken_commands(settings: AppSettings) -> list[str]:
 class DictationController(QObject):
     problem = Signal(str)  # one line: dictation could not start, or stopped
     status = Signal(str)  # for the status bar
-    typing_changed = Signal(bool)
     _remote_toggle = Signal()  # from the control socket's thread
     _sink_stopped = Signal(str)  # from the typing thread: it failed and stopped
 
@@ -147,7 +146,6 @@ class DictationController(QObject):
         self.action.setChecked(self.on)
         self.action.blockSignals(False)
         self.indicator.setVisible(self.on)
-        self.typing_changed.emit(self.on)
 
     def reload_commands(self) -> None:
         """Settings changed the spoken commands: the running dictation obeys the new set."""

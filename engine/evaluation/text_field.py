@@ -57,7 +57,6 @@ def main() -> int:
     text.bind("<<Modified>>", record)
     root.protocol("WM_DELETE_WINDOW", finish)
     signal.signal(signal.SIGTERM, lambda *a: root.after(0, finish))
-    root.after(50, lambda: None)  # wake the loop now and then so the SIGTERM handler runs
 
     def poll() -> None:
         root.after(50, poll)
