@@ -9,8 +9,10 @@ same settings give the same transcript either way.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -20,8 +22,6 @@ from engine.punctuation.settings import DecoderSettings
 from engine.recognizers.base import Recognizer
 from engine.transcript.transcript import Transcript, TranscriptWord
 from engine.words import Word
-
-log = logging.getLogger(__name__)
 
 Progress = Callable[[str, float, float], None]  # (stage, done, total)
 StepProgress = Callable[[int, int], None]  # (positions scored, positions to score); may raise to cancel
@@ -42,31 +42,55 @@ class _PartialRecognition(Exception):
         self.words, self.seconds = words, seconds
 
 
+@contextmanager
+def _ctrl_c_between_chunks() -> Iterator[threading.Event]:
+    """Ctrl-C sets the returned event instead of raising where it lands.
+
+    A KeyboardInterrupt raised between two of PocketSphinx's C calls (after ``end_utt``,
+    before our state says so) left the decoder in a state that crashed the process on the
+    next call. So the interrupt is only noted, and the chunk loop stops at a chunk boundary,
+    where the recognizer is whole and can be flushed. Off the main thread Python delivers no
+    signals, so there is nothing to defer.
+    """
+    asked = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield asked
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.default_int_handler:  # someone else owns Ctrl-C: leave it to them
+        yield asked
+        return
+    signal.signal(signal.SIGINT, lambda *_: asked.set())
+    try:
+        yield asked
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def recognize_audio(
     audio: np.ndarray, recognizer: Recognizer, progress: Progress | None = None, chunk_seconds: float = 0.5
 ) -> list[Word]:
-    """Every final word of ``audio`` (16 kHz mono int16), with times from its first sample."""
+    """Every final word of ``audio`` (16 kHz mono int16), with times from its first sample.
+
+    Ctrl-C stops at the next chunk (half a second of audio) and raises ``_PartialRecognition``
+    with every word heard so far, the utterance in progress included."""
     recognizer.reset()
     step = int(chunk_seconds * SAMPLE_RATE)
     total = len(audio) / SAMPLE_RATE
     words: list[Word] = []
-    at = 0
-    try:
+    with _ctrl_c_between_chunks() as interrupted:
         for at in range(0, len(audio), step):
+            if interrupted.is_set():
+                words.extend(recognizer.flush().final or [])
+                raise _PartialRecognition(words, at / SAMPLE_RATE)
             update = recognizer.accept(audio[at : at + step])
             if update.final:
                 words.extend(update.final)
             if progress:
                 progress("recognizing", min(at + step, len(audio)) / SAMPLE_RATE, total)
-    except KeyboardInterrupt:  # keep what was heard: the words of the utterance in progress too
-        try:
-            words.extend(recognizer.flush().final or [])
-        except Exception:  # Ctrl-C landed inside the recognizer (ending an utterance): its state
-            log.debug("flush after an interrupt failed", exc_info=True)  # is unknown; keep the rest
-        raise _PartialRecognition(words, at / SAMPLE_RATE) from None
-    final = recognizer.flush().final
-    if final:
-        words.extend(final)
+        words.extend(recognizer.flush().final or [])
+        if interrupted.is_set():  # during the last chunk: everything was heard, but stop as asked
+            raise _PartialRecognition(words, total)
     return words
 
 
