@@ -78,6 +78,7 @@ _PUBLIC = {
     "DownloadCancelled": ("engine.vosk_models.errors", "DownloadCancelled"),
     # dictation: typing settled words into other applications
     "DictationSink": ("engine.dictation.sink", "DictationSink"),
+    "DictationSwitch": ("engine.dictation.switch", "DictationSwitch"),
     "DictationUnavailable": ("engine.dictation.typists", "DictationUnavailable"),
     "choose_typist": ("engine.dictation.typists", "choose_typist"),
     "SPOKEN_COMMANDS": ("engine.dictation.typed_text", "COMMANDS"),
@@ -124,6 +125,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; the same names as _PUBL
     from engine.cli.progress import format_bytes
     from engine.dictation.control import ControlServer, ControlUnavailable
     from engine.dictation.sink import DictationSink
+    from engine.dictation.switch import DictationSwitch
     from engine.dictation.typed_text import COMMANDS as SPOKEN_COMMANDS
     from engine.dictation.typists import DictationUnavailable, choose_typist
     from engine.files.atomic import atomic_write_text

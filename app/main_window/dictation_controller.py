@@ -1,9 +1,10 @@
 """The window's "Type into other apps": dictation from the running session into whatever window has
 the focus, its indicator, and the control socket that ``livecap dictate --toggle`` reaches.
 
-The engine does the work (``DictationSink``, its own thread); this controller only switches it on
-and off on the UI thread. Finding the typing tool runs a program, so it is a job: the UI thread
-never waits on it. The captions, the window's own text and the journal are untouched by typing.
+The engine does the work (``DictationSwitch`` puts a ``DictationSink``, with its own thread, on the
+session); this controller only switches it on and off on the UI thread. Finding the typing tool
+runs a program, so it is a job: the UI thread never waits on it. The captions, the window's own
+text and the journal are untouched by typing.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from app import settings as keys
 from app.settings import AppSettings
 from app.workers.jobs import JobRunner, user_message
 from app.workers.session_bridge import RUNNING, SessionBridge
-from engine import ControlServer, ControlUnavailable, DictationSink, choose_typist
+from engine import ControlServer, ControlUnavailable, DictationSwitch, choose_typist
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +54,7 @@ class DictationController(QObject):
         self.settings, self.bridge, self.action, self.indicator = settings, bridge, action, indicator
         self.jobs, self.own_windows = jobs, own_windows
         self.on = False
-        self.typist = None
-        self.sink: DictationSink | None = None
+        self.switch: DictationSwitch | None = None  # once the typing tool is found
         self.server: ControlServer | None = None
         self._finding = False
         # Whether one of livecap's windows is active, kept by the UI thread for the typing thread:
@@ -117,7 +117,7 @@ class DictationController(QObject):
             self._detach()
             self._show()
             return
-        if self.typist is not None:
+        if self.switch is not None:
             self.on = True
             self._attach()
             self._show()
@@ -128,7 +128,13 @@ class DictationController(QObject):
 
     def _found(self, typist) -> None:
         self._finding = False
-        self.typist = typist
+        self.switch = DictationSwitch(
+            typist,
+            spoken_commands(self.settings),
+            self.own_windows,
+            on_error=self._sink_failed,
+            own_window_active=self._own_active.is_set,
+        )
         if self.action.isChecked():
             self.on = True
             self._attach()
@@ -149,35 +155,22 @@ class DictationController(QObject):
 
     def reload_commands(self) -> None:
         """Settings changed the spoken commands: the running dictation obeys the new set."""
-        if self.sink is not None:
-            self.sink.text.commands = frozenset(spoken_commands(self.settings))  # one atomic swap
+        if self.switch is not None:
+            self.switch.set_commands(spoken_commands(self.settings))
 
     # -- the sink on the session ------------------------------------------------------------------
     def _attach(self) -> None:
         session = self.bridge.session
-        if not self.on or self.sink is not None or session is None or self.bridge.state != RUNNING:
-            return
-        self.sink = DictationSink(
-            self.typist,
-            spoken_commands(self.settings),
-            self.own_windows(),
-            on_error=self._sink_failed,
-            own_window_active=self._own_active.is_set,
-        ).start()
-        session.subscribe(self.sink)
+        if self.on and self.switch is not None and session is not None and self.bridge.state == RUNNING:
+            self.switch.attach(session)
 
     def _detach(self) -> None:
-        sink, self.sink = self.sink, None
-        if sink is None:
-            return
-        session = self.bridge.session
-        if session is not None:
-            session.unsubscribe(sink)
-        sink.stop()  # nothing more is typed
+        if self.switch is not None:
+            self.switch.detach()  # nothing more is typed
 
     def _session_ended(self) -> None:
         """The session stopped and published its last words: type them, then let the sink go."""
-        sink, self.sink = self.sink, None
+        sink = self.switch.release() if self.switch is not None else None
         if sink is not None:
             self.jobs.run(lambda report, cancelled: (sink.drain(), sink.stop()))
 

@@ -12,7 +12,6 @@ while the session itself still drains and closes its journal cleanly.
 from __future__ import annotations
 
 import sys
-import threading
 
 from engine.cli.common import CliError, warn
 from engine.cli.listen import build_session
@@ -31,56 +30,10 @@ def cmd_dictate(args) -> int:
     return _dictate(args)
 
 
-class Dictation:
-    """The running dictation of one session: on, paused, or stopped for good."""
-
-    def __init__(self, session, typist, commands):
-        self.session, self.typist, self.commands = session, typist, commands
-        self.sink = None
-        self.lock = threading.Lock()
-        self.finished = threading.Event()  # --stop asked for the end
-
-    def resume(self) -> str:
-        from engine.dictation.sink import DictationSink
-
-        with self.lock:
-            if self.sink is None and not self.finished.is_set():
-                self.sink = DictationSink(self.typist, self.commands, on_error=self._failed).start()
-                self.session.subscribe(self.sink)
-            return "dictating"
-
-    def pause(self) -> str:
-        with self.lock:
-            sink, self.sink = self.sink, None
-        if sink is not None:
-            self.session.unsubscribe(sink)
-            sink.stop()  # types nothing more
-        return "paused"
-
-    def toggle(self) -> str:
-        return self.pause() if self.sink is not None else self.resume()
-
-    def status(self) -> str:
-        return "dictating" if self.sink is not None else "paused"
-
-    def stop(self) -> str:
-        self.finished.set()
-        self.pause()
-        return "stopping"
-
-    def drain(self) -> None:
-        sink = self.sink
-        if sink is not None:
-            sink.drain()
-
-    def _failed(self, message: str) -> None:
-        warn(message)
-        self.finished.set()
-
-
 def _dictate(args) -> int:
     from engine.audio.base import AudioError
     from engine.dictation.control import ControlServer, ControlUnavailable
+    from engine.dictation.switch import DictationSwitch
     from engine.dictation.typists import DictationUnavailable, choose_typist
 
     try:
@@ -97,8 +50,19 @@ def _dictate(args) -> int:
     session = build_session(args)
     if getattr(session.source, "warning", None):  # a WAV cut short
         warn(session.source.warning)
-    dictation = Dictation(session, typist, commands)
-    control = ControlServer({"toggle": dictation.toggle, "stop": dictation.stop, "status": dictation.status})
+
+    def typing_failed(message: str) -> None:  # on the typing thread: say why, and end
+        warn(message)
+        dictation.closed.set()  # the main loop closes it: close() here would join this very thread
+
+    def stop() -> str:
+        dictation.close()
+        return "stopping"
+
+    dictation = DictationSwitch(typist, commands, on_error=typing_failed)
+    control = ControlServer(
+        {"toggle": lambda: dictation.toggle(session), "stop": stop, "status": lambda: dictation.state}
+    )
     try:
         control.start()
     except (ControlUnavailable, OSError) as exc:
@@ -106,7 +70,7 @@ def _dictate(args) -> int:
             session.journal.close(clean=True)
         raise CliError(str(exc)) from None
     try:
-        dictation.resume()
+        dictation.attach(session)
         try:
             session.start()
         except AudioError as exc:
@@ -117,14 +81,16 @@ def _dictate(args) -> int:
             "Ctrl-C or livecap dictate --stop ends it, livecap dictate --toggle pauses it"
         )
         try:
-            while not dictation.finished.is_set() and not session.wait(0.2):
+            while not dictation.closed.is_set() and not session.wait(0.2):
                 pass
-            if not dictation.finished.is_set():  # the input ended (a file): type its last words
+            if not dictation.closed.is_set():  # the input ended (a file): type its last words
                 session.stop()
-                dictation.drain()
+                sink = dictation.sink
+                if sink is not None:
+                    sink.drain()
         except KeyboardInterrupt:
             pass
-        dictation.stop()  # nothing is typed after this
+        dictation.close()  # nothing is typed after this
         transcript = session.stop()
     finally:
         control.stop()

@@ -117,7 +117,19 @@ class TextField:
         else:
             raise AssertionError("the text field never got the keyboard focus")
 
-    def finish(self) -> str:
+    def finish(self, quiet: float = 1.0, timeout: float = 15.0) -> str:
+        """Close the field and return its text, once it has been unchanged for ``quiet`` seconds:
+        the keystrokes a typing tool sent are X events the field handles in its own time, which
+        on a loaded machine can be well after the tool returned."""
+        log = self.change_log
+        deadline, last, since = time.monotonic() + timeout, None, time.monotonic()
+        while time.monotonic() < deadline:
+            size = log.stat().st_size if log.exists() else 0
+            if size != last:
+                last, since = size, time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                break
+            time.sleep(0.05)
         self.process.terminate()
         self.process.wait(20)
         return json.loads(self.out.read_text(encoding="utf-8"))["text"]
@@ -127,8 +139,12 @@ class TextField:
         changes = self.changes()
         return changes[-1]["text"] if changes else ""
 
+    @property
+    def change_log(self) -> Path:
+        return self.out.with_name(self.out.name + ".log")
+
     def changes(self) -> list[dict]:
-        log = self.out.with_name(self.out.name + ".log")
+        log = self.change_log
         if not log.exists():
             return []
         return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]

@@ -28,7 +28,7 @@ def test_typing_into_another_app_types_exactly_the_settled_words_and_shows_it_is
     expected = " ".join(w.display for w in live)
     qtbot.waitUntil(lambda: target.text_now() == expected, timeout=20000)
     action.trigger()  # off: the indicator goes, and nothing more is typed
-    assert not window.dictation.on and indicator.isHidden() and window.dictation.sink is None
+    assert not window.dictation.on and indicator.isHidden() and window.dictation.switch.sink is None
     assert target.finish() == expected
     assert window.view.toPlainText().split() == window.text.final_transcript.text().split()  # untouched
 
