@@ -24,6 +24,7 @@ Conditions:
 from __future__ import annotations
 
 import argparse
+import copy
 import datetime
 import itertools
 import json
@@ -41,7 +42,7 @@ from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.labelled_text import Document, PrepareError, prepare_folder
 from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir
 from engine.punctuation.offline import OfflineDecoder
-from engine.punctuation.streaming import ModelScorer
+from engine.punctuation.streaming import ModelScorer, Tagged
 from engine.words import CASE_LABELS, PUNCT_LABELS
 from training.eval_tables import CachedScorer, run_streaming, synthesize_pauses, timed_words
 from training.metrics import casing_scores, punctuation_scores
@@ -109,34 +110,49 @@ class Rows:
 
 
 # ---- data -----------------------------------------------------------------------------
-def load_dev(folder: Path, max_words: int) -> dict[str, list[Document]]:
-    """file -> its first ``max_words`` words as documents (in order; the last one is cut at a sentence
-    end when there is one in its second half, so the stream ends as a real one would)."""
+def load_dev(folder: Path, max_words: int, skip_words: int = 0) -> dict[str, list[Document]]:
+    """file -> ``max_words`` of its words as documents, after its first ``skip_words`` (in order;
+    a document is cut at a sentence end when there is one in the second half of what is kept, so
+    the stream ends, and after a skip begins, as a real one would)."""
     docs = prepare_folder(folder, log=log)
     files: dict[str, list[Document]] = defaultdict(list)
     budget: dict[str, int] = {}
+    skip: dict[str, int] = {}
     for d in docs:
         file = d.name.rsplit("#", 1)[0]
+        to_skip = skip.setdefault(file, skip_words)
+        if to_skip >= len(d.words):
+            skip[file] = to_skip - len(d.words)
+            continue
+        if to_skip:
+            starts = np.flatnonzero(d.marks[: to_skip + 200] >= PERIOD) + 1  # a sentence's first word
+            after = starts[starts >= to_skip]
+            d = slice_document(d, int(after[0]) if len(after) else to_skip, len(d.words))
+            skip[file] = 0
         left = budget.setdefault(file, max_words if max_words > 0 else sys.maxsize)
         if left <= 0:
             continue
         if len(d.words) > left:
             ends = np.flatnonzero(d.marks[:left] >= PERIOD) + 1
             cut = int(ends[-1]) if len(ends) and ends[-1] >= left // 2 else left
-            d = Document(
-                d.name,
-                d.words[:cut],
-                d.marks[:cut].copy(),
-                d.cases[:cut].copy(),
-                d.sentence_initial[:cut].copy(),
-                {k: v for k, v in d.mixed.items() if k < cut},
-            )
+            d = slice_document(d, 0, cut)
             left = 0
         else:
             left -= len(d.words)
         budget[file] = left
         files[file].append(d)
     return dict(files)
+
+
+def slice_document(d: Document, lo: int, hi: int) -> Document:
+    return Document(
+        d.name,
+        d.words[lo:hi],
+        d.marks[lo:hi].copy(),
+        d.cases[lo:hi].copy(),
+        d.sentence_initial[lo:hi].copy(),
+        {k - lo: v for k, v in d.mixed.items() if lo <= k < hi},
+    )
 
 
 # ---- the evaluation ---------------------------------------------------------------
@@ -310,6 +326,71 @@ def sweep_offline(model: PunctuationModel, files: dict[str, list[Document]]) -> 
     return {"best": out[0], "rows": out}
 
 
+NONE_BIASES = (0.0, -0.25, -0.5, -0.75, -1.0, -1.25, -1.5)
+COMMA_BIASES = (0.0, 0.25, 0.5)
+
+
+def rebiased(scorer: CachedScorer, delta: np.ndarray) -> CachedScorer:
+    """A copy of ``scorer`` whose cached punctuation answers carry ``delta`` more logit bias:
+    softmax(logits + b + delta) is softmax(logits + b) reweighted by exp(delta)."""
+    factor = np.exp(delta)
+
+    def shift(p: np.ndarray) -> np.ndarray:
+        q = p * factor
+        return q / q.sum(axis=-1, keepdims=True)
+
+    out = copy.copy(scorer)
+    out.cache = {k: (back, shift(punct), case) for k, (back, punct, case) in scorer.cache.items()}
+    out.by_end = [Tagged(t.first, shift(t.punct), t.case) for t in scorer.by_end]
+    return out
+
+
+def sweep_bias(model: PunctuationModel, files: dict[str, list[Document]], thresholds=(0.4,)) -> dict:
+    """Live F1, average lookahead, fixed l = 4 and non-lowercase F1 for punctuation logit biases
+    (on "none" and on "comma") and entropy thresholds, from one pass of windows per document.
+    Run it on dev text apart from the text that is reported (``--skip-words-per-file``)."""
+    cfg, dec = model.config, model.config.decoder
+    casing = CaseRenderer(cfg.lexicon)
+    current = np.asarray(cfg.punct_bias, dtype=np.float32)
+    docs = []
+    for file, ds in files.items():
+        for d in ds:
+            flags = [False] * len(d.words)
+            docs.append((file, d, CachedScorer(model, d.words, flags), timed_words(d.words, None, None)))
+        log(f"[bias sweep] {file} tagged")
+    rows = []
+    for none, comma, h in itertools.product(NONE_BIASES, COMMA_BIASES, thresholds):
+        bias = np.array([none, comma, 0.0, 0.0], dtype=np.float32)
+        live = dict(l_min=dec.l_min, l_max=dec.l_max, threshold=h, silence_gap=None, pause_threshold=None)
+        marks, cases, misses = Rows(), Rows(), 0
+        for file, d, scorer, words in docs:
+            biased = rebiased(scorer, bias - current)
+            m, c, used = run_streaming(biased, words, live, casing)
+            marks.add("live", file, d.marks, m, used)
+            cases.add("live", file, d.cases, c)
+            marks.add("l4", file, d.marks, biased.fixed(4)[0].argmax(1))
+            misses += biased.misses
+        scores = marks.punctuation("live")
+        rows.append(
+            {
+                "bias": dict(zip(PUNCT_LABELS, map(float, bias))),
+                "threshold": h,
+                "live_f1": f1_of(scores),
+                "avg_lookahead": scores["overall"]["avg_lookahead"],
+                "precision": scores["overall"]["overall"]["precision"],
+                "recall": scores["overall"]["overall"]["recall"],
+                "fixed_l4_f1": f1_of(marks.punctuation("l4")),
+                "non_lower_f1": cases.casing("live")["overall"]["non_lower"]["f1"],
+                "files": {f: r["overall"]["f1"] for f, r in scores["files"].items()},
+                "cache_misses": misses,
+            }
+        )
+        log(f"bias {rows[-1]['bias']}, h {h}: live {rows[-1]['live_f1']} at {rows[-1]['avg_lookahead']}")
+    allowed = [r for r in rows if r["avg_lookahead"] <= TARGETS["avg_lookahead_max"]]
+    best = max(allowed or rows, key=lambda r: r["live_f1"])
+    return {"best": best, "rows": sorted(rows, key=lambda r: -r["live_f1"])}
+
+
 def plot(report: dict, path: Path, title: str = "") -> None:
     """Overall F1 against average lookahead for the h sweep (Minixhofer 2021, Fig. 4.3), with references."""
     import matplotlib
@@ -405,6 +486,12 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_MAX_WORDS,
         help="first N words of each file; 0 = all (default %(default)s)",
     )
+    parser.add_argument(
+        "--skip-words-per-file",
+        type=int,
+        default=0,
+        help="start each file after its first N words (tune on text apart from the reported text)",
+    )
     parser.add_argument("--out", type=Path, help="write the JSON report here too")
     parser.add_argument("--figure", type=Path, help="PNG of F1 against average lookahead")
     parser.add_argument("--threads", type=int, default=2, help="ONNX Runtime threads (default %(default)s)")
@@ -413,11 +500,15 @@ def main(argv: list[str] | None = None) -> int:
         "--sweep-offline", action="store_true", help="try mask-combine settings and print the best"
     )
     parser.add_argument(
+        "--sweep-bias",
+        action="store_true",
+        help="try punctuation logit biases (with --thresholds) and print the best live setting",
+    )
+    parser.add_argument(
         "--thresholds",
         type=float,
         nargs="+",
-        default=list(THRESHOLDS),
-        help="entropy thresholds to sweep, bits (default 0.1 .. 1.5)",
+        help="entropy thresholds to sweep, bits (default 0.1 .. 1.5; with --sweep-bias, the model's)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthesised pauses (default 0)")
     args = parser.parse_args(argv)
@@ -425,7 +516,7 @@ def main(argv: list[str] | None = None) -> int:
     model_dir = args.model_dir or default_model_dir()
     try:
         model = PunctuationModel(model_dir, threads=args.threads, max_batch=args.batch)
-        files = load_dev(args.dev, args.max_words_per_file)
+        files = load_dev(args.dev, args.max_words_per_file, args.skip_words_per_file)
         if not files:
             raise PrepareError(f"{args.dev}: no words left after cleaning")
     except (ModelError, PrepareError, OSError) as exc:
@@ -435,14 +526,18 @@ def main(argv: list[str] | None = None) -> int:
         f"model {model_dir}, {sum(len(d.words) for ds in files.values() for d in ds):,} words in "
         f"{len(files)} files"
     )
-    if args.sweep_offline:
-        result = sweep_offline(model, files)
+    if args.sweep_offline or args.sweep_bias:
+        if args.sweep_offline:
+            result = sweep_offline(model, files)
+        else:
+            chosen = args.thresholds or [model.config.decoder.threshold]  # default: the model's own h
+            result = sweep_bias(model, files, sorted(set(chosen)))
         text = json.dumps(result, indent=1)
         if args.out:
             args.out.write_text(text + "\n", encoding="utf-8")
         print(text)
         return 0
-    body = evaluate(model, files, thresholds=sorted(set(args.thresholds)), seed=args.seed)
+    body = evaluate(model, files, thresholds=sorted(set(args.thresholds or THRESHOLDS)), seed=args.seed)
     model_file = model.model_dir / model.config.model_file
     report = {
         "date": datetime.date.today().isoformat(),

@@ -17,6 +17,7 @@ import json
 import sys
 import tempfile
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -150,6 +151,14 @@ def main(argv=None) -> int:
     # l_max 4 put live captions' settled-mark p90 over its 2 s target (engine.evaluation.e2e).
     parser.add_argument("--l-max", type=int, default=3, help="the streaming decoder's longest lookahead")
     parser.add_argument("--window", type=int, default=48, help="the streaming window w, in tokens")
+    parser.add_argument(
+        "--punct-bias",
+        type=float,
+        nargs=4,
+        metavar=("NONE", "COMMA", "PERIOD", "QUESTION"),
+        default=(0.0, 0.0, 0.0, 0.0),
+        help="added to the punctuation logits (python -m training.evaluate --sweep-bias chooses it)",
+    )
     parser.add_argument("--offline-window", type=int, default=DecoderSettings.offline_window)
     parser.add_argument("--offline-stride", type=int, default=DecoderSettings.offline_stride)
     parser.add_argument("--offline-min-left", type=int, default=DecoderSettings.offline_min_left)
@@ -180,6 +189,8 @@ def main(argv=None) -> int:
         offline_min_right=args.offline_min_right,
         offline_edge_weighting=not args.no_edge_weighting,
     )
+    # Parity compares the network's own answers (torch, fp32, int8), so the bias joins the
+    # shipped config only after it.
     config = ModelConfig(window=args.window, decoder=decoder, lexicon=lexicon)
     with tempfile.TemporaryDirectory() as tmp:
         fp32_dir = Path(tmp)
@@ -187,15 +198,17 @@ def main(argv=None) -> int:
         quantize(fp32_dir / "model.onnx", args.out / "model.onnx")
         for folder in (fp32_dir, args.out):
             write_tokenizer(base, folder)
-            (folder / "config.json").write_text(
-                json.dumps(config.to_dict(), indent=2) + "\n", encoding="utf-8"
-            )
+            config.save(folder)
         report = {
             "model_mb": round((args.out / "model.onnx").stat().st_size / 2**20, 2),
             "lexicon_entries": len(lexicon),
         }
         if args.parity_windows:
             report |= parity(model, fp32_dir, args.out, args.parity_windows, args.threads, args.dev)
+    if any(args.punct_bias):
+        config = replace(config, punct_bias=tuple(args.punct_bias))
+        config.save(args.out)
+        report["punct_logit_bias"] = config.to_dict()["punct_logit_bias"]
     print(json.dumps(report, indent=2))
     return 0
 

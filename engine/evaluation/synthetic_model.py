@@ -11,7 +11,6 @@ Needs the ``onnx`` package (a dev dependency), never torch.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -216,5 +215,5 @@ def write_model_dir(
         onnx.save(model, directory / "model.onnx")
     defaults = DecoderSettings(**(decoder or {}))
     config = ModelConfig(decoder=defaults, lexicon=lexicon or {})
-    (directory / "config.json").write_text(json.dumps(config.to_dict(), indent=2), encoding="utf-8")
+    config.save(directory)
     return directory

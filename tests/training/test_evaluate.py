@@ -184,3 +184,48 @@ def test_the_cache_sends_a_different_context_to_the_model_and_counts_it(doc_and_
     assert cached.misses == 1
     direct, _ = ModelScorer(model).score(doc.words, [True] * n, [(3, 1)])
     assert np.allclose(punct, direct)
+
+
+def test_a_skip_starts_each_file_at_a_sentence_after_the_words_it_skips(setup):
+    _, _, dev = setup
+    whole = ev.load_dev(dev, 0)
+    later = ev.load_dev(dev, 30, skip_words=40)
+    for file, docs in whole.items():
+        words = [w for d in docs for w in d.words]
+        marks = np.concatenate([d.marks for d in docs])
+        [kept] = later[file]
+        start = next(k for k in range(40, len(words)) if words[k : k + len(kept.words)] == kept.words)
+        assert start - 40 < 25 and marks[start - 1] >= PUNCT_LABELS.index("period")
+        assert 15 <= len(kept.words) <= 30  # cut at a sentence end in the second half of the 30
+        assert kept.marks.tolist() == marks[start : start + len(kept.words)].tolist()
+
+
+def test_a_rebiased_cache_answers_as_the_model_with_that_bias_does(setup, tmp_path):
+    _, model_dir, dev = setup
+    biased_dir = tmp_path / "biased"
+    import shutil
+
+    shutil.copytree(model_dir, biased_dir)
+    config = json.loads((biased_dir / "config.json").read_text())
+    config["punct_logit_bias"] = {"none": -0.75, "comma": 0.25}
+    (biased_dir / "config.json").write_text(json.dumps(config))
+    [doc, *_] = ev.load_dev(dev, 60)["dev/endless_sky.txt"]
+    flags = [False] * len(doc.words)
+    plain = et.CachedScorer(PunctuationModel(model_dir), doc.words, flags)
+    direct = et.CachedScorer(PunctuationModel(biased_dir), doc.words, flags)
+    shifted = ev.rebiased(plain, np.array([-0.75, 0.25, 0, 0], dtype=np.float32))
+    for l in range(4):
+        assert np.allclose(shifted.fixed(l)[0], direct.fixed(l)[0], atol=1e-5)
+        assert not np.allclose(plain.fixed(l)[0], direct.fixed(l)[0], atol=1e-3)
+    # and the sweep reports, for the bias already in the model, what the model itself gives
+    sweep = ev.sweep_bias(PunctuationModel(biased_dir), {"dev/endless_sky.txt": [doc]}, thresholds=(0.5,))
+    assert len(sweep["rows"]) == len(ev.NONE_BIASES) * len(ev.COMMA_BIASES)
+    [row] = [
+        r for r in sweep["rows"] if r["bias"] == {"none": -0.75, "comma": 0.25, "period": 0, "question": 0}
+    ]
+    casing = CaseRenderer({})
+    live = dict(l_min=1, l_max=3, threshold=0.5, silence_gap=None, pause_threshold=None)
+    marks, _, _ = et.run_streaming(direct, et.timed_words(doc.words, None, None), live, casing)
+    from training.metrics import punctuation_scores
+
+    assert row["live_f1"] == punctuation_scores(doc.marks, marks)["overall"]["f1"]

@@ -148,12 +148,18 @@ def test_tiny_recipe_end_to_end(tmp_path):
                 str(dev),
                 "--parity-windows",
                 "200",
+                "--punct-bias",
+                "-0.5",
+                "0",
+                "0",
+                "0",
             ]
         )
         == 0
     )
     assert (shipped / "model.onnx").stat().st_size < 25 * 2**20
     model = PunctuationModel(shipped)  # the engine loads what export wrote
+    assert model.config.punct_bias == (-0.5, 0.0, 0.0, 0.0)  # the calibration, written after parity
     ids = model.tokenizer.encode_words("it is a truth universally acknowledged".split())
     punct, case = model.tag([build_window(ids, len(ids) - 1, model.special)])[0]
     assert punct.shape == (len(ids), 4) and case.shape == (len(ids), 3)

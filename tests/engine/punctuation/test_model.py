@@ -160,3 +160,24 @@ def test_a_damaged_shipped_model_says_which_file_and_reinstall(tiny_model_dir, t
         assert "\n" not in message and "reinstall livecap" in message
         assert str(shipped / "model.onnx") in message and error.path == shipped / "model.onnx"
     assert str(mine / "model.onnx") in str(both_bad.value)
+
+
+def test_a_punctuation_logit_bias_in_config_reweights_the_marks(tiny_model_dir, tmp_path):
+    biased_dir = tmp_path / "biased"
+    shutil.copytree(tiny_model_dir, biased_dir)
+    config = json.loads((biased_dir / "config.json").read_text())
+    config["punct_logit_bias"] = {"none": -1.0, "comma": 0.5}
+    (biased_dir / "config.json").write_text(json.dumps(config))
+    plain, biased = PunctuationModel(tiny_model_dir), PunctuationModel(biased_dir)
+    assert biased.config.punct_bias == (-1.0, 0.5, 0.0, 0.0)
+    assert ModelConfig.from_dict(biased.config.to_dict()) == biased.config
+    [(p, case_p)] = plain.tag([_window(plain, "so what do you think about the plan")])
+    [(q, case_q)] = biased.tag([_window(biased, "so what do you think about the plan")])
+    # softmax(logits + b) is softmax(logits) reweighted by exp(b): fewer "none", more commas
+    expected = p * np.exp([-1.0, 0.5, 0.0, 0.0])
+    assert np.allclose(q, expected / expected.sum(1, keepdims=True), atol=1e-5)
+    assert (q[:, 0] < p[:, 0]).all() and np.allclose(case_q, case_p)
+    config["punct_logit_bias"] = {"exclamation": 1.0}
+    (biased_dir / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelError, match="unknown labels"):
+        PunctuationModel(biased_dir)
