@@ -8,6 +8,7 @@ from app import settings as keys
 from app.main_window.dictation_controller import spoken_commands
 from engine import ControlUnavailable
 from engine.dictation.control import send_command
+from engine.transcript.journal import read_journal
 from tests.app.main_window.test_window import play
 
 pytestmark = [pytest.mark.gui]
@@ -15,7 +16,7 @@ pytestmark = [pytest.mark.gui]
 
 @pytest.mark.needs_espeak
 def test_typing_into_another_app_types_exactly_the_settled_words_and_shows_it_is_on(
-    window, qtbot, target, speech_wav
+    window, qtbot, target, speech_wav, tmp_path
 ):
     action, indicator = window.commands.type_into_apps, window.typing_indicator
     assert not action.isChecked() and not indicator.isVisible()
@@ -31,6 +32,9 @@ def test_typing_into_another_app_types_exactly_the_settled_words_and_shows_it_is
     assert not window.dictation.on and indicator.isHidden() and window.dictation.switch.sink is None
     assert target.finish() == expected
     assert window.view.toPlainText().split() == window.text.final_transcript.text().split()  # untouched
+    # and the journal got every settled word, as it does without typing
+    [journal] = (tmp_path / "journal").glob("session-*.jsonl")
+    assert [w.text for w in read_journal(journal).transcript.words] == [w.text for w in live]
 
 
 def test_without_a_way_to_type_the_toggle_is_refused_with_one_line(window, qtbot, monkeypatch):

@@ -4,6 +4,7 @@ paused, resumed and ended from a second ``livecap dictate`` through the control 
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import time
 
@@ -75,6 +76,43 @@ def test_toggle_pauses_and_resumes_a_running_dictation_and_stop_ends_it(target, 
     assert not socket_path.exists()  # the socket goes with the process
     r = livecap(env, "dictate", "--toggle")
     assert r.returncode != 0 and "no running livecap is listening" in r.stderr
+
+
+@pytest.mark.needs_espeak
+@pytest.mark.slow
+def test_ctrl_c_ends_dictation_and_nothing_more_is_typed(target, tmp_path, tiny_model_dir):
+    speech = write_speech_wav(tmp_path / "speech.wav", repeats=4, gap=1.5)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "XDG_RUNTIME_DIR": str(tmp_path / "run"),
+        "LIVECAP_DATA_DIR": str(tmp_path / "data"),
+    }
+    (tmp_path / "run").mkdir(mode=0o700)
+    dictate = livecap_process(
+        env,
+        "dictate",
+        "--source",
+        speech,
+        "--realtime",
+        "--recognizer",
+        "pocketsphinx",
+        "--model-dir",
+        tiny_model_dir,
+    )
+    try:
+        first = wait_for(lambda: target.text_now(), 40, "the first typed words")
+        dictate.send_signal(signal.SIGINT)  # what Ctrl-C in its terminal sends
+        _, err = dictate.communicate(timeout=60)
+    finally:
+        dictate.kill()
+    assert dictate.returncode == 0, err
+    assert "dictation ended" in err and "Traceback" not in err
+    at_exit = target.text_now()
+    time.sleep(3)  # the file had more speech: none of it may arrive now
+    final = target.finish()
+    assert final == at_exit and final.startswith(first)
+    assert not (tmp_path / "run" / "livecap" / "control.sock").exists()
 
 
 def test_dictate_without_a_desktop_is_refused_in_one_line(tmp_path):
