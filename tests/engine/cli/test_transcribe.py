@@ -100,3 +100,42 @@ def test_ctrl_c_during_transcribe_keeps_what_was_heard(tmp_path, env, tiny_model
     kept = out.read_text().split()
     assert 3 <= len(kept) < 30 * 10  # what was heard, not the whole file
     assert int(line.split("keeping the ")[1].split()[0]) == len(kept)
+
+
+@pytest.mark.needs_espeak
+def test_transcribe_draws_a_progress_bar_on_a_terminal(tmp_path, env, tiny_model_dir):
+    import os
+    import select
+    import subprocess
+    import sys
+
+    from tests.engine.cli.conftest import ROOT
+
+    speech = write_speech_wav(tmp_path / "talk.wav", repeats=2)
+    master, slave = os.openpty()
+    try:
+        r = subprocess.run(
+            [sys.executable, "-m", "engine.cli", "transcribe", "--recognizer", "pocketsphinx"]
+            + [str(speech), "--model-dir", str(tiny_model_dir)],
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            env=env,
+            cwd=ROOT,
+            timeout=120,
+        )
+        os.close(slave)
+        seen = b""
+        while select.select([master], [], [], 0.5)[0]:
+            try:
+                chunk = os.read(master, 1 << 16)
+            except OSError:  # the terminal's other end is closed
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+    assert r.returncode == 0
+    # one line redrawn in place, ending full, naming the file; then the transcript is written
+    assert b"\r\x1b[K" in seen and b"100%" in seen and b"talk.wav" in seen, seen
+    assert seen.count(b"\r\x1b[K") > 1 and "park" in (tmp_path / "talk.txt").read_text().lower()
