@@ -63,7 +63,9 @@ class Recipe:
     out: str = "runs/punct"
     windows: tuple[int, ...] = (32, 48, 64)  # window lengths in tokens, one drawn per step
     batch: int = 32
-    steps: int = 3600  # main phase, with class weights: ~75 min on an idle 2-core AVX2 CPU
+    # Main phase, with class weights. Sized to use the 2.5-hour allowance of a 2-core CPU without bf16
+    # (3,600 steps left the model under-trained; times in models/punct/MODEL_CARD.md).
+    steps: int = 6400
     pause_phase: float = 0.3  # the main phase's last 30 % adds synthetic [PAUSE]; before it, text only
     prior_steps: int = 200  # then a short pass without class weights restores the priors
     lr: float = 1e-4
