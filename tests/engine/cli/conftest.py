@@ -1,6 +1,7 @@
 """What the CLI tests share."""
 
 import os
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -44,3 +45,20 @@ def livecap_process(env, *args) -> subprocess.Popen:
         env=env,
         cwd=ROOT,
     )
+
+
+def read_terminal(master: int) -> bytes:
+    """Everything written to a pseudo-terminal whose other end is closed (then closes ``master``)."""
+    seen = b""
+    try:
+        while select.select([master], [], [], 0.5)[0]:
+            try:
+                chunk = os.read(master, 1 << 16)
+            except OSError:  # the terminal's other end is closed
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+    return seen

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.engine.cli.conftest import ROOT
+from tests.engine.cli.conftest import ROOT, read_terminal
 
 VOCAB = (
     "the a of and to in is it you that he was for on are with as i his they be at one have this from or "
@@ -97,18 +97,9 @@ def test_a_progress_bar_on_a_terminal_and_none_otherwise(tiny_model_dir):
     master, slave = os.openpty()
     try:
         r = run_with_stderr(tiny_model_dir, slave, text)
-        os.close(slave)
-        seen = b""
-        while select.select([master], [], [], 0.5)[0]:
-            try:
-                chunk = os.read(master, 1 << 16)
-            except OSError:  # the terminal's other end is closed
-                break
-            if not chunk:
-                break
-            seen += chunk
     finally:
-        os.close(master)
+        os.close(slave)
+    seen = read_terminal(master)
     assert r.returncode == 0
     assert b"\r" in seen and b"[####################] 100%" in seen and b"punctuating" in seen
     assert len(r.stdout.split()) == 3000  # the bar went to the terminal, not into the text

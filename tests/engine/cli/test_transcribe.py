@@ -1,11 +1,15 @@
 """``livecap transcribe`` never destroys a file: existing outputs, same-stem inputs, silent audio
 (issue 16, item 1). Real subprocesses, real PocketSphinx on espeak-ng speech."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import soundfile as sf
 
-from tests.engine.cli.conftest import livecap_process
+from tests.engine.cli.conftest import ROOT, livecap_process, read_terminal
 from tests.engine.cli.test_listen import livecap, one_line_error
 from tests.speech import write_speech_wav
 
@@ -104,13 +108,6 @@ def test_ctrl_c_during_transcribe_keeps_what_was_heard(tmp_path, env, tiny_model
 
 @pytest.mark.needs_espeak
 def test_transcribe_draws_a_progress_bar_on_a_terminal(tmp_path, env, tiny_model_dir):
-    import os
-    import select
-    import subprocess
-    import sys
-
-    from tests.engine.cli.conftest import ROOT
-
     speech = write_speech_wav(tmp_path / "talk.wav", repeats=2)
     master, slave = os.openpty()
     try:
@@ -123,18 +120,9 @@ def test_transcribe_draws_a_progress_bar_on_a_terminal(tmp_path, env, tiny_model
             cwd=ROOT,
             timeout=120,
         )
-        os.close(slave)
-        seen = b""
-        while select.select([master], [], [], 0.5)[0]:
-            try:
-                chunk = os.read(master, 1 << 16)
-            except OSError:  # the terminal's other end is closed
-                break
-            if not chunk:
-                break
-            seen += chunk
     finally:
-        os.close(master)
+        os.close(slave)
+    seen = read_terminal(master)
     assert r.returncode == 0
     # one line redrawn in place, ending full, naming the file; then the transcript is written
     assert b"\r\x1b[K" in seen and b"100%" in seen and b"talk.wav" in seen, seen

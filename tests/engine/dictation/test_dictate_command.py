@@ -25,9 +25,8 @@ def wait_for(condition, timeout: float, what: str):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-@pytest.mark.needs_espeak
-@pytest.mark.slow
-def test_toggle_pauses_and_resumes_a_running_dictation_and_stop_ends_it(target, tmp_path, tiny_model_dir):
+def start_dictating(tmp_path, model_dir):
+    """``livecap dictate`` on a spoken file played in real time, with its own runtime and data folders."""
     speech = write_speech_wav(tmp_path / "speech.wav", repeats=4, gap=1.5)
     env = {
         **os.environ,
@@ -36,17 +35,14 @@ def test_toggle_pauses_and_resumes_a_running_dictation_and_stop_ends_it(target, 
         "LIVECAP_DATA_DIR": str(tmp_path / "data"),
     }
     (tmp_path / "run").mkdir(mode=0o700)
-    dictate = livecap_process(
-        env,
-        "dictate",
-        "--source",
-        speech,
-        "--realtime",
-        "--recognizer",
-        "pocketsphinx",
-        "--model-dir",
-        tiny_model_dir,
-    )
+    args = ("--source", speech, "--realtime", "--recognizer", "pocketsphinx", "--model-dir", model_dir)
+    return env, livecap_process(env, "dictate", *args)
+
+
+@pytest.mark.needs_espeak
+@pytest.mark.slow
+def test_toggle_pauses_and_resumes_a_running_dictation_and_stop_ends_it(target, tmp_path, tiny_model_dir):
+    env, dictate = start_dictating(tmp_path, tiny_model_dir)
     try:
         socket_path = tmp_path / "run" / "livecap" / "control.sock"
         wait_for(socket_path.exists, 30, "the control socket")
@@ -81,25 +77,7 @@ def test_toggle_pauses_and_resumes_a_running_dictation_and_stop_ends_it(target, 
 @pytest.mark.needs_espeak
 @pytest.mark.slow
 def test_ctrl_c_ends_dictation_and_nothing_more_is_typed(target, tmp_path, tiny_model_dir):
-    speech = write_speech_wav(tmp_path / "speech.wav", repeats=4, gap=1.5)
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "XDG_RUNTIME_DIR": str(tmp_path / "run"),
-        "LIVECAP_DATA_DIR": str(tmp_path / "data"),
-    }
-    (tmp_path / "run").mkdir(mode=0o700)
-    dictate = livecap_process(
-        env,
-        "dictate",
-        "--source",
-        speech,
-        "--realtime",
-        "--recognizer",
-        "pocketsphinx",
-        "--model-dir",
-        tiny_model_dir,
-    )
+    env, dictate = start_dictating(tmp_path, tiny_model_dir)
     try:
         first = wait_for(lambda: target.text_now(), 40, "the first typed words")
         dictate.send_signal(signal.SIGINT)  # what Ctrl-C in its terminal sends
