@@ -13,6 +13,7 @@ its own last word, exactly as the streaming decoder builds it.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 import numpy as np
@@ -37,6 +38,7 @@ class CachedScorer:
         self.window = model.config.window
         self._model_scorer = ModelScorer(model)
         self.misses = 0
+        self.punct_factor: np.ndarray | None = None  # set by reweighted(): applies to misses too
         self.cache: dict = {}
         self.by_end: list[Tagged] = []
         ids = model.tokenizer.encode_words(list(words))
@@ -70,8 +72,32 @@ class CachedScorer:
             for k, t in zip(
                 missing, self._model_scorer.tag(words, pauses, [ends[k] for k in missing], window)
             ):
-                out[k] = t
+                out[k] = Tagged(t.first, self._reweigh(t.punct), t.case)
         return out  # type: ignore[return-value]
+
+    def reweighted(self, delta: np.ndarray) -> CachedScorer:
+        """A copy whose punctuation answers carry ``delta`` more logit bias than the model's own:
+        softmax(logits + b + delta) is softmax(logits + b) reweighted by exp(delta), so a bias
+        sweep needs no new inference."""
+        out = copy.copy(self)
+        factor = np.exp(np.asarray(delta, dtype=np.float64))
+        out.punct_factor = factor if self.punct_factor is None else self.punct_factor * factor
+        out.misses = 0
+        shift = out._reweigh_by(factor)
+        out.cache = {k: (back, shift(punct), case) for k, (back, punct, case) in self.cache.items()}
+        out.by_end = [Tagged(t.first, shift(t.punct), t.case) for t in self.by_end]
+        return out
+
+    def _reweigh(self, punct: np.ndarray) -> np.ndarray:
+        return punct if self.punct_factor is None else self._reweigh_by(self.punct_factor)(punct)
+
+    @staticmethod
+    def _reweigh_by(factor: np.ndarray):
+        def shift(p: np.ndarray) -> np.ndarray:
+            q = p * factor
+            return q / q.sum(axis=-1, keepdims=True)
+
+        return shift
 
     def score(self, words, pauses, requests, window=None):
         return score_from_tags(self, words, pauses, requests, window)

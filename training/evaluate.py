@@ -24,7 +24,6 @@ Conditions:
 from __future__ import annotations
 
 import argparse
-import copy
 import datetime
 import itertools
 import json
@@ -42,7 +41,7 @@ from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.labelled_text import Document, PrepareError, prepare_folder
 from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir
 from engine.punctuation.offline import OfflineDecoder
-from engine.punctuation.streaming import ModelScorer, Tagged
+from engine.punctuation.streaming import ModelScorer
 from engine.words import CASE_LABELS, PUNCT_LABELS
 from training.eval_tables import CachedScorer, run_streaming, synthesize_pauses, timed_words
 from training.metrics import casing_scores, punctuation_scores
@@ -330,21 +329,6 @@ NONE_BIASES = (0.0, -0.25, -0.5, -0.75, -1.0, -1.25, -1.5)
 COMMA_BIASES = (0.0, 0.25, 0.5)
 
 
-def rebiased(scorer: CachedScorer, delta: np.ndarray) -> CachedScorer:
-    """A copy of ``scorer`` whose cached punctuation answers carry ``delta`` more logit bias:
-    softmax(logits + b + delta) is softmax(logits + b) reweighted by exp(delta)."""
-    factor = np.exp(delta)
-
-    def shift(p: np.ndarray) -> np.ndarray:
-        q = p * factor
-        return q / q.sum(axis=-1, keepdims=True)
-
-    out = copy.copy(scorer)
-    out.cache = {k: (back, shift(punct), case) for k, (back, punct, case) in scorer.cache.items()}
-    out.by_end = [Tagged(t.first, shift(t.punct), t.case) for t in scorer.by_end]
-    return out
-
-
 def sweep_bias(model: PunctuationModel, files: dict[str, list[Document]], thresholds=(0.4,)) -> dict:
     """Live F1, average lookahead, fixed l = 4 and non-lowercase F1 for punctuation logit biases
     (on "none" and on "comma") and entropy thresholds, from one pass of windows per document.
@@ -359,33 +343,35 @@ def sweep_bias(model: PunctuationModel, files: dict[str, list[Document]], thresh
             docs.append((file, d, CachedScorer(model, d.words, flags), timed_words(d.words, None, None)))
         log(f"[bias sweep] {file} tagged")
     rows = []
-    for none, comma, h in itertools.product(NONE_BIASES, COMMA_BIASES, thresholds):
+    for none, comma in itertools.product(NONE_BIASES, COMMA_BIASES):
         bias = np.array([none, comma, 0.0, 0.0], dtype=np.float32)
-        live = dict(l_min=dec.l_min, l_max=dec.l_max, threshold=h, silence_gap=None, pause_threshold=None)
-        marks, cases, misses = Rows(), Rows(), 0
-        for file, d, scorer, words in docs:
-            biased = rebiased(scorer, bias - current)
-            m, c, used = run_streaming(biased, words, live, casing)
-            marks.add("live", file, d.marks, m, used)
-            cases.add("live", file, d.cases, c)
-            marks.add("l4", file, d.marks, biased.fixed(4)[0].argmax(1))
-            misses += biased.misses
-        scores = marks.punctuation("live")
-        rows.append(
-            {
-                "bias": dict(zip(PUNCT_LABELS, map(float, bias))),
-                "threshold": h,
-                "live_f1": f1_of(scores),
-                "avg_lookahead": scores["overall"]["avg_lookahead"],
-                "precision": scores["overall"]["overall"]["precision"],
-                "recall": scores["overall"]["overall"]["recall"],
-                "fixed_l4_f1": f1_of(marks.punctuation("l4")),
-                "non_lower_f1": cases.casing("live")["overall"]["non_lower"]["f1"],
-                "files": {f: r["overall"]["f1"] for f, r in scores["files"].items()},
-                "cache_misses": misses,
-            }
-        )
-        log(f"bias {rows[-1]['bias']}, h {h}: live {rows[-1]['live_f1']} at {rows[-1]['avg_lookahead']}")
+        biased = [(file, d, scorer.reweighted(bias - current), words) for file, d, scorer, words in docs]
+        fixed_l4 = Rows()  # fixed lookahead does not depend on h
+        for file, d, scorer, _ in biased:
+            fixed_l4.add("l4", file, d.marks, scorer.fixed(4)[0].argmax(1))
+        for h in thresholds:
+            live = dict(l_min=dec.l_min, l_max=dec.l_max, threshold=h, silence_gap=None, pause_threshold=None)
+            marks, cases = Rows(), Rows()
+            for file, d, scorer, words in biased:
+                m, c, used = run_streaming(scorer, words, live, casing)
+                marks.add("live", file, d.marks, m, used)
+                cases.add("live", file, d.cases, c)
+            scores = marks.punctuation("live")
+            rows.append(
+                {
+                    "bias": dict(zip(PUNCT_LABELS, map(float, bias))),
+                    "threshold": h,
+                    "live_f1": f1_of(scores),
+                    "avg_lookahead": scores["overall"]["avg_lookahead"],
+                    "precision": scores["overall"]["overall"]["precision"],
+                    "recall": scores["overall"]["overall"]["recall"],
+                    "fixed_l4_f1": f1_of(fixed_l4.punctuation("l4")),
+                    "non_lower_f1": cases.casing("live")["overall"]["non_lower"]["f1"],
+                    "files": {f: r["overall"]["f1"] for f, r in scores["files"].items()},
+                    "cache_misses": sum(scorer.misses for _, _, scorer, _ in biased),
+                }
+            )
+            log(f"bias {rows[-1]['bias']}, h {h}: live {rows[-1]['live_f1']} at {rows[-1]['avg_lookahead']}")
     allowed = [r for r in rows if r["avg_lookahead"] <= TARGETS["avg_lookahead_max"]]
     best = max(allowed or rows, key=lambda r: r["live_f1"])
     return {"best": best, "rows": sorted(rows, key=lambda r: -r["live_f1"])}

@@ -1,6 +1,7 @@
 """training.evaluate end to end on a tiny random model, and the table against the real model."""
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from engine.punctuation.streaming import ModelScorer, Settled, StreamingDecoder
 from engine.words import PUNCT_LABELS
 from training import eval_tables as et
 from training import evaluate as ev
+from training.metrics import punctuation_scores
 
 AUSTEN = """Sir Walter Elliot, of Kellynch Hall, in Somersetshire, was a man who, for his own amusement,
 never took up any book but the Baronetage; there he found occupation for an idle hour, and consolation
@@ -203,8 +205,6 @@ def test_a_skip_starts_each_file_at_a_sentence_after_the_words_it_skips(setup):
 def test_a_rebiased_cache_answers_as_the_model_with_that_bias_does(setup, tmp_path):
     _, model_dir, dev = setup
     biased_dir = tmp_path / "biased"
-    import shutil
-
     shutil.copytree(model_dir, biased_dir)
     config = json.loads((biased_dir / "config.json").read_text())
     config["punct_logit_bias"] = {"none": -0.75, "comma": 0.25}
@@ -213,10 +213,16 @@ def test_a_rebiased_cache_answers_as_the_model_with_that_bias_does(setup, tmp_pa
     flags = [False] * len(doc.words)
     plain = et.CachedScorer(PunctuationModel(model_dir), doc.words, flags)
     direct = et.CachedScorer(PunctuationModel(biased_dir), doc.words, flags)
-    shifted = ev.rebiased(plain, np.array([-0.75, 0.25, 0, 0], dtype=np.float32))
+    shifted = plain.reweighted(np.array([-0.75, 0.25, 0, 0], dtype=np.float32))
     for l in range(4):
         assert np.allclose(shifted.fixed(l)[0], direct.fixed(l)[0], atol=1e-5)
         assert not np.allclose(plain.fixed(l)[0], direct.fixed(l)[0], atol=1e-3)
+    # a context the cache never saw goes to the model, and is reweighted the same way
+    paused = [True] * len(doc.words)
+    assert np.allclose(
+        shifted.score(doc.words, paused, [(3, 1)])[0], direct.score(doc.words, paused, [(3, 1)])[0]
+    )
+    assert shifted.misses == 1 and plain.misses == 0
     # and the sweep reports, for the bias already in the model, what the model itself gives
     sweep = ev.sweep_bias(PunctuationModel(biased_dir), {"dev/endless_sky.txt": [doc]}, thresholds=(0.5,))
     assert len(sweep["rows"]) == len(ev.NONE_BIASES) * len(ev.COMMA_BIASES)
@@ -226,6 +232,4 @@ def test_a_rebiased_cache_answers_as_the_model_with_that_bias_does(setup, tmp_pa
     casing = CaseRenderer({})
     live = dict(l_min=1, l_max=3, threshold=0.5, silence_gap=None, pause_threshold=None)
     marks, _, _ = et.run_streaming(direct, et.timed_words(doc.words, None, None), live, casing)
-    from training.metrics import punctuation_scores
-
     assert row["live_f1"] == punctuation_scores(doc.marks, marks)["overall"]["f1"]
