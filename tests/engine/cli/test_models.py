@@ -80,3 +80,22 @@ def test_an_offline_download_leaves_no_lock_file(entry, capsys):
 def test_an_unknown_name_suggests_close_ones(entry, capsys):
     assert main(["models", "download", "vosk-model-small-en-us-0.1"]) == 2
     assert "vosk-model-small-en-us-0.15" in capsys.readouterr().err
+
+
+def test_replace_installs_afresh_over_a_damaged_copy_that_a_plain_download_keeps(entry, capsys):
+    published, server = entry
+    assert main(["models", "download", MODEL]) == 0
+    weights = paths.vosk_models_dir() / MODEL / "am" / "final.mdl"
+    weights.write_bytes(b"damaged")  # the folder still looks complete: only loading would fail
+    fetched = len(server.requests)
+
+    assert main(["models", "download", MODEL]) == 0  # installed already: nothing fetched, nothing changed
+    assert len(server.requests) == fetched and weights.read_bytes() == b"damaged"
+
+    capsys.readouterr()
+    assert main(["models", "download", MODEL, "--replace"]) == 0
+    assert f"Installed {MODEL}" in capsys.readouterr().err
+    assert len(server.requests) > fetched
+    assert weights.read_bytes() == model_files()["am/final.mdl"]
+    # the old copy was moved aside and removed once the new one was in: nothing hidden is left
+    assert sorted(p.name for p in paths.vosk_models_dir().iterdir()) == [MODEL]
