@@ -11,7 +11,7 @@ from PySide6.QtCore import QThreadPool
 
 from app.workers.session_bridge import IDLE
 from engine.files import paths
-from tests.app.main_window.test_window import play
+from tests.app.main_window.test_window import play, wait_job
 
 pytestmark = [pytest.mark.gui]
 
@@ -62,6 +62,33 @@ def test_unwritable_data_folder_still_captions_and_says_where_the_journal_went(
     assert notice is not None and str(blocker / "data") in notice and "\n" not in notice, notice
     fallback = [p for p in runtime.rglob("session-*.jsonl")]
     assert len(fallback) == 1 and str(fallback[0].parent) in notice
+
+
+@pytest.mark.needs_espeak
+def test_with_no_writable_folder_at_all_the_window_captions_without_a_journal_and_says_so(
+    qtbot, settings, speech_wav, tiny_model_dir, tmp_path, monkeypatch
+):
+    import tempfile
+
+    blocker = tmp_path / "a-regular-file"
+    blocker.write_text("")
+    monkeypatch.setenv(paths.OVERRIDE_ENV, str(blocker / "data"))
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(blocker / "tmp"))  # nor a temporary folder
+    window = open_window(qtbot, settings, model_dir=tiny_model_dir)
+
+    final = play(window, qtbot, speech_wav)
+
+    assert len(words_of(final)) >= 3  # captions ran all the same
+    assert window.banners.text("error") is None, window.banners.text("error")
+    notice = window.banners.text("journal")
+    assert notice is not None and "\n" not in notice, notice
+    assert str(blocker / "data") in notice and "crash recovery is off" in notice, notice
+    assert list(tmp_path.rglob("session-*.jsonl")) == []
+    # the words are still the window's to export: nothing said is lost with the journal
+    assert window.text.unsaved and window.commands.export.isEnabled()
+    wait_job(qtbot, window.text.export_to(tmp_path / "kept.txt"))
+    assert (tmp_path / "kept.txt").read_text().split() == final.text().split()
 
 
 def open_window(qtbot, settings, **kwargs):
