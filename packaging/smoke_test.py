@@ -13,6 +13,8 @@ folder (so no Vosk model a developer installed changes the outcome):
               it starts (pactl) get the user's LD_LIBRARY_PATH, not the bundle's
   transcribe  espeak-ng speech through the built-in PocketSphinx: the spoken words come back
   vosk        libvosk loads and decodes: a tiny generated Vosk model on generated tones
+  privacy     transcribe with a fresh, empty HOME and no XDG_* or LIVECAP_* variables leaves
+              no file outside livecap's own folders (ONNX Runtime's telemetry files included)
   app         the GUI plays a file offscreen and saves a screenshot that is not blank
 
 Prints each check's time and peak memory (RSS), and exits non-zero at the first
@@ -58,8 +60,17 @@ class Runner:
         )  # no installed Vosk models, no journals left behind
         self.peaks: dict[str, int] = {}
 
-    def run(self, name: str, args: list[str], stdin: str = "", timeout: float = 180, env: dict | None = None):
-        """Run the binary; (stdout, stderr, seconds, peak RSS in MiB). Fails on a non-zero exit."""
+    def run(
+        self,
+        name: str,
+        args: list[str],
+        stdin: str = "",
+        timeout: float = 180,
+        env: dict | None = None,
+        inherit_env: bool = True,
+    ):
+        """Run the binary; (stdout, stderr, seconds, peak RSS in MiB). Fails on a non-zero exit.
+        ``env`` is added to the runner's environment, or is all of it without ``inherit_env``."""
         out_path, err_path = self.workdir / f"{name}.out", self.workdir / f"{name}.err"
         start = time.monotonic()
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
@@ -69,7 +80,7 @@ class Runner:
                 stdout=out,
                 stderr=err,
                 cwd=self.workdir,
-                env={**self.env, **(env or {})},
+                env={**self.env, **(env or {})} if inherit_env else dict(env or {}),
             )
             proc.stdin.write(stdin.encode())
             proc.stdin.close()
@@ -273,6 +284,39 @@ def check_vosk(r: Runner) -> str:
     return f"libvosk decoded: {out.strip()}  ({s:.1f} s, {rss:.0f} MiB)"
 
 
+def check_privacy(r: Runner) -> str:
+    # The frozen build's own audit of what tests/test_privacy.py checks in development: the
+    # runtime hook and the CLI keep ONNX Runtime from writing its device id under ~/.cache.
+    try:
+        sys.path.insert(0, str(ROOT))
+        from tests.test_privacy import fresh_home_env, strays
+    except ImportError as exc:
+        raise SmokeFailure(
+            f"privacy: cannot import the tests' audit ({exc}); run with the development venv"
+        ) from None
+    wav = r.workdir / "speech.wav"
+    if not wav.exists():
+        espeak_wav(SPOKEN, wav)
+    audit = r.workdir / "privacy"
+    audit.mkdir()
+    env = fresh_home_env(audit)  # HOME and TMPDIR inside it; PYTHONPATH is for the audit's Python only
+    binary_env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+    out_file = r.workdir / "privacy-transcript.txt"
+    _, err, s, rss = r.run(
+        "privacy",
+        ["transcribe", str(wav), "--recognizer", "pocketsphinx", "-o", str(out_file)],
+        env=binary_env,
+        inherit_env=False,
+    )
+    if not out_file.is_file() or not out_file.read_text().strip():
+        raise SmokeFailure(f"privacy: transcribe wrote no transcript\n  stderr: {err.strip()[-500:]}")
+    left = strays(env)
+    if left:
+        raise SmokeFailure(f"privacy: files left outside livecap's folders: {', '.join(left[:10])}")
+    kept = sum(1 for p in Path(env["HOME"]).rglob("*") if p.is_file())
+    return f"fresh HOME: {kept} files, all in livecap's folders  ({s:.1f} s, {rss:.0f} MiB)"
+
+
 def check_app(r: Runner) -> str:
     wav = r.workdir / "speech.wav"
     if not wav.exists():
@@ -310,6 +354,7 @@ CHECKS = {
     "devices": check_devices,
     "transcribe": check_transcribe,
     "vosk": check_vosk,
+    "privacy": check_privacy,
     "app": check_app,
 }
 
