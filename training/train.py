@@ -415,6 +415,9 @@ def main(argv=None) -> int:
     parser.add_argument("--lr", type=float, help="peak learning rate of the one-cycle schedule")
     parser.add_argument("--prior-steps", type=int, help="steps of the prior-restoring pass")
     parser.add_argument("--eval-every", type=int, help="steps between validation scores")
+    parser.add_argument(
+        "--far-weight", type=float, help="loss weight of words beyond the live lookahead (default 0.15)"
+    )
     args = parser.parse_args(argv)
     recipe = Recipe(**(TINY if args.tiny else {}))
     for key in (
@@ -433,6 +436,7 @@ def main(argv=None) -> int:
         "lr",
         "prior_steps",
         "eval_every",
+        "far_weight",
     ):
         if getattr(args, key) is not None:
             setattr(recipe, key, getattr(args, key))

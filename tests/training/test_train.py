@@ -225,3 +225,17 @@ def test_training_reads_the_corpus_where_livecap_corpus_points(monkeypatch, tmp_
 
     monkeypatch.setenv("LIVECAP_CORPUS", str(tmp_path))
     assert Recipe().data == [str(tmp_path / "train"), str(tmp_path / "modern")]
+
+
+def test_the_command_line_sets_the_recipes_lookahead_weight(monkeypatch, tmp_path):
+    # the lookahead-weight sweep (docs/QUALITY.md) runs the recipe with --far-weight
+    import training.train as train_module
+
+    ran = []
+    monkeypatch.setattr(train_module, "train", ran.append)
+    corpus = tmp_path / "corpus.npz"
+    corpus.write_bytes(b"")
+    assert train_module.main(["--corpus", str(corpus), "--far-weight", "0.5", "--steps", "1600"]) == 0
+    assert ran[0].far_weight == 0.5 and ran[0].steps == 1600
+    assert train_module.main(["--corpus", str(corpus)]) == 0
+    assert ran[1].far_weight == train_module.Recipe().far_weight
