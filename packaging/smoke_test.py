@@ -25,6 +25,7 @@ tests' model writer, so run it with the development venv's Python (numpy, pytest
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import re
 import shutil
@@ -133,6 +134,25 @@ def espeak_wav(text: str, path: Path, repeats: int = 2) -> Path:
     return path
 
 
+def spoken_wav(r: Runner) -> Path:
+    """SPOKEN as espeak-ng speech, made once per smoke test and shared by the checks that play it."""
+    wav = r.workdir / "speech.wav"
+    return wav if wav.exists() else espeak_wav(SPOKEN, wav)
+
+
+def from_tests(check: str, what: str, module: str, *names: str) -> list:
+    """Helpers from the development tree's tests: this script runs with the development venv."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        found = importlib.import_module(module)
+    except ImportError as exc:
+        raise SmokeFailure(
+            f"{check}: cannot import {what} ({exc}); run this script with the development venv: "
+            f".venv/bin/python packaging/smoke_test.py"
+        ) from None
+    return [getattr(found, name) for name in names]
+
+
 def png_pixels(path: Path) -> tuple[int, int, list[bytes]]:
     """Width, height and unfiltered rows of an 8-bit, non-interlaced PNG (what Qt writes)."""
     data = path.read_bytes()
@@ -232,7 +252,7 @@ def check_devices(r: Runner) -> str:
 
 
 def check_transcribe(r: Runner) -> str:
-    wav = espeak_wav(SPOKEN, r.workdir / "speech.wav")
+    wav = spoken_wav(r)
     out, err, s, rss = r.run(
         "transcribe", ["transcribe", str(wav), "--recognizer", "pocketsphinx", "-o", "-"]
     )
@@ -255,16 +275,16 @@ def check_transcribe(r: Runner) -> str:
 
 
 def check_vosk(r: Runner) -> str:
-    try:
-        sys.path.insert(0, str(ROOT))
-        import numpy as np
+    RATE, _tone_script, write_tiny_vosk_model = from_tests(
+        "vosk",
+        "the tests' tiny Vosk model writer",
+        "tests.engine.recognizers.test_recognizers",
+        "RATE",
+        "_tone_script",
+        "write_tiny_vosk_model",
+    )
+    import numpy as np  # the development venv has it: from_tests checked
 
-        from tests.engine.recognizers.test_recognizers import RATE, _tone_script, write_tiny_vosk_model
-    except ImportError as exc:
-        raise SmokeFailure(
-            f"vosk: cannot import the tests' tiny Vosk model writer ({exc}); run this script "
-            f"with the development venv: .venv/bin/python packaging/smoke_test.py"
-        ) from None
     model = write_tiny_vosk_model(r.workdir / "tiny-vosk")
     wav = r.workdir / "tones.wav"
     with wave.open(str(wav), "wb") as w:
@@ -287,16 +307,10 @@ def check_vosk(r: Runner) -> str:
 def check_privacy(r: Runner) -> str:
     # The frozen build's own audit of what tests/test_privacy.py checks in development: the
     # runtime hook and the CLI keep ONNX Runtime from writing its device id under ~/.cache.
-    try:
-        sys.path.insert(0, str(ROOT))
-        from tests.test_privacy import fresh_home_env, strays
-    except ImportError as exc:
-        raise SmokeFailure(
-            f"privacy: cannot import the tests' audit ({exc}); run with the development venv"
-        ) from None
-    wav = r.workdir / "speech.wav"
-    if not wav.exists():
-        espeak_wav(SPOKEN, wav)
+    fresh_home_env, strays = from_tests(
+        "privacy", "the tests' audit", "tests.test_privacy", "fresh_home_env", "strays"
+    )
+    wav = spoken_wav(r)
     audit = r.workdir / "privacy"
     audit.mkdir()
     env = fresh_home_env(audit)  # HOME and TMPDIR inside it; PYTHONPATH is for the audit's Python only
@@ -318,9 +332,7 @@ def check_privacy(r: Runner) -> str:
 
 
 def check_app(r: Runner) -> str:
-    wav = r.workdir / "speech.wav"
-    if not wav.exists():
-        espeak_wav(SPOKEN, wav)
+    wav = spoken_wav(r)
     png = r.workdir / "screenshot.png"
     env = {
         "QT_QPA_PLATFORM": "offscreen",
