@@ -420,6 +420,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--far-weight", type=float, help="loss weight of words beyond the live lookahead (default 0.15)"
     )
+    parser.add_argument("--seed", type=int, help="seed of the data order and the noise (default 1234)")
     args = parser.parse_args(argv)
     recipe = Recipe(**(TINY if args.tiny else {}))
     for key in (
@@ -439,6 +440,7 @@ def main(argv=None) -> int:
         "prior_steps",
         "eval_every",
         "far_weight",
+        "seed",
     ):
         if getattr(args, key) is not None:
             setattr(recipe, key, getattr(args, key))

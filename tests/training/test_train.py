@@ -235,7 +235,8 @@ def test_the_command_line_sets_the_recipes_lookahead_weight(monkeypatch, tmp_pat
     monkeypatch.setattr(train_module, "train", ran.append)
     corpus = tmp_path / "corpus.npz"
     corpus.write_bytes(b"")
-    assert train_module.main(["--corpus", str(corpus), "--far-weight", "0.5", "--steps", "1600"]) == 0
-    assert ran[0].far_weight == 0.5 and ran[0].steps == 1600
+    args = ["--corpus", str(corpus), "--far-weight", "0.5", "--steps", "1600", "--seed", "7"]
+    assert train_module.main(args) == 0
+    assert ran[0].far_weight == 0.5 and ran[0].steps == 1600 and ran[0].seed == 7
     assert train_module.main(["--corpus", str(corpus)]) == 0
-    assert ran[1].far_weight == train_module.Recipe().far_weight
+    assert (ran[1].far_weight, ran[1].seed) == (train_module.Recipe().far_weight, train_module.Recipe().seed)
