@@ -60,7 +60,9 @@ class XdotoolTypist(Typist):
     name = "X11 (xdotool)"
     tool = "xdotool"
     knows_focus = True
-    KEY_DELAY_MS = 4
+    # xdotool maps a character with no key to a spare keycode for each press; below its own
+    # default of 12 ms, a run like "«Ω»" lost a character now and then (CI, 2026-11-26)
+    KEY_DELAY_MS = 12
 
     def commands_for(self, keystroke: Keystroke) -> list[list[str]]:
         if isinstance(keystroke, PressKey):
