@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import itertools
 import json
 import sys
 import time
@@ -41,10 +40,11 @@ from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.labelled_text import Document, PrepareError, prepare_folder
 from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir
 from engine.punctuation.offline import OfflineDecoder
-from engine.punctuation.streaming import ModelScorer
 from engine.words import CASE_LABELS, PUNCT_LABELS
+from training.eval_figure import plot
 from training.eval_tables import CachedScorer, run_streaming, synthesize_pauses, timed_words
-from training.metrics import casing_scores, punctuation_scores
+from training.metrics import Rows, f1_of
+from training.tuning import sweep_bias, sweep_offline
 
 DEFAULT_MAX_WORDS = 10_000
 THRESHOLDS = tuple(round(0.1 * k, 1) for k in range(1, 16))  # 0.1 .. 1.5 bits
@@ -62,50 +62,6 @@ TARGETS = {
 
 def log(msg: str) -> None:
     print(f"evaluate: {msg}", file=sys.stderr, flush=True)
-
-
-# ---- bookkeeping ------------------------------------------------------------------
-class Rows:
-    """Reference and predicted labels per row and file, scored at the end."""
-
-    def __init__(self):
-        self.data: dict = defaultdict(lambda: defaultdict(lambda: ([], [], [])))
-
-    def add(self, key, file: str, ref, pred, lookahead=None) -> None:
-        refs, preds, looks = self.data[key][file]
-        refs.append(np.asarray(ref, dtype=int))
-        preds.append(np.asarray(pred, dtype=int))
-        if lookahead is not None:
-            looks.append(np.asarray(lookahead, dtype=float))
-
-    def _cat(self, key, file=None):
-        files = [file] if file else list(self.data[key])
-        parts = [self.data[key][f] for f in files]
-        cat = [
-            np.concatenate([a for p in parts for a in p[k]]) if any(p[k] for p in parts) else None
-            for k in range(3)
-        ]
-        return cat
-
-    def punctuation(self, key, full: bool = True) -> dict:
-        """{"overall": scores, "files": {file: scores}} (+ "avg_lookahead"); compact rows keep only F1s."""
-
-        def one(file=None):
-            ref, pred, look = self._cat(key, file)
-            s = punctuation_scores(ref, pred)
-            row = s if full else {"f1": s["overall"]["f1"], **{m: s[m]["f1"] for m in PUNCT_LABELS[1:]}}
-            if look is not None:
-                row = {**row, "avg_lookahead": round(float(look.mean()), 3)}
-            return row
-
-        return {"overall": one(), "files": {f: one(f) for f in self.data[key]}}
-
-    def casing(self, key) -> dict:
-        def one(file=None):
-            ref, pred, _ = self._cat(key, file)
-            return casing_scores(ref, pred)
-
-        return {"overall": one(), "files": {f: one(f) for f in self.data[key]}}
 
 
 # ---- data -----------------------------------------------------------------------------
@@ -155,10 +111,6 @@ def slice_document(d: Document, lo: int, hi: int) -> Document:
 
 
 # ---- the evaluation ---------------------------------------------------------------
-def f1_of(row: dict) -> float:
-    return row["overall"]["overall"]["f1"]
-
-
 def offline_decoder(model, settings: dict | None = None, pauses: bool = False) -> OfflineDecoder:
     """The engine's offline decoder on the model's settings, with ``settings`` (window, stride,
     min_left, min_right, edge_weighting) changed; ``pauses`` False ignores word timings."""
@@ -273,187 +225,6 @@ def targets(report: dict) -> dict:
     return out
 
 
-class MemoScorer:
-    """The real model's ``tag``, remembered per (document and stride, window, right edge): the offline sweep's
-    mask and weighting variants reuse the windows of their (W, s) instead of running them again."""
-
-    def __init__(self, model):
-        self.scorer, self.window, self.memo = ModelScorer(model), model.config.window, {}
-        self.document = None
-
-    def tag(self, words, pauses, ends, window=None):
-        keys = [(self.document, window, e) for e in ends]
-        todo = [e for k, e in zip(keys, ends) if k not in self.memo]
-        for e, t in zip(todo, self.scorer.tag(words, pauses, todo, window)):
-            self.memo[(self.document, window, e)] = t
-        return [self.memo[k] for k in keys]
-
-
-def sweep_offline(model: PunctuationModel, files: dict[str, list[Document]]) -> dict:
-    """Overall F1 and speed of mask-combine settings on the text condition: W, s, m_l, m_r, weighting.
-    The windows are the cost (``words_per_s`` is measured on each (W, s)'s first, uncached run);
-    the masks and weights only change how their answers combine."""
-    memo = MemoScorer(model)
-    out, speed = [], {}
-    for window, stride in itertools.product((48, 64, 96), (4, 8, 16)):
-        if stride > window // 4:
-            continue  # too few windows per word to combine anything
-        for m_l, m_r, weighting in itertools.product((0, 2, 4), (2, 4, 6), (True, False)):
-            settings = dict(
-                window=window, stride=stride, min_left=m_l, min_right=m_r, edge_weighting=weighting
-            )
-            rows, t0, words_total = Rows(), time.perf_counter(), 0
-            for file, docs in files.items():
-                for k, d in enumerate(docs):
-                    memo.document = (file, k, stride)  # so each (W, s) pays for its own windows once
-                    decoder = OfflineDecoder(memo, **settings, pause_threshold=None)
-                    settled = decoder.decode(timed_words(d.words, None, None), end_of_input=True)
-                    rows.add("offline", file, d.marks, [PUNCT_LABELS.index(s.mark) for s in settled])
-                    words_total += len(d.words)
-            speed.setdefault((window, stride), round(words_total / (time.perf_counter() - t0), 1))
-            scores = rows.punctuation("offline")
-            out.append(
-                {
-                    **settings,
-                    "f1": f1_of(scores),
-                    "files": {f: r["overall"]["f1"] for f, r in scores["files"].items()},
-                    "words_per_s": speed[(window, stride)],
-                }
-            )
-        log(f"offline sweep W {window}, s {stride}: best F1 {max(r['f1'] for r in out[-18:])}")
-    out.sort(key=lambda r: -r["f1"])
-    return {"best": out[0], "rows": out}
-
-
-NONE_BIASES = (0.0, -0.25, -0.5, -0.75, -1.0, -1.25, -1.5)
-COMMA_BIASES = (0.0, 0.25, 0.5)
-
-
-def sweep_bias(model: PunctuationModel, files: dict[str, list[Document]], thresholds=(0.4,)) -> dict:
-    """Live F1, average lookahead, fixed l = 4 and non-lowercase F1 for punctuation logit biases
-    (on "none" and on "comma") and entropy thresholds, from one pass of windows per document.
-    Run it on dev text apart from the text that is reported (``--skip-words-per-file``)."""
-    cfg, dec = model.config, model.config.decoder
-    casing = CaseRenderer(cfg.lexicon)
-    current = np.asarray(cfg.punct_bias, dtype=np.float32)
-    docs = []
-    for file, ds in files.items():
-        for d in ds:
-            flags = [False] * len(d.words)
-            docs.append((file, d, CachedScorer(model, d.words, flags), timed_words(d.words, None, None)))
-        log(f"[bias sweep] {file} tagged")
-    rows = []
-    for none, comma in itertools.product(NONE_BIASES, COMMA_BIASES):
-        bias = np.array([none, comma, 0.0, 0.0], dtype=np.float32)
-        biased = [(file, d, scorer.reweighted(bias - current), words) for file, d, scorer, words in docs]
-        fixed_l4 = Rows()  # fixed lookahead does not depend on h
-        for file, d, scorer, _ in biased:
-            fixed_l4.add("l4", file, d.marks, scorer.fixed(4)[0].argmax(1))
-        for h in thresholds:
-            live = dict(l_min=dec.l_min, l_max=dec.l_max, threshold=h, silence_gap=None, pause_threshold=None)
-            marks, cases = Rows(), Rows()
-            for file, d, scorer, words in biased:
-                m, c, used = run_streaming(scorer, words, live, casing)
-                marks.add("live", file, d.marks, m, used)
-                cases.add("live", file, d.cases, c)
-            scores = marks.punctuation("live")
-            rows.append(
-                {
-                    "bias": dict(zip(PUNCT_LABELS, map(float, bias))),
-                    "threshold": h,
-                    "live_f1": f1_of(scores),
-                    "avg_lookahead": scores["overall"]["avg_lookahead"],
-                    "precision": scores["overall"]["overall"]["precision"],
-                    "recall": scores["overall"]["overall"]["recall"],
-                    "fixed_l4_f1": f1_of(fixed_l4.punctuation("l4")),
-                    "non_lower_f1": cases.casing("live")["overall"]["non_lower"]["f1"],
-                    "files": {f: r["overall"]["f1"] for f, r in scores["files"].items()},
-                    "cache_misses": sum(scorer.misses for _, _, scorer, _ in biased),
-                }
-            )
-            log(f"bias {rows[-1]['bias']}, h {h}: live {rows[-1]['live_f1']} at {rows[-1]['avg_lookahead']}")
-    allowed = [r for r in rows if r["avg_lookahead"] <= TARGETS["avg_lookahead_max"]]
-    best = max(allowed or rows, key=lambda r: r["live_f1"])
-    return {"best": best, "rows": sorted(rows, key=lambda r: -r["live_f1"])}
-
-
-def plot(report: dict, path: Path, title: str = "") -> None:
-    """Overall F1 against average lookahead for the h sweep (Minixhofer 2021, Fig. 4.3), with references."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    text = report["text"]
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    sweep = text["etd_sweep"]["rows"]
-    xs, ys = [r["avg_lookahead"] for r in sweep], [r["f1"] for r in sweep]
-    ax.plot(
-        xs,
-        ys,
-        "o-",
-        color="tab:blue",
-        label=f"ETD, l_min={text['etd_sweep']['l_min']}, l_max={text['etd_sweep']['l_max']} (h in bits)",
-    )
-    for r in sweep:
-        ax.annotate(
-            f"{r['threshold']:g}",
-            (r["avg_lookahead"], r["f1"]),
-            textcoords="offset points",
-            xytext=(3, 5),
-            fontsize=7,
-            color="tab:blue",
-        )
-    ls = sorted(int(l) for l in text["fixed"])
-    fs = [f1_of(text["fixed"][str(l)]) for l in ls]
-    ax.plot(ls, fs, "s--", color="gray", label="fixed lookahead l")
-    for l, f in zip(ls, fs):
-        ax.annotate(f"l={l}", (l, f), textcoords="offset points", xytext=(4, -11), fontsize=7, color="gray")
-    ax.axhline(fs[-1], color="gray", ls=":", lw=1)
-    off = text["offline"]
-    ax.axhline(
-        f1_of(off),
-        color="tab:green",
-        ls="-.",
-        lw=1.2,
-        label=f"offline mask-combine, W {off['window']}, s {off['stride']}",
-    )
-    rec = {
-        **text["live_default"],
-        "f1": f1_of(text["live_default"]),
-        "avg_lookahead": text["live_default"]["overall"]["avg_lookahead"],
-    }
-    ax.plot(
-        [rec["avg_lookahead"]],
-        [rec["f1"]],
-        "*",
-        ms=15,
-        color="tab:red",
-        label=f"recommended h={rec['threshold']:g}, l_min={rec['l_min']}, l_max={rec['l_max']}",
-    )
-    l0 = {
-        **text["etd_l_min_0"],
-        "f1": f1_of(text["etd_l_min_0"]),
-        "avg_lookahead": text["etd_l_min_0"]["overall"]["avg_lookahead"],
-    }
-    ax.plot(
-        [l0["avg_lookahead"]],
-        [l0["f1"]],
-        "^",
-        ms=8,
-        color="tab:orange",
-        label=f"ETD l_min=0, h={l0['threshold']:g}",
-    )
-    ax.set_xlabel("average lookahead (words)")
-    ax.set_ylabel("overall F1 (%), comma + period + question")
-    ax.set_title(title or "F1 vs average lookahead, no pause tokens", fontsize=10)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
 # ---- CLI ----------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
     from engine.punctuation.runtime import disable_telemetry
@@ -517,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
             result = sweep_offline(model, files)
         else:
             chosen = args.thresholds or [model.config.decoder.threshold]  # default: the model's own h
-            result = sweep_bias(model, files, sorted(set(chosen)))
+            result = sweep_bias(model, files, sorted(set(chosen)), TARGETS["avg_lookahead_max"])
         text = json.dumps(result, indent=1)
         if args.out:
             args.out.write_text(text + "\n", encoding="utf-8")

@@ -1,7 +1,10 @@
 """Precision, recall and F1 per mark, and the micro-average over the three marks ("none" left out),
-counted on label arrays and reported in percent; the ratios are ``engine.evaluation.scores``."""
+counted on label arrays and reported in percent; the ratios are ``engine.evaluation.scores``.
+``Rows`` collects the labels of an evaluation per row and file and scores them at the end."""
 
 from __future__ import annotations
+
+from collections import defaultdict
 
 import numpy as np
 
@@ -43,3 +46,50 @@ def casing_scores(reference, predicted) -> dict:
         "accuracy": round(100 * float((ref == pred).mean()), 2) if len(ref) else 0.0,
         "non_lower": _prf(tp, fp, fn) | {"support": int(cased_ref.sum())},
     }
+
+
+class Rows:
+    """Reference and predicted labels per row and file, scored at the end."""
+
+    def __init__(self):
+        self.data: dict = defaultdict(lambda: defaultdict(lambda: ([], [], [])))
+
+    def add(self, key, file: str, ref, pred, lookahead=None) -> None:
+        refs, preds, looks = self.data[key][file]
+        refs.append(np.asarray(ref, dtype=int))
+        preds.append(np.asarray(pred, dtype=int))
+        if lookahead is not None:
+            looks.append(np.asarray(lookahead, dtype=float))
+
+    def _cat(self, key, file=None):
+        files = [file] if file else list(self.data[key])
+        parts = [self.data[key][f] for f in files]
+        cat = [
+            np.concatenate([a for p in parts for a in p[k]]) if any(p[k] for p in parts) else None
+            for k in range(3)
+        ]
+        return cat
+
+    def punctuation(self, key, full: bool = True) -> dict:
+        """{"overall": scores, "files": {file: scores}} (+ "avg_lookahead"); compact rows keep only F1s."""
+
+        def one(file=None):
+            ref, pred, look = self._cat(key, file)
+            s = punctuation_scores(ref, pred)
+            row = s if full else {"f1": s["overall"]["f1"], **{m: s[m]["f1"] for m in PUNCT_LABELS[1:]}}
+            if look is not None:
+                row = {**row, "avg_lookahead": round(float(look.mean()), 3)}
+            return row
+
+        return {"overall": one(), "files": {f: one(f) for f in self.data[key]}}
+
+    def casing(self, key) -> dict:
+        def one(file=None):
+            ref, pred, _ = self._cat(key, file)
+            return casing_scores(ref, pred)
+
+        return {"overall": one(), "files": {f: one(f) for f in self.data[key]}}
+
+
+def f1_of(row: dict) -> float:
+    return row["overall"]["overall"]["f1"]

@@ -1,12 +1,10 @@
 """training.evaluate end to end on a tiny random model, and the table against the real model."""
 
 import json
-import shutil
 
 import numpy as np
 import pytest
 
-from engine.evaluation.synthetic_model import write_model_dir
 from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.labelled_text import prepare_folder
 from engine.punctuation.model import PunctuationModel
@@ -15,38 +13,13 @@ from engine.punctuation.streaming import ModelScorer, Settled, StreamingDecoder
 from engine.words import PUNCT_LABELS
 from training import eval_tables as et
 from training import evaluate as ev
-from training.metrics import punctuation_scores
 
-AUSTEN = """Sir Walter Elliot, of Kellynch Hall, in Somersetshire, was a man who, for his own amusement,
-never took up any book but the Baronetage; there he found occupation for an idle hour, and consolation
-in a distressed one. Was he vain? He was. Anne had been a very pretty girl, but her bloom had vanished
-early. What could she do? She walked to the window, looked at the sea, and said nothing at all. Lady
-Russell came in the morning, and they talked of Bath, of the Crofts, and of Captain Wentworth, who had
-gone to sea again. Would he come back? Nobody knew, and nobody asked.
-"""
-SKY = """Welcome aboard, Captain. The ship is ready, but the crew is not. Do you want to hire more
-crew before we leave? We can reach Earth in three jumps, if the pirates stay away. I told you the
-engines were old, didn't I? Still, they work. Are you sure about this plan? The Navy will not like it,
-and the Free Worlds will like it even less. Land on New Boston, sell the cargo, and come back here.
-Is that clear? Good. Then let us go now, before the Republic changes its mind.
-"""
 THRESHOLDS = ["1.9", "1.93", "1.95", "1.97", "2.0", "0.5"]  # a random model is near 2 bits everywhere
 
 
 @pytest.fixture(scope="module")
-def setup(tmp_path_factory):
-    root = tmp_path_factory.mktemp("evaluate")
-    model_dir = write_model_dir(root / "model", lexicon={"iphone": "iPhone"})
-    dev = root / "dev"
-    dev.mkdir()
-    (dev / "austen_persuasion.txt").write_text(AUSTEN, encoding="utf-8")
-    (dev / "endless_sky.txt").write_text(SKY, encoding="utf-8")
-    return root, model_dir, dev
-
-
-@pytest.fixture(scope="module")
-def report(setup):
-    root, model_dir, dev = setup
+def report(tiny_dev):
+    root, model_dir, dev = tiny_dev
     out, fig = root / "report.json", root / "etd.png"
     rc = ev.main(
         [
@@ -136,8 +109,8 @@ def test_figure_is_a_png(report):
 
 
 @pytest.fixture(scope="module")
-def doc_and_model(setup):
-    _, model_dir, dev = setup
+def doc_and_model(tiny_dev):
+    _, model_dir, dev = tiny_dev
     doc = prepare_folder(dev)[0]
     return doc, PunctuationModel(model_dir)
 
@@ -188,8 +161,8 @@ def test_the_cache_sends_a_different_context_to_the_model_and_counts_it(doc_and_
     assert np.allclose(punct, direct)
 
 
-def test_a_skip_starts_each_file_at_a_sentence_after_the_words_it_skips(setup):
-    _, _, dev = setup
+def test_a_skip_starts_each_file_at_a_sentence_after_the_words_it_skips(tiny_dev):
+    _, _, dev = tiny_dev
     whole = ev.load_dev(dev, 0)
     later = ev.load_dev(dev, 30, skip_words=40)
     for file, docs in whole.items():
@@ -200,36 +173,3 @@ def test_a_skip_starts_each_file_at_a_sentence_after_the_words_it_skips(setup):
         assert start - 40 < 25 and marks[start - 1] >= PUNCT_LABELS.index("period")
         assert 15 <= len(kept.words) <= 30  # cut at a sentence end in the second half of the 30
         assert kept.marks.tolist() == marks[start : start + len(kept.words)].tolist()
-
-
-def test_a_rebiased_cache_answers_as_the_model_with_that_bias_does(setup, tmp_path):
-    _, model_dir, dev = setup
-    biased_dir = tmp_path / "biased"
-    shutil.copytree(model_dir, biased_dir)
-    config = json.loads((biased_dir / "config.json").read_text())
-    config["punct_logit_bias"] = {"none": -0.75, "comma": 0.25}
-    (biased_dir / "config.json").write_text(json.dumps(config))
-    [doc, *_] = ev.load_dev(dev, 60)["dev/endless_sky.txt"]
-    flags = [False] * len(doc.words)
-    plain = et.CachedScorer(PunctuationModel(model_dir), doc.words, flags)
-    direct = et.CachedScorer(PunctuationModel(biased_dir), doc.words, flags)
-    shifted = plain.reweighted(np.array([-0.75, 0.25, 0, 0], dtype=np.float32))
-    for l in range(4):
-        assert np.allclose(shifted.fixed(l)[0], direct.fixed(l)[0], atol=1e-5)
-        assert not np.allclose(plain.fixed(l)[0], direct.fixed(l)[0], atol=1e-3)
-    # a context the cache never saw goes to the model, and is reweighted the same way
-    paused = [True] * len(doc.words)
-    assert np.allclose(
-        shifted.score(doc.words, paused, [(3, 1)])[0], direct.score(doc.words, paused, [(3, 1)])[0]
-    )
-    assert shifted.misses == 1 and plain.misses == 0
-    # and the sweep reports, for the bias already in the model, what the model itself gives
-    sweep = ev.sweep_bias(PunctuationModel(biased_dir), {"dev/endless_sky.txt": [doc]}, thresholds=(0.5,))
-    assert len(sweep["rows"]) == len(ev.NONE_BIASES) * len(ev.COMMA_BIASES)
-    [row] = [
-        r for r in sweep["rows"] if r["bias"] == {"none": -0.75, "comma": 0.25, "period": 0, "question": 0}
-    ]
-    casing = CaseRenderer({})
-    live = dict(l_min=1, l_max=3, threshold=0.5, silence_gap=None, pause_threshold=None)
-    marks, _, _ = et.run_streaming(direct, et.timed_words(doc.words, None, None), live, casing)
-    assert row["live_f1"] == punctuation_scores(doc.marks, marks)["overall"]["f1"]
