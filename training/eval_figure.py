@@ -49,32 +49,20 @@ def plot(report: dict, path: Path, title: str = "") -> None:
         lw=1.2,
         label=f"offline mask-combine, W {off['window']}, s {off['stride']}",
     )
-    rec = {
-        **text["live_default"],
-        "f1": f1_of(text["live_default"]),
-        "avg_lookahead": text["live_default"]["overall"]["avg_lookahead"],
-    }
-    ax.plot(
-        [rec["avg_lookahead"]],
-        [rec["f1"]],
-        "*",
-        ms=15,
-        color="tab:red",
-        label=f"recommended h={rec['threshold']:g}, l_min={rec['l_min']}, l_max={rec['l_max']}",
-    )
-    l0 = {
-        **text["etd_l_min_0"],
-        "f1": f1_of(text["etd_l_min_0"]),
-        "avg_lookahead": text["etd_l_min_0"]["overall"]["avg_lookahead"],
-    }
-    ax.plot(
-        [l0["avg_lookahead"]],
-        [l0["f1"]],
-        "^",
-        ms=8,
-        color="tab:orange",
-        label=f"ETD l_min=0, h={l0['threshold']:g}",
-    )
+    # one point each: the default live setting, and the same h with no minimum lookahead
+    for key, marker, size, color, label in (
+        ("live_default", "*", 15, "tab:red", "recommended h={threshold:g}, l_min={l_min}, l_max={l_max}"),
+        ("etd_l_min_0", "^", 8, "tab:orange", "ETD l_min=0, h={threshold:g}"),
+    ):
+        row = text[key]
+        ax.plot(
+            [row["overall"]["avg_lookahead"]],
+            [f1_of(row)],
+            marker,
+            ms=size,
+            color=color,
+            label=label.format(**row),
+        )
     ax.set_xlabel("average lookahead (words)")
     ax.set_ylabel("overall F1 (%), comma + period + question")
     ax.set_title(title or "F1 vs average lookahead, no pause tokens", fontsize=10)
