@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.evaluation.corpus import dev_corpus
+from engine.evaluation.e2e import file_digest
 from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.labelled_text import Document, PrepareError, prepare_folder
 from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir
@@ -302,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
             "dir": str(model.model_dir),
             "file": model.config.model_file,
             "size_mb": round(model_file.stat().st_size / 1e6, 2),
+            # which file these figures belong to: the model is retrained, the report kept beside it
+            "sha256": file_digest(model_file),
             "window": model.config.window,
             "pause_threshold": model.config.pause_threshold,
             "decoder": model.config.to_dict()["decoder"],
