@@ -63,10 +63,9 @@ def export_onnx(model: PunctuationTagger, path: Path) -> None:
     )
 
 
-# Node names as torch.onnx.export writes them for training.model. The attention output projections
-# of layers 0 and 1 stay fp32: they cost 0.84 MiB and keep the file under 25,000,000 bytes, where
-# layer 0's feed-forward output (the earlier choice) took it to 25.2 MB. A scan that kept each
-# MatMul in fp32 in turn found no matrix whose int8 error dominates (docs/QUALITY.md, "Export parity").
+# Node names as torch.onnx.export writes them for training.model. Two small attention output
+# projections stay fp32: no single matrix carries the int8 error, and these keep the file under
+# 25,000,000 bytes (docs/QUALITY.md, "Export: which MatMuls stay fp32").
 KEEP_FP32 = ("/layers.0/attn_out/MatMul", "/layers.1/attn_out/MatMul")
 
 
