@@ -38,7 +38,9 @@ class CachedScorer:
         self.window = model.config.window
         self._model_scorer = ModelScorer(model)
         self.misses = 0
-        self.punct_factor: np.ndarray | None = None  # set by reweighted(): applies to misses too
+        # set by reweighted(): they apply to misses too
+        self.punct_factor: np.ndarray | None = None
+        self.case_factor: np.ndarray | None = None
         self.cache: dict = {}
         self.by_end: list[Tagged] = []
         ids = model.tokenizer.encode_words(list(words))
@@ -72,24 +74,34 @@ class CachedScorer:
             for k, t in zip(
                 missing, self._model_scorer.tag(words, pauses, [ends[k] for k in missing], window)
             ):
-                out[k] = Tagged(t.first, self._reweigh(t.punct), t.case)
+                out[k] = Tagged(t.first, *self._reweigh(t.punct, t.case))
         return out  # type: ignore[return-value]
 
-    def reweighted(self, delta: np.ndarray) -> CachedScorer:
-        """A copy whose punctuation answers carry ``delta`` more logit bias than the model's own:
-        softmax(logits + b + delta) is softmax(logits + b) reweighted by exp(delta), so a bias
-        sweep needs no new inference."""
+    def reweighted(self, delta: np.ndarray, case_delta: np.ndarray | None = None) -> CachedScorer:
+        """A copy whose punctuation (and case) answers carry ``delta`` (``case_delta``) more logit
+        bias than the model's own: softmax(logits + b + delta) is softmax(logits + b) reweighted by
+        exp(delta), so a bias sweep needs no new inference."""
         out = copy.copy(self)
+        out.misses = 0
         factor = np.exp(np.asarray(delta, dtype=np.float64))
         out.punct_factor = factor if self.punct_factor is None else self.punct_factor * factor
-        out.misses = 0
-        shift = out._reweigh_by(factor)
-        out.cache = {k: (back, shift(punct), case) for k, (back, punct, case) in self.cache.items()}
-        out.by_end = [Tagged(t.first, shift(t.punct), t.case) for t in self.by_end]
+        shift_punct, shift_case = self._reweigh_by(factor), lambda c: c
+        if case_delta is not None:
+            case_factor = np.exp(np.asarray(case_delta, dtype=np.float64))
+            out.case_factor = case_factor if self.case_factor is None else self.case_factor * case_factor
+            shift_case = self._reweigh_by(case_factor)
+        out.cache = {
+            k: (back, shift_punct(punct), shift_case(case)) for k, (back, punct, case) in self.cache.items()
+        }
+        out.by_end = [Tagged(t.first, shift_punct(t.punct), shift_case(t.case)) for t in self.by_end]
         return out
 
-    def _reweigh(self, punct: np.ndarray) -> np.ndarray:
-        return punct if self.punct_factor is None else self._reweigh_by(self.punct_factor)(punct)
+    def _reweigh(self, punct: np.ndarray, case: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.punct_factor is not None:
+            punct = self._reweigh_by(self.punct_factor)(punct)
+        if self.case_factor is not None:
+            case = self._reweigh_by(self.case_factor)(case)
+        return punct, case
 
     @staticmethod
     def _reweigh_by(factor: np.ndarray):

@@ -19,7 +19,7 @@ from engine.punctuation.labelled_text import Document
 from engine.punctuation.model import PunctuationModel
 from engine.punctuation.offline import OfflineDecoder
 from engine.punctuation.streaming import ModelScorer
-from engine.words import PUNCT_LABELS
+from engine.words import CASE_LABELS, PUNCT_LABELS
 from training.eval_tables import CachedScorer, run_streaming, timed_words
 from training.metrics import Rows, f1_of
 
@@ -82,6 +82,7 @@ def sweep_offline(model: PunctuationModel, files: dict[str, list[Document]]) -> 
 
 NONE_BIASES = (0.0, -0.25, -0.5, -0.75, -1.0, -1.25, -1.5)
 COMMA_BIASES = (0.0, 0.25, 0.5)
+CASE_LOWER_BIASES = (0.0, -0.5, -1.0, -1.5, -2.0)
 
 
 def sweep_bias(
@@ -91,11 +92,13 @@ def sweep_bias(
     max_lookahead: float = 1.5,
 ) -> dict:
     """Live F1, average lookahead, fixed l = 4 and non-lowercase F1 for punctuation logit biases
-    (on "none" and on "comma") and entropy thresholds, from one pass of windows per document.
+    (on "none" and on "comma") and entropy thresholds, from one pass of windows per document;
+    then, at the best of them, non-lowercase F1 for case logit biases on "lower" (``case``).
     Run it on dev text apart from the text that is reported (``--skip-words-per-file``)."""
     cfg, dec = model.config, model.config.decoder
     casing = CaseRenderer(cfg.lexicon)
     current = np.asarray(cfg.punct_bias, dtype=np.float32)
+    current_case = np.asarray(cfg.case_bias, dtype=np.float32)
     docs = []
     for file, ds in files.items():
         for d in ds:
@@ -134,4 +137,33 @@ def sweep_bias(
             log(f"bias {rows[-1]['bias']}, h {h}: live {rows[-1]['live_f1']} at {rows[-1]['avg_lookahead']}")
     allowed = [r for r in rows if r["avg_lookahead"] <= max_lookahead]
     best = max(allowed or rows, key=lambda r: r["live_f1"])
-    return {"best": best, "rows": sorted(rows, key=lambda r: -r["live_f1"])}
+    # The case bias changes no mark (the punctuation does not read the case), so it is swept
+    # at the chosen marks alone.
+    bias = np.array(list(best["bias"].values()), dtype=np.float32)
+    live = dict(
+        l_min=dec.l_min, l_max=dec.l_max, threshold=best["threshold"], silence_gap=None, pause_threshold=None
+    )
+    case_rows = []
+    for lower in CASE_LOWER_BIASES:
+        case_bias = np.array([lower, 0.0, 0.0], dtype=np.float32)
+        cases = Rows()
+        for file, d, scorer, words in docs:
+            _, c, _ = run_streaming(
+                scorer.reweighted(bias - current, case_bias - current_case), words, live, casing
+            )
+            cases.add("live", file, d.cases, c)
+        scores = cases.casing("live")
+        case_rows.append(
+            {
+                "case_bias": dict(zip(CASE_LABELS, map(float, case_bias))),
+                "non_lower": scores["overall"]["non_lower"],
+                "files": {f: r["non_lower"]["f1"] for f, r in scores["files"].items()},
+            }
+        )
+        log(f"case bias {case_rows[-1]['case_bias']}: non-lowercase F1 {case_rows[-1]['non_lower']['f1']}")
+    case_rows.sort(key=lambda r: -r["non_lower"]["f1"])
+    return {
+        "best": best,
+        "rows": sorted(rows, key=lambda r: -r["live_f1"]),
+        "case": {"best": case_rows[0], "rows": case_rows},
+    }

@@ -64,6 +64,9 @@ class ModelConfig:
     # precision than recall), and a bias on "none", chosen on held-apart dev text, trades the
     # surplus precision for recall.
     punct_bias: tuple[float, ...] = (0.0,) * len(PUNCT_LABELS)
+    # Added to the case logits, one value per label. A negative bias on "lower" trades the case
+    # head's surplus precision on names for recall, chosen on held-apart dev text like punct_bias.
+    case_bias: tuple[float, ...] = (0.0,) * len(CASE_LABELS)
 
     @property
     def pause_threshold(self) -> float | None:
@@ -93,6 +96,7 @@ class ModelConfig:
                 },
             },
             "punct_logit_bias": dict(zip(PUNCT_LABELS, self.punct_bias)),
+            "case_logit_bias": dict(zip(CASE_LABELS, self.case_bias)),
             "lexicon": dict(sorted(self.lexicon.items())),
         }
 
@@ -145,10 +149,8 @@ class ModelConfig:
                 offline_min_right=int(offline.get("min_right", defaults.offline_min_right)),
                 offline_edge_weighting=offline.get("edge_weighting", "linear") == "linear",
             )
-            bias = data.get("punct_logit_bias", {})
-            unknown = set(bias) - set(PUNCT_LABELS)
-            if unknown:
-                raise ModelError(f"{source}: punct_logit_bias names unknown labels {sorted(unknown)}", source)
+            punct_bias = _logit_bias(data, "punct_logit_bias", PUNCT_LABELS, source)
+            case_bias = _logit_bias(data, "case_logit_bias", CASE_LABELS, source)
             return cls(
                 window=int(data.get("window", DEFAULT_WINDOW)),
                 pause_token=special.get("pause", "[unused1]"),
@@ -157,7 +159,8 @@ class ModelConfig:
                 tokenizer_file=files.get("tokenizer", "tokenizer.json"),
                 decoder=decoder,
                 lexicon={str(k).lower(): str(v) for k, v in data.get("lexicon", {}).items()},
-                punct_bias=tuple(float(bias.get(label, 0.0)) for label in PUNCT_LABELS),
+                punct_bias=punct_bias,
+                case_bias=case_bias,
             )
         except (TypeError, ValueError, AttributeError) as exc:
             raise ModelError(f"{source} is malformed: {exc}", source) from exc
@@ -246,6 +249,7 @@ class PunctuationModel:
         self.threads = options.intra_op_num_threads
         self.max_batch = max_batch
         self._punct_bias = np.asarray(self.config.punct_bias, dtype=np.float32)
+        self._case_bias = np.asarray(self.config.case_bias, dtype=np.float32)
 
     @property
     def special(self):
@@ -263,9 +267,21 @@ class PunctuationModel:
             )
             for row, w in enumerate(batch):
                 out.append(
-                    (softmax(punct[row, w.carriers] + self._punct_bias), softmax(case[row, w.carriers]))
+                    (
+                        softmax(punct[row, w.carriers] + self._punct_bias),
+                        softmax(case[row, w.carriers] + self._case_bias),
+                    )
                 )
         return out
+
+
+def _logit_bias(data: dict, key: str, labels: Sequence[str], source: str) -> tuple[float, ...]:
+    """One bias per label from ``data[key]`` (a label -> value object; absent labels get 0)."""
+    bias = data.get(key, {})
+    unknown = set(bias) - set(labels)
+    if unknown:
+        raise ModelError(f"{source}: {key} names unknown labels {sorted(unknown)}", source)
+    return tuple(float(bias.get(label, 0.0)) for label in labels)
 
 
 def _onnx_reason(exc: Exception) -> str:

@@ -153,6 +153,10 @@ def test_tiny_recipe_end_to_end(tmp_path):
                 "0",
                 "0",
                 "0",
+                "--case-bias",
+                "-1",
+                "0",
+                "0",
             ]
         )
         == 0
@@ -166,6 +170,7 @@ def test_tiny_recipe_end_to_end(tmp_path):
     assert all(ops.get(f"/layers.{k}/ff_out/MatMul_quant") == "MatMulInteger" for k in range(6))
     model = PunctuationModel(shipped)  # the engine loads what export wrote
     assert model.config.punct_bias == (-0.5, 0.0, 0.0, 0.0)  # the calibration, written after parity
+    assert model.config.case_bias == (-1.0, 0.0, 0.0)
     ids = model.tokenizer.encode_words("it is a truth universally acknowledged".split())
     punct, case = model.tag([build_window(ids, len(ids) - 1, model.special)])[0]
     assert punct.shape == (len(ids), 4) and case.shape == (len(ids), 3)

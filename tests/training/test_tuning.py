@@ -14,7 +14,7 @@ from engine.words import PUNCT_LABELS
 from training import eval_tables as et
 from training import tuning
 from training.evaluate import load_dev, offline_decoder
-from training.metrics import punctuation_scores
+from training.metrics import casing_scores, punctuation_scores
 
 
 def test_a_rebiased_cache_answers_as_the_model_with_that_bias_does(tiny_dev, tmp_path):
@@ -48,6 +48,33 @@ def test_a_rebiased_cache_answers_as_the_model_with_that_bias_does(tiny_dev, tmp
     live = dict(l_min=1, l_max=3, threshold=0.5, silence_gap=None, pause_threshold=None)
     marks, _, _ = et.run_streaming(direct, et.timed_words(doc.words, None, None), live, casing)
     assert row["live_f1"] == punctuation_scores(doc.marks, marks)["overall"]["f1"]
+
+
+def test_the_case_sweep_reports_what_the_model_with_that_case_bias_renders(tiny_dev, tmp_path):
+    _, model_dir, dev = tiny_dev
+    [doc, *_] = load_dev(dev, 60)["dev/austen_persuasion.txt"]
+    sweep = tuning.sweep_bias(
+        PunctuationModel(model_dir), {"dev/austen_persuasion.txt": [doc]}, thresholds=(0.5,)
+    )
+    rows = sweep["case"]["rows"]
+    assert len(rows) == len(tuning.CASE_LOWER_BIASES) and sweep["case"]["best"] == rows[0]
+    # the model itself, with the chosen punctuation bias and a case bias written in its config
+    config = json.loads((model_dir / "config.json").read_text())
+    words = et.timed_words(doc.words, None, None)
+    rendered = {}
+    for lower in (-2.0, 0.0):
+        biased_dir = tmp_path / f"case{lower}"
+        shutil.copytree(model_dir, biased_dir)
+        config |= {"punct_logit_bias": sweep["best"]["bias"], "case_logit_bias": {"lower": lower}}
+        (biased_dir / "config.json").write_text(json.dumps(config))
+        direct = PunctuationModel(biased_dir)
+        scorer = et.CachedScorer(direct, doc.words, [False] * len(doc.words))
+        dec = direct.config.decoder
+        live = dict(l_min=dec.l_min, l_max=dec.l_max, threshold=0.5, silence_gap=None, pause_threshold=None)
+        _, rendered[lower], _ = et.run_streaming(scorer, words, live, CaseRenderer(direct.config.lexicon))
+        [row] = [r for r in rows if r["case_bias"]["lower"] == lower]
+        assert row["non_lower"] == casing_scores(doc.cases, rendered[lower])["non_lower"]
+    assert (rendered[-2.0] != rendered[0.0]).any()  # the bias changed what was rendered
 
 
 def test_the_offline_sweep_ranks_settings_by_what_the_offline_decoder_scores_with_them(tiny_dev, tmp_path):

@@ -181,3 +181,23 @@ def test_a_punctuation_logit_bias_in_config_reweights_the_marks(tiny_model_dir, 
     (biased_dir / "config.json").write_text(json.dumps(config))
     with pytest.raises(ModelError, match="unknown labels"):
         PunctuationModel(biased_dir)
+
+
+def test_a_case_logit_bias_in_config_reweights_the_case_classes_only(tiny_model_dir, tmp_path):
+    biased_dir = tmp_path / "biased"
+    shutil.copytree(tiny_model_dir, biased_dir)
+    config = json.loads((biased_dir / "config.json").read_text())
+    config["case_logit_bias"] = {"lower": -1.5}
+    (biased_dir / "config.json").write_text(json.dumps(config))
+    plain, biased = PunctuationModel(tiny_model_dir), PunctuationModel(biased_dir)
+    assert biased.config.case_bias == (-1.5, 0.0, 0.0)
+    assert ModelConfig.from_dict(biased.config.to_dict()) == biased.config
+    [(p, case_p)] = plain.tag([_window(plain, "we met anne elliot in bath")])
+    [(q, case_q)] = biased.tag([_window(biased, "we met anne elliot in bath")])
+    expected = case_p * np.exp([-1.5, 0.0, 0.0])
+    assert np.allclose(case_q, expected / expected.sum(1, keepdims=True), atol=1e-5)
+    assert (case_q[:, 0] < case_p[:, 0]).all() and np.allclose(q, p)
+    config["case_logit_bias"] = {"title": 1.0}
+    (biased_dir / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelError, match="case_logit_bias names unknown labels"):
+        PunctuationModel(biased_dir)
