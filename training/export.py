@@ -161,6 +161,14 @@ def main(argv=None) -> int:
         default=(0.0, 0.0, 0.0, 0.0),
         help="added to the punctuation logits (python -m training.evaluate --sweep-bias chooses it)",
     )
+    parser.add_argument(
+        "--case-bias",
+        type=float,
+        nargs=3,
+        metavar=("LOWER", "CAPITALIZED", "UPPER"),
+        default=(0.0, 0.0, 0.0),
+        help="added to the case logits (python -m training.evaluate --sweep-bias chooses it)",
+    )
     parser.add_argument("--offline-window", type=int, default=DecoderSettings.offline_window)
     parser.add_argument("--offline-stride", type=int, default=DecoderSettings.offline_stride)
     parser.add_argument("--offline-min-left", type=int, default=DecoderSettings.offline_min_left)
@@ -215,10 +223,11 @@ def main(argv=None) -> int:
         }
         if args.parity_windows:
             report |= parity(model, fp32_dir, args.out, args.parity_windows, args.threads, args.dev)
-    if any(args.punct_bias):
-        config = replace(config, punct_bias=tuple(args.punct_bias))
+    if any(args.punct_bias) or any(args.case_bias):
+        config = replace(config, punct_bias=tuple(args.punct_bias), case_bias=tuple(args.case_bias))
         config.save(args.out)
         report["punct_logit_bias"] = config.to_dict()["punct_logit_bias"]
+        report["case_logit_bias"] = config.to_dict()["case_logit_bias"]
     print(json.dumps(report, indent=2))
     return 0
 
