@@ -99,6 +99,10 @@ def sweep_bias(
     casing = CaseRenderer(cfg.lexicon)
     current = np.asarray(cfg.punct_bias, dtype=np.float32)
     current_case = np.asarray(cfg.case_bias, dtype=np.float32)
+
+    def live(h: float) -> dict:  # the shipped decoder with threshold h, on text without timings
+        return dict(l_min=dec.l_min, l_max=dec.l_max, threshold=h, silence_gap=None, pause_threshold=None)
+
     docs = []
     for file, ds in files.items():
         for d in ds:
@@ -113,10 +117,9 @@ def sweep_bias(
         for file, d, scorer, _ in biased:
             fixed_l4.add("l4", file, d.marks, scorer.fixed(4)[0].argmax(1))
         for h in thresholds:
-            live = dict(l_min=dec.l_min, l_max=dec.l_max, threshold=h, silence_gap=None, pause_threshold=None)
             marks, cases = Rows(), Rows()
             for file, d, scorer, words in biased:
-                m, c, used = run_streaming(scorer, words, live, casing)
+                m, c, used = run_streaming(scorer, words, live(h), casing)
                 marks.add("live", file, d.marks, m, used)
                 cases.add("live", file, d.cases, c)
             scores = marks.punctuation("live")
@@ -140,16 +143,16 @@ def sweep_bias(
     # The case bias changes no mark (the punctuation does not read the case), so it is swept
     # at the chosen marks alone.
     bias = np.array(list(best["bias"].values()), dtype=np.float32)
-    live = dict(
-        l_min=dec.l_min, l_max=dec.l_max, threshold=best["threshold"], silence_gap=None, pause_threshold=None
-    )
     case_rows = []
     for lower in CASE_LOWER_BIASES:
         case_bias = np.array([lower, 0.0, 0.0], dtype=np.float32)
         cases = Rows()
         for file, d, scorer, words in docs:
             _, c, _ = run_streaming(
-                scorer.reweighted(bias - current, case_bias - current_case), words, live, casing
+                scorer.reweighted(bias - current, case_bias - current_case),
+                words,
+                live(best["threshold"]),
+                casing,
             )
             cases.add("live", file, d.cases, c)
         scores = cases.casing("live")
