@@ -8,6 +8,7 @@ several 64 KiB chunks.
 
 from __future__ import annotations
 
+import gzip
 import http.server
 import io
 import random
@@ -35,13 +36,29 @@ def model_files(seed: int = 0) -> dict[str, bytes]:
     }
 
 
+# A fixed timestamp makes one set of files always the same archive: with the clock's time, two
+# archives built a second apart differ, and a test that publishes one md5 and serves the
+# other sees a checksum mismatch.
+ZIP_TIME = (2024, 1, 1, 0, 0, 0)
+
+
+def _zip_entry(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    if name.endswith("/"):
+        info.external_attr = (0o40755 << 16) | 0x10  # a folder, as ZipFile.writestr would mark it
+    else:
+        info.external_attr = 0o600 << 16
+    return info
+
+
 def make_zip(files: dict[str, bytes], prefix: str = MODEL + "/", extra=()) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for folder in sorted({prefix + n.rsplit("/", 1)[0] + "/" for n in files if "/" in n}):
-            zf.writestr(folder, b"")  # Vosk's archives carry folder entries too
+            zf.writestr(_zip_entry(folder), b"")  # Vosk's archives carry folder entries too
         for name, data in files.items():
-            zf.writestr(prefix + name, data)
+            zf.writestr(_zip_entry(prefix + name), data)
         for info, data in extra:
             zf.writestr(info, data)
     return buf.getvalue()
@@ -49,7 +66,8 @@ def make_zip(files: dict[str, bytes], prefix: str = MODEL + "/", extra=()) -> by
 
 def make_tar(files: dict[str, bytes], link: str | None = None) -> bytes:
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+    # gzip's header carries a time too: fix it, as for the zip archives
+    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0) as gz, tarfile.open(fileobj=gz, mode="w") as tf:
         for name, data in files.items():
             info = tarfile.TarInfo(f"{MODEL}/{name}")
             info.size = len(data)
