@@ -426,7 +426,15 @@ def main(argv=None) -> int:
         help="loss weight of words beyond the live lookahead (default 1.0: all alike)",
     )
     parser.add_argument("--seed", type=int, help="seed of the data order and the noise (default 1234)")
+    parser.add_argument(
+        "--windows",
+        type=int,
+        nargs="+",
+        help="window lengths in tokens, one drawn per step (default 32 48 64)",
+    )
     args = parser.parse_args(argv)
+    if args.windows is not None:
+        args.windows = tuple(args.windows)
     recipe = Recipe(**(TINY if args.tiny else {}))
     for key in (
         "data",
@@ -446,9 +454,16 @@ def main(argv=None) -> int:
         "eval_every",
         "far_weight",
         "seed",
+        "windows",
     ):
         if getattr(args, key) is not None:
             setattr(recipe, key, getattr(args, key))
+    if not all(8 <= w <= 512 for w in recipe.windows):  # 512: the encoder's position embeddings
+        print(
+            f"training: --windows {' '.join(map(str, recipe.windows))}: each must be 8 to 512 tokens",
+            file=sys.stderr,
+        )
+        return 2
     if recipe.corpus and not Path(recipe.corpus).is_file():
         print(f"training: {recipe.corpus} is not a prepared corpus file", file=sys.stderr)
         return 2

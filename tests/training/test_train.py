@@ -251,3 +251,19 @@ def test_the_command_line_sets_the_recipes_lookahead_weight(monkeypatch, tmp_pat
     assert ran[0].far_weight == 0.5 and ran[0].steps == 1600 and ran[0].seed == 7
     assert train_module.main(["--corpus", str(corpus)]) == 0
     assert (ran[1].far_weight, ran[1].seed) == (train_module.Recipe().far_weight, train_module.Recipe().seed)
+
+
+def test_the_command_line_sets_the_window_lengths_and_refuses_impossible_ones(monkeypatch, tmp_path, capsys):
+    # the window-length sweep (docs/QUALITY.md) runs the recipe with --windows
+    import training.train as train_module
+
+    ran = []
+    monkeypatch.setattr(train_module, "train", ran.append)
+    corpus = tmp_path / "corpus.npz"
+    corpus.write_bytes(b"")
+    assert train_module.main(["--corpus", str(corpus), "--windows", "32"]) == 0
+    assert ran[0].windows == (32,)
+    assert train_module.main(["--corpus", str(corpus)]) == 0
+    assert ran[1].windows == train_module.Recipe().windows == (32, 48, 64)
+    assert train_module.main(["--corpus", str(corpus), "--windows", "32", "1024"]) == 2
+    assert len(ran) == 2 and "each must be 8 to 512 tokens" in capsys.readouterr().err
