@@ -432,9 +432,32 @@ def main(argv=None) -> int:
         nargs="+",
         help="window lengths in tokens, one drawn per step (default 32 48 64)",
     )
+    parser.add_argument(
+        "--source-weight",
+        action="append",
+        default=[],
+        metavar="GLOB=WEIGHT",
+        help="how often windows end in the sources whose file name matches GLOB, before the "
+        "recipe's own weights (repeatable; e.g. web_bible=0.5)",
+    )
     args = parser.parse_args(argv)
     if args.windows is not None:
         args.windows = tuple(args.windows)
+    given: dict[str, float] = {}
+    for item in args.source_weight:
+        glob, _, weight = item.partition("=")
+        try:
+            given[glob] = float(weight)
+        except ValueError:
+            print(
+                f"training: --source-weight {item}: expected GLOB=WEIGHT, e.g. web_bible=0.5", file=sys.stderr
+            )
+            return 2
+        if not glob or given[glob] < 0:
+            print(
+                f"training: --source-weight {item}: needs a name and a weight of 0 or more", file=sys.stderr
+            )
+            return 2
     recipe = Recipe(**(TINY if args.tiny else {}))
     for key in (
         "data",
@@ -458,6 +481,8 @@ def main(argv=None) -> int:
     ):
         if getattr(args, key) is not None:
             setattr(recipe, key, getattr(args, key))
+    # the first matching glob wins: the command line's come before the recipe's own
+    recipe.source_weights = {**given, **{k: v for k, v in recipe.source_weights.items() if k not in given}}
     if not all(8 <= w <= 512 for w in recipe.windows):  # 512: the encoder's position embeddings
         print(
             f"training: --windows {' '.join(map(str, recipe.windows))}: each must be 8 to 512 tokens",

@@ -267,3 +267,24 @@ def test_the_command_line_sets_the_window_lengths_and_refuses_impossible_ones(mo
     assert ran[1].windows == train_module.Recipe().windows == (32, 48, 64)
     assert train_module.main(["--corpus", str(corpus), "--windows", "32", "1024"]) == 2
     assert len(ran) == 2 and "each must be 8 to 512 tokens" in capsys.readouterr().err
+
+
+def test_the_command_line_weighs_sources_before_the_recipes_own_weights(monkeypatch, tmp_path, capsys):
+    import training.train as train_module
+
+    ran = []
+    monkeypatch.setattr(train_module, "train", ran.append)
+    corpus = tmp_path / "corpus.npz"
+    corpus.write_bytes(b"")
+    args = ["--corpus", str(corpus), "--source-weight", "web_bible=0.5", "--source-weight", "chitchat=4"]
+    assert train_module.main(args) == 0
+    weights = ran[0].source_weights
+    assert list(weights)[:2] == ["web_bible", "chitchat"]  # first match wins: given ones come first
+    assert weights["web_bible"] == 0.5 and weights["chitchat"] == 4.0
+    assert weights["freedink"] == train_module.SOURCE_WEIGHTS["freedink"]  # the rest of the recipe's kept
+    assert train_module.main(["--corpus", str(corpus)]) == 0
+    assert ran[1].source_weights == train_module.SOURCE_WEIGHTS
+    for bad in ("web_bible", "web_bible=lots", "=2", "web_bible=-1"):
+        assert train_module.main(["--corpus", str(corpus), "--source-weight", bad]) == 2
+        assert f"--source-weight {bad}:" in capsys.readouterr().err
+    assert len(ran) == 2
