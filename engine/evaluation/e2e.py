@@ -221,6 +221,7 @@ def run_live(
         "origin": origin,
         "cpu": cpu,
         "engine_cpu": session.engine.cpu_seconds,
+        "model_windows": getattr(session.engine.decoder.scorer, "windows_tagged", None),
         "recognizer_cpu": session.recognizer_cpu_seconds + child_cpu,
         "wall": wall,
         "pushed": session.words_pushed,
@@ -272,6 +273,11 @@ def evaluate(
             round(run["recognizer_cpu"] / run["wall"], 4) if run["wall"] else None
         ),
         "committed_words": run["pushed"],
+        # The engine's work: windows the model tagged, per word committed (retracted ones count too)
+        "model_windows": run["model_windows"],
+        "model_windows_per_committed_word": (
+            round(run["model_windows"] / run["pushed"], 3) if run["pushed"] and run["model_windows"] else None
+        ),
         "retracted_words": run["retracted"],
         "retraction_rate": round(run["retracted"] / run["pushed"], 4) if run["pushed"] else 0.0,
         "settled_marks_withdrawn": run["withdrawn"],

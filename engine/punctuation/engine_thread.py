@@ -11,6 +11,7 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.fanout import FanOut, Subscriber
@@ -76,7 +77,13 @@ class PunctuationEngine:
 
     # -- commands (any thread; they block only while the bounded queue is full) ---------
     def push(self, word: Word, timeout: float | None = None) -> None:
-        self._put(("word", word), timeout)
+        self._put(("words", (word,)), timeout)
+
+    def push_many(self, words: Sequence[Word], timeout: float | None = None) -> None:
+        """Words the recognizer committed together: one command, so they always share one
+        inference (pushed one by one, the engine may wake for the first before the rest arrive)."""
+        if words:
+            self._put(("words", tuple(words)), timeout)
 
     def retract(self, count: int) -> None:
         self._put(("retract", count), None)
@@ -118,22 +125,24 @@ class PunctuationEngine:
                 return
             kind = command[0]
             try:
-                if kind == "word":
+                if kind == "words":
                     # Words the recognizer committed together (an utterance's end, a burst after
                     # a stall) share one inference on the window ending at the newest: it scores
                     # all of them, and the ones before it would only be shown a few ms earlier.
-                    words = [command[1]]
+                    words = list(command[1])
                     while len(words) < self.MAX_WORDS_PER_STEP:
                         try:
                             following = self._commands.get_nowait()
                         except queue.Empty:
                             break
-                        if following is not _STOP and following[0] == "word":
-                            words.append(following[1])
+                        if following is not _STOP and following[0] == "words":
+                            words.extend(following[1])
                         else:
                             held = following
                             break
-                    events: list = decoder.push_many(words)
+                    events: list = []
+                    for k in range(0, len(words), self.MAX_WORDS_PER_STEP):
+                        events += decoder.push_many(words[k : k + self.MAX_WORDS_PER_STEP])
                 elif kind == "retract":
                     events = decoder.retract(command[1])
                 elif kind == "time":

@@ -127,11 +127,13 @@ class ModelScorer:
     def __init__(self, model, window: int | None = None):
         self.model = model
         self.window = window or model.config.window
+        self.windows_tagged = 0  # the model's work, counted for the live pipeline's report
 
     def tag(self, words, pauses, ends, window=None) -> list[Tagged]:
         window = window or self.window
         if not ends:
             return []
+        self.windows_tagged += len(ends)
         # Only the words a window can reach need tokenizing: each word is at least one token.
         lo = max(0, min(ends) - window)
         hi = max(ends) + 1

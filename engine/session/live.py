@@ -226,8 +226,7 @@ class LiveSession:
         if out.retract:
             self.engine.retract(out.retract)
             self.words_retracted += out.retract
-        for word in out.commit:
-            self.engine.push(word)
+        self.engine.push_many(out.commit)  # committed together: one inference
         self.words_pushed += len(out.commit)
         if out.horizon > self._horizon:  # words the recognizer will never take back
             self._horizon = out.horizon

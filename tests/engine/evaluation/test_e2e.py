@@ -285,6 +285,11 @@ def test_the_command_speaks_recognizes_and_scores_an_excerpt(talk_corpus, tiny_m
     hits = result["reference_words"] - result["substitutions"] - result["deletions"]
     assert hits >= 2 and result["wer"] <= 1.0, result
     assert result["committed_words"] >= result["recognized_words"] > 0
+    # one window per word at most, plus the end-of-utterance flushes (at most one per word too)
+    assert 0 < result["model_windows"] <= 2 * result["committed_words"]
+    assert result["model_windows_per_committed_word"] == pytest.approx(
+        result["model_windows"] / result["committed_words"], abs=1e-3
+    )
     assert result["retraction_rate"] == pytest.approx(
         result["retracted_words"] / result["committed_words"], abs=1e-3
     )

@@ -113,3 +113,20 @@ def test_words_queued_while_the_engine_is_busy_share_one_inference():
     assert [w.display for w in builder.words] == ["So", "this", "is", "the", "end."]
     # "so" alone, then the four queued words together, then the final flush
     assert scorer.windows[:2] == [0, 4] and len(scorer.windows) <= 3
+
+
+def test_words_committed_together_share_one_inference_however_the_threads_are_timed():
+    scorer = ScriptedScorer(lambda w, l, p: SURE["period"] if w == "end" else SURE["none"])
+    engine = PunctuationEngine(StreamingDecoder(scorer, silence_gap=None), queue_size=4)
+    builder = TranscriptBuilder()
+    engine.subscribe(builder.apply)
+    engine.start()
+    engine.push_many([Word(t) for t in "this is the end".split()])  # one command, not four
+    assert engine.wait_idle(5)
+    assert scorer.windows == [3]  # one inference, on the window ending at the newest word
+    many = [Word(f"w{k}") for k in range(PunctuationEngine.MAX_WORDS_PER_STEP + 3)]
+    engine.push_many(many)  # more than one step takes: split, none lost
+    engine.push_many([])  # nothing committed: nothing queued
+    engine.stop()
+    assert len(builder.words) == 4 + len(many) and builder.all_settled
+    assert [w.display for w in builder.words[:5]] == ["This", "is", "the", "end.", "W0"]
