@@ -89,8 +89,9 @@ def stream_steps(
     return steps, counting.windows / max(1, count)
 
 
-def window32_ms(model_dir: Path, words: list[Word], runs: int = 200) -> tuple[float, int]:
-    """Median ms of one B = 1 inference on the longest window of at most 32 tokens, 1 thread."""
+def window32_ms(model_dir: Path, words: list[Word], runs: int = 200, gap_s: float = 0.0) -> tuple[float, int]:
+    """Median ms of one B = 1 inference on the longest window of at most 32 tokens, 1 thread.
+    ``gap_s``: idle time before each one, as live speech spaces them (caches and clocks cool down)."""
     model = PunctuationModel(model_dir, threads=1)
     ids = model.tokenizer.encode_words([w.text for w in words[:80]])
     window = max(
@@ -100,6 +101,8 @@ def window32_ms(model_dir: Path, words: list[Word], runs: int = 200) -> tuple[fl
         model.tag([window])
     times = []
     for _ in range(runs):
+        if gap_s:
+            time.sleep(gap_s)
         t0 = time.perf_counter()
         model.tag([window])
         times.append(time.perf_counter() - t0)
@@ -187,7 +190,18 @@ def main(argv=None) -> int:
         default="",
         help="streaming windows to compare side by side on 1 thread, e.g. 32,48,64 (default: the model's)",
     )
+    parser.add_argument(
+        "--paced",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also time N single windows spaced like spoken words (one every 0.4 s), as the live "
+        "pipeline runs them, against window32_ms (default 0: skip; 60 takes about 25 s)",
+    )
     args = parser.parse_args(argv)
+    if args.paced < 0:
+        print(f"bench: --paced takes a number of windows, not {args.paced}", file=sys.stderr)
+        return 2
     model_dir = args.model_dir or default_model_dir()
     label = str(model_dir)
     temp = None
@@ -223,6 +237,10 @@ def main(argv=None) -> int:
         "offline_words_per_window": round(one["offline_words_per_s"] * unit / 1000, 3),
         "offline_words_per_s_2_threads": rows[1]["offline_words_per_s"],
     }
+    if args.paced:
+        paced, _ = window32_ms(model_dir, bench_words(100), runs=args.paced, gap_s=SPOKEN_WORD_SECONDS)
+        summary["window32_paced_ms"] = round(paced, 3)
+        summary["paced_over_back_to_back"] = round(paced / unit, 3)
     if windows:
         summary["stream_by_window"] = stream_by_window(model_dir, windows, args.stream_words, args.repeat)
     print(json.dumps(summary), flush=True)

@@ -90,3 +90,31 @@ def test_bench_falls_back_to_a_random_model_of_the_same_shape(tmp_path, capsys, 
     assert built == [(synthetic.MINILM_L6, True)]
     rows = _rows(capsys)
     assert len(rows) == 3 and all(r["model"].startswith("random-weights MiniLM-L6") for r in rows)
+
+
+def test_paced_windows_are_timed_against_back_to_back_ones_in_the_same_run(
+    tiny_model_dir, capsys, monkeypatch
+):
+    slept = []
+    real_sleep = bench.time.sleep
+    monkeypatch.setattr(bench, "SPOKEN_WORD_SECONDS", 0.01)  # the real 0.4 s makes 3 windows take 1.2 s
+    monkeypatch.setattr(bench.time, "sleep", lambda s: (slept.append(s), real_sleep(s)))
+    args = [
+        "--model-dir",
+        str(tiny_model_dir),
+        "--stream-words",
+        "20",
+        "--offline-words",
+        "30",
+        "--repeat",
+        "1",
+    ]
+    assert bench.main([*args, "--paced", "3"]) == 0
+    summary = _rows(capsys)[-1]
+    assert slept == [0.01] * 3  # one gap before each paced window, none before the others
+    assert summary["window32_paced_ms"] > 0
+    assert summary["paced_over_back_to_back"] == pytest.approx(
+        summary["window32_paced_ms"] / summary["window32_ms"], rel=1e-2
+    )
+    assert bench.main(args) == 0 and "window32_paced_ms" not in _rows(capsys)[-1]  # off by default
+    assert bench.main([*args, "--paced", "-1"]) == 2
