@@ -80,8 +80,9 @@ class PunctuationEngine:
         self._put(("words", (word,)), timeout)
 
     def push_many(self, words: Sequence[Word], timeout: float | None = None) -> None:
-        """Words the recognizer committed together: one command, so they always share one
-        inference (pushed one by one, the engine may wake for the first before the rest arrive)."""
+        """Words the recognizer committed together: one command, so they always share an
+        inference, up to ``MAX_WORDS_PER_STEP`` a step (pushed one by one, the engine may wake for
+        the first before the rest arrive)."""
         if words:
             self._put(("words", tuple(words)), timeout)
 
