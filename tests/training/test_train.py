@@ -134,8 +134,13 @@ def test_tiny_recipe_end_to_end(tmp_path):
     (data / "emma.txt").write_text((SHARED / "train" / "austen_emma.txt").read_text()[:250_000])
     (dev / "persuasion.txt").write_text((SHARED / "dev" / "austen_persuasion.txt").read_text()[:30_000])
     run = tmp_path / "run"
-    assert train.main(["--tiny", "--data", str(data), "--out", str(run)]) == 0
+    assert train.main(["--tiny", "--data", str(data), "--out", str(run), "--dropout", "0.05"]) == 0
     assert (run / "last.pt").exists()
+    import torch
+
+    assert (
+        torch.load(run / "last.pt", weights_only=False)["encoder"]["dropout"] == 0.05
+    )  # the recipe's, not BERT's
     shipped = tmp_path / "shipped"
     assert (
         export.main(
@@ -251,6 +256,22 @@ def test_the_command_line_sets_the_recipes_lookahead_weight(monkeypatch, tmp_pat
     assert ran[0].far_weight == 0.5 and ran[0].steps == 1600 and ran[0].seed == 7
     assert train_module.main(["--corpus", str(corpus)]) == 0
     assert (ran[1].far_weight, ran[1].seed) == (train_module.Recipe().far_weight, train_module.Recipe().seed)
+
+
+def test_the_command_line_sets_the_dropout_and_refuses_impossible_ones(monkeypatch, tmp_path, capsys):
+    # the dropout short runs (docs/QUALITY.md) run the recipe with --dropout
+    import training.train as train_module
+
+    ran = []
+    monkeypatch.setattr(train_module, "train", ran.append)
+    corpus = tmp_path / "corpus.npz"
+    corpus.write_bytes(b"")
+    assert train_module.main(["--corpus", str(corpus), "--dropout", "0"]) == 0
+    assert ran[0].dropout == 0.0
+    assert train_module.main(["--corpus", str(corpus)]) == 0
+    assert ran[1].dropout == train_module.Recipe().dropout == 0.1
+    assert train_module.main(["--corpus", str(corpus), "--dropout", "1"]) == 2
+    assert len(ran) == 2 and "must be at least 0 and below 1" in capsys.readouterr().err
 
 
 def test_the_command_line_sets_the_window_lengths_and_refuses_impossible_ones(monkeypatch, tmp_path, capsys):
