@@ -243,69 +243,68 @@ def test_training_reads_the_corpus_where_livecap_corpus_points(monkeypatch, tmp_
     assert Recipe().data == [str(tmp_path / "train"), str(tmp_path / "modern")]
 
 
-def test_the_command_line_sets_the_recipes_lookahead_weight(monkeypatch, tmp_path):
+@pytest.fixture
+def command_line(monkeypatch, tmp_path):
+    """``training.train``'s command line with the training recorded instead of run:
+    (a function from arguments to the exit status, the recipes it would have trained)."""
+    import training.train as train_module
+
+    ran = []
+    monkeypatch.setattr(train_module, "train", ran.append)
+    corpus = tmp_path / "corpus.npz"
+    corpus.write_bytes(b"")
+    return (lambda *args: train_module.main(["--corpus", str(corpus), *args])), ran
+
+
+def test_the_command_line_sets_the_recipes_lookahead_weight(command_line):
     # the lookahead-weight sweep (docs/QUALITY.md) runs the recipe with --far-weight
-    import training.train as train_module
+    from training.train import Recipe
 
-    ran = []
-    monkeypatch.setattr(train_module, "train", ran.append)
-    corpus = tmp_path / "corpus.npz"
-    corpus.write_bytes(b"")
-    args = ["--corpus", str(corpus), "--far-weight", "0.5", "--steps", "1600", "--seed", "7"]
-    assert train_module.main(args) == 0
+    run, ran = command_line
+    assert run("--far-weight", "0.5", "--steps", "1600", "--seed", "7") == 0
     assert ran[0].far_weight == 0.5 and ran[0].steps == 1600 and ran[0].seed == 7
-    assert train_module.main(["--corpus", str(corpus)]) == 0
-    assert (ran[1].far_weight, ran[1].seed) == (train_module.Recipe().far_weight, train_module.Recipe().seed)
+    assert run() == 0
+    assert (ran[1].far_weight, ran[1].seed) == (Recipe().far_weight, Recipe().seed)
 
 
-def test_the_command_line_sets_the_dropout_and_refuses_impossible_ones(monkeypatch, tmp_path, capsys):
+def test_the_command_line_sets_the_dropout_and_refuses_impossible_ones(command_line, capsys):
     # the dropout short runs (docs/QUALITY.md) run the recipe with --dropout
-    import training.train as train_module
+    from training.train import Recipe
 
-    ran = []
-    monkeypatch.setattr(train_module, "train", ran.append)
-    corpus = tmp_path / "corpus.npz"
-    corpus.write_bytes(b"")
-    assert train_module.main(["--corpus", str(corpus), "--dropout", "0"]) == 0
+    run, ran = command_line
+    assert run("--dropout", "0") == 0
     assert ran[0].dropout == 0.0
-    assert train_module.main(["--corpus", str(corpus)]) == 0
-    assert ran[1].dropout == train_module.Recipe().dropout == 0.1
-    assert train_module.main(["--corpus", str(corpus), "--dropout", "1"]) == 2
+    assert run() == 0
+    assert ran[1].dropout == Recipe().dropout == 0.1
+    assert run("--dropout", "1") == 2
     assert len(ran) == 2 and "must be at least 0 and below 1" in capsys.readouterr().err
 
 
-def test_the_command_line_sets_the_window_lengths_and_refuses_impossible_ones(monkeypatch, tmp_path, capsys):
+def test_the_command_line_sets_the_window_lengths_and_refuses_impossible_ones(command_line, capsys):
     # the window-length sweep (docs/QUALITY.md) runs the recipe with --windows
-    import training.train as train_module
+    from training.train import Recipe
 
-    ran = []
-    monkeypatch.setattr(train_module, "train", ran.append)
-    corpus = tmp_path / "corpus.npz"
-    corpus.write_bytes(b"")
-    assert train_module.main(["--corpus", str(corpus), "--windows", "32"]) == 0
+    run, ran = command_line
+    assert run("--windows", "32") == 0
     assert ran[0].windows == (32,)
-    assert train_module.main(["--corpus", str(corpus)]) == 0
-    assert ran[1].windows == train_module.Recipe().windows == (32, 48, 64)
-    assert train_module.main(["--corpus", str(corpus), "--windows", "32", "1024"]) == 2
+    assert run() == 0
+    assert ran[1].windows == Recipe().windows == (32, 48, 64)
+    assert run("--windows", "32", "1024") == 2
     assert len(ran) == 2 and "each must be 8 to 512 tokens" in capsys.readouterr().err
 
 
-def test_the_command_line_weighs_sources_before_the_recipes_own_weights(monkeypatch, tmp_path, capsys):
-    import training.train as train_module
+def test_the_command_line_weighs_sources_before_the_recipes_own_weights(command_line, capsys):
+    from training.train import SOURCE_WEIGHTS
 
-    ran = []
-    monkeypatch.setattr(train_module, "train", ran.append)
-    corpus = tmp_path / "corpus.npz"
-    corpus.write_bytes(b"")
-    args = ["--corpus", str(corpus), "--source-weight", "web_bible=0.5", "--source-weight", "chitchat=4"]
-    assert train_module.main(args) == 0
+    run, ran = command_line
+    assert run("--source-weight", "web_bible=0.5", "--source-weight", "chitchat=4") == 0
     weights = ran[0].source_weights
     assert list(weights)[:2] == ["web_bible", "chitchat"]  # first match wins: given ones come first
     assert weights["web_bible"] == 0.5 and weights["chitchat"] == 4.0
-    assert weights["freedink"] == train_module.SOURCE_WEIGHTS["freedink"]  # the rest of the recipe's kept
-    assert train_module.main(["--corpus", str(corpus)]) == 0
-    assert ran[1].source_weights == train_module.SOURCE_WEIGHTS
+    assert weights["freedink"] == SOURCE_WEIGHTS["freedink"]  # the rest of the recipe's kept
+    assert run() == 0
+    assert ran[1].source_weights == SOURCE_WEIGHTS
     for bad in ("web_bible", "web_bible=lots", "=2", "web_bible=-1"):
-        assert train_module.main(["--corpus", str(corpus), "--source-weight", bad]) == 2
+        assert run("--source-weight", bad) == 2
         assert f"--source-weight {bad}:" in capsys.readouterr().err
     assert len(ran) == 2
