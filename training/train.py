@@ -286,8 +286,8 @@ def train(recipe: Recipe) -> Path:
     optimizer = torch.optim.AdamW(
         [{"params": decay, "weight_decay": recipe.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
         lr=recipe.lr,
-        # The same update in one kernel: the default loops over 81 tensors one op at a time, a
-        # tenth of each CPU step (docs/QUALITY.md, "Recipe length").
+        # The same update in one kernel: the default loops over the weight tensors one op at a
+        # time, a cost the CPU recipe pays every step (docs/QUALITY.md, "Recipe length").
         fused=device.type in ("cpu", "cuda"),
     )
     schedule = torch.optim.lr_scheduler.OneCycleLR(
