@@ -38,10 +38,13 @@ from training.prepare import load_corpus, save_corpus, split_documents
 # ---- the recipe: plain values -------------------------------------------------
 # Where windows end, by source file (globs on the file name; the first match wins, else 1):
 # conversation is the closest text to live speech, so it is drawn up; technical prose (command
-# lines, API references) is drawn down so that it stays under a quarter of the mix. The shares
-# this gives are logged at the start of a run ("mix").
+# lines, API references) is drawn down so that it stays under a quarter of the mix; scripture and
+# Shakespeare, the text furthest from speech, are drawn half as often (docs/QUALITY.md, "Windows
+# and mix: the full run"). The shares this gives are logged at the start of a run ("mix").
 SOURCE_WEIGHTS = {
     "chitchat": 3.0,
+    "web_bible": 0.5,
+    "shakespeare_dialogue": 0.5,
     "freedroidrpg": 1.5,
     "freedink": 1.5,
     "renpy": 1.5,
@@ -61,13 +64,17 @@ class Recipe:
         None  # a folder with the encoder's model.safetensors + tokenizer.json (offline machines)
     )
     out: str = "runs/punct"
-    windows: tuple[int, ...] = (32, 48, 64)  # window lengths in tokens, one drawn per step
+    # Window lengths in tokens, one drawn per step (a length listed three times is drawn three times
+    # as often). Mostly the live decoder's 32: a BERT encoder's positions are absolute, so the words
+    # the live decoder reads at the end of a 32-token window are taught by 32-token windows, and
+    # those steps are cheaper. 64 keeps the offline decoder's windows (W 64) in training.
+    windows: tuple[int, ...] = (32, 32, 32, 64)
     batch: int = 32
     # Main phase, with class weights. Sized to the 2.5-hour allowance of a 2-core CPU with bf16
     # (AVX512-BF16); the model still gains from every step (3,600 -> 6,400 -> 9,000 -> 15,000 each
     # raised F1 at every live lookahead). A CPU without bf16 is stopped by time_budget_min at a
     # checkpoint and resumes on the next run (times in models/punct/MODEL_CARD.md).
-    steps: int = 15000
+    steps: int = 16000
     pause_phase: float = 0.3  # the main phase's last 30 % adds synthetic [PAUSE]; before it, text only
     prior_steps: int = 200  # then a short pass without class weights restores the priors
     # Peak of the one-cycle schedule. 2e-4 beat 1e-4 on two seeds in short runs and then in a
@@ -436,7 +443,8 @@ def main(argv=None) -> int:
         "--windows",
         type=int,
         nargs="+",
-        help="window lengths in tokens, one drawn per step (default 32 48 64)",
+        help="window lengths in tokens, one drawn per step; repeat one to draw it more often "
+        "(default 32 32 32 64)",
     )
     parser.add_argument(
         "--source-weight",

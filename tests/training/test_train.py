@@ -285,7 +285,7 @@ def test_the_command_line_sets_the_window_lengths_and_refuses_impossible_ones(co
     assert run("--windows", "32") == 0
     assert ran[0].windows == (32,)
     assert run() == 0
-    assert ran[1].windows == Recipe().windows == (32, 48, 64)
+    assert ran[1].windows == Recipe().windows == (32, 32, 32, 64)
     assert run("--windows", "32", "1024") == 2
     assert len(ran) == 2 and "each must be 8 to 512 tokens" in capsys.readouterr().err
 
