@@ -52,7 +52,7 @@ class BatchPlan:
     batch: int
     steps: int  # main phase; later steps are the prior-restoring pass
     pause_from: int
-    windows: tuple[int, ...] = (32, 48, 64)
+    windows: tuple[int, ...]  # the recipe's (Recipe.windows); one is drawn per step
     weights: dict[str, float] = field(default_factory=dict)
     seed: int = 1234
 

@@ -114,7 +114,9 @@ def test_batches_draw_window_ends_by_source_weight(tiny_dir):
     (tiny_dir / "data" / "chat.txt").write_text("How are you? Fine, thanks. " * 200)
     stream = build_stream(prepare_folder(tiny_dir / "data"), tok)
     weights = {"chat": 4.0}
-    plan = BatchPlan(stream, tok.special, Noise(), batch=400, steps=1, pause_from=1, weights=weights)
+    plan = BatchPlan(
+        stream, tok.special, Noise(), batch=400, steps=1, pause_from=1, windows=(32, 48, 64), weights=weights
+    )
     chat = stream.sources.index("chat")
     drawn = stream.source[plan.ends(np.random.default_rng(0))]
     share = float((drawn == chat).mean())
@@ -206,10 +208,14 @@ def test_batches_depend_only_on_the_step_whatever_the_workers(tiny_dir):
 
     tok = tokenizer(tiny_dir)
     stream = build_stream(prepare_folder(tiny_dir / "data"), tok)
-    plan = BatchPlan(stream, tok.special, Noise(pause_dropout=0.0), batch=16, steps=12, pause_from=6)
+    plan = BatchPlan(
+        stream, tok.special, Noise(pause_dropout=0.0), batch=16, steps=12, pause_from=6, windows=(32, 48, 64)
+    )
     first = [plan(step) for step in range(16)]
     assert not np.array_equal(first[0][0], first[1][0])  # steps differ ...
-    again = BatchPlan(stream, tok.special, Noise(pause_dropout=0.0), batch=16, steps=12, pause_from=6)
+    again = BatchPlan(
+        stream, tok.special, Noise(pause_dropout=0.0), batch=16, steps=12, pause_from=6, windows=(32, 48, 64)
+    )
     for step in (11, 3, 7):  # ... but any step rebuilds the same, in any order
         assert all(np.array_equal(a, b) for a, b in zip(again(step), first[step]))
     assert not any(tok.special.pause in row for ids, *_ in first[:6] for row in ids.tolist())  # text only
