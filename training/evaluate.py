@@ -150,7 +150,7 @@ def evaluate(
                     scorer, words, dict(live, pause_threshold=threshold), casing
                 )
                 rows.add("live", file, ref, marks, used)
-                case_rows.add("live", file, d.cases, cases)
+                case_rows.add("live", file, d.displayed_cases(), cases)
                 if condition == "text":
                     for h in thresholds:
                         m, _, u = run_streaming(
@@ -166,7 +166,7 @@ def evaluate(
                 )
                 offline_s += time.perf_counter() - t0
                 rows.add("offline", file, ref, [PUNCT_LABELS.index(s.mark) for s in settled])
-                case_rows.add("offline", file, d.cases, [CASE_LABELS.index(s.case) for s in settled])
+                case_rows.add("offline", file, d.displayed_cases(), [CASE_LABELS.index(s.case) for s in settled])
             log(f"[{condition}] {file} done")
         out = {
             "fixed": {str(l): rows.punctuation(("fixed", l)) for l in FIXED_LOOKAHEADS},

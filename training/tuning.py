@@ -121,7 +121,7 @@ def sweep_bias(
             for file, d, scorer, words in biased:
                 m, c, used = run_streaming(scorer, words, live(h), casing)
                 marks.add("live", file, d.marks, m, used)
-                cases.add("live", file, d.cases, c)
+                cases.add("live", file, d.displayed_cases(), c)
             scores = marks.punctuation("live")
             rows.append(
                 {
@@ -154,7 +154,7 @@ def sweep_bias(
                 live(best["threshold"]),
                 casing,
             )
-            cases.add("live", file, d.cases, c)
+            cases.add("live", file, d.displayed_cases(), c)
         scores = cases.casing("live")
         case_rows.append(
             {

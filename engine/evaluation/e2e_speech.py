@@ -89,7 +89,7 @@ def choose_excerpts(
                 f"{d.name}:{start}",
                 list(words),
                 [PUNCT_LABELS[m] for m in d.marks[start:stop]],
-                [CASE_LABELS[c] for c in d.cases[start:stop]],
+                [CASE_LABELS[c] for c in d.displayed_cases()[start:stop]],
             )
         )
     if len(out) < count:

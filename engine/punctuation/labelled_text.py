@@ -74,6 +74,14 @@ class Document:
     sentence_initial: np.ndarray  # bool
     mixed: dict[int, str] = field(default_factory=dict)  # word index -> spelling, "McDonald"
 
+    def displayed_cases(self) -> np.ndarray:
+        """The case of each word in this text written with the four marks, as the engine writes it:
+        a word after a sentence end starts with a capital. The marks folded into a period (`;`,
+        `!`, `...`) leave the next word lowercase in the source ("happy; but she"), yet the
+        engine, right about the period, writes "happy. But she": scored against the source's case,
+        a perfect model would lose that word."""
+        return np.where(self.sentence_initial & (self.cases == LOWER), CAPITALIZED, self.cases).astype(np.int8)
+
 
 class PrepareError(Exception):
     """A problem with the user's input; the CLI reports it in one line."""

@@ -3,7 +3,7 @@ Whole folders (cleaning, documents, typographic capitals) are covered by tests/t
 
 import pytest
 
-from engine.punctuation.labelled_text import case_of, label_text
+from engine.punctuation.labelled_text import case_of, label_text, make_document
 from engine.words import CASE_LABELS, PUNCT_LABELS
 
 
@@ -48,3 +48,16 @@ def test_label_text_keeps_the_first_mark_after_each_word():
     ]
     # Capitals that may be typography: at the start of the text and after a quote (either side).
     assert [w for w, t in zip(words, typographic) if t] == ["Mr", "Hello", "Then"]
+
+
+def test_displayed_cases_follow_the_marks_the_text_is_written_with():
+    """';' and '!' become periods, so the word after one is written with a capital, as the engine
+    writes it; every other word keeps the case it has in the source."""
+    spelled, marks, _ = label_text("She was happy; but NASA said no! then iPhones came. Later, we left")
+    d = make_document("t", spelled, marks)
+    source = [CASE_LABELS[c] for c in d.cases]
+    shown = [CASE_LABELS[c] for c in d.displayed_cases()]
+    changed = {spelled[i]: (source[i], shown[i]) for i in range(len(spelled)) if source[i] != shown[i]}
+    assert changed == {"but": ("lower", "capitalized"), "then": ("lower", "capitalized")}
+    assert shown[spelled.index("NASA")] == "upper"  # an acronym after a sentence end stays upper
+    assert shown[spelled.index("Later")] == "capitalized"
