@@ -166,7 +166,8 @@ def evaluate(
                 )
                 offline_s += time.perf_counter() - t0
                 rows.add("offline", file, ref, [PUNCT_LABELS.index(s.mark) for s in settled])
-                case_rows.add("offline", file, d.displayed_cases(), [CASE_LABELS.index(s.case) for s in settled])
+                shown = [CASE_LABELS.index(s.case) for s in settled]
+                case_rows.add("offline", file, d.displayed_cases(), shown)
             log(f"[{condition}] {file} done")
         out = {
             "fixed": {str(l): rows.punctuation(("fixed", l)) for l in FIXED_LOOKAHEADS},

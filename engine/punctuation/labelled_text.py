@@ -80,7 +80,8 @@ class Document:
         `!`, `...`) leave the next word lowercase in the source ("happy; but she"), yet the
         engine, right about the period, writes "happy. But she": scored against the source's case,
         a perfect model would lose that word."""
-        return np.where(self.sentence_initial & (self.cases == LOWER), CAPITALIZED, self.cases).astype(np.int8)
+        starts_lowercase = self.sentence_initial & (self.cases == LOWER)
+        return np.where(starts_lowercase, CAPITALIZED, self.cases).astype(np.int8)
 
 
 class PrepareError(Exception):
