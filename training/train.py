@@ -97,6 +97,11 @@ class Recipe:
     source_weights: dict[str, float] = field(default_factory=lambda: dict(SOURCE_WEIGHTS))
     precision: str = "auto"  # "bf16" autocast (2.7x faster on CPUs with AVX512-BF16, and on GPUs) or "fp32"
     init_from: str | None = None  # warm start: model weights from an earlier run's checkpoint
+    # Keep only the encoder's first N layers (after init_from): a cheaper network per window, the
+    # only lever on the engine's CPU left once each word costs one window (docs/PERFORMANCE.md).
+    # Dropping the top layers loses least (Sajjad et al., "On the effect of dropping layers of
+    # pre-trained transformer models"). None keeps all six.
+    layers: int | None = None
     valid_fraction: float = 0.02
     max_words: int | None = None  # use only a slice of the data (the tiny recipe)
     time_budget_min: float = 150.0
@@ -287,6 +292,10 @@ def train(recipe: Recipe) -> Path:
     if recipe.init_from and not (out / "last.pt").exists():
         model.load_state_dict(torch.load(recipe.init_from, weights_only=False)["model"])
         log(event="warm_start", weights=recipe.init_from)
+    if recipe.layers is not None and recipe.layers < len(model.layers):
+        model.layers = model.layers[: recipe.layers]
+        model.config.layers = recipe.layers
+        log(event="layers", kept=recipe.layers)
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.dim() >= 2]
     no_decay = [p for p in params if p.dim() < 2]
@@ -439,6 +448,7 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--seed", type=int, help="seed of the data order and the noise (default 1234)")
     parser.add_argument("--dropout", type=float, help="dropout inside the encoder (default 0.1)")
+    parser.add_argument("--layers", type=int, help="keep only the encoder's first N layers (default: all 6)")
     parser.add_argument(
         "--windows",
         type=int,
@@ -493,6 +503,7 @@ def main(argv=None) -> int:
         "seed",
         "windows",
         "dropout",
+        "layers",
     ):
         if getattr(args, key) is not None:
             setattr(recipe, key, getattr(args, key))
@@ -506,6 +517,12 @@ def main(argv=None) -> int:
         return 2
     if not 0.0 <= recipe.dropout < 1.0:
         print(f"training: --dropout {recipe.dropout}: must be at least 0 and below 1", file=sys.stderr)
+        return 2
+    if recipe.steps < 20:  # the one-cycle schedule warms up over a tenth of them: at least two steps
+        print(f"training: --steps {recipe.steps}: the schedule needs at least 20", file=sys.stderr)
+        return 2
+    if recipe.layers is not None and not 1 <= recipe.layers <= 6:
+        print(f"training: --layers {recipe.layers}: the encoder has 1 to 6 layers to keep", file=sys.stderr)
         return 2
     if recipe.corpus and not Path(recipe.corpus).is_file():
         print(f"training: {recipe.corpus} is not a prepared corpus file", file=sys.stderr)

@@ -200,6 +200,26 @@ def test_tiny_recipe_end_to_end(tmp_path):
     # resuming a finished run does no more work and keeps the checkpoint
     assert train.main(["--tiny", "--data", str(data), "--out", str(run)]) == 0
 
+    # a smaller network, warm-started from this run: its first two layers, trained on, exported
+    small = tmp_path / "small"
+    args = ["--tiny", "--data", str(data), "--out", str(small), "--init-from", str(run / "last.pt")]
+    assert train.main([*args, "--layers", "2", "--steps", "20"]) == 0
+    state = torch.load(small / "last.pt", weights_only=False)
+    assert state["encoder"]["layers"] == 2
+    assert {k.split(".")[1] for k in state["model"] if k.startswith("layers.")} == {"0", "1"}
+    ff_in = "layers.0.ff_in.weight"
+    assert not torch.equal(state["model"][ff_in], checkpoint["model"][ff_in])  # trained on
+    small_out = tmp_path / "small_shipped"
+    export_args = ["--checkpoint", str(small / "last.pt"), "--out", str(small_out), "--parity-windows", "0"]
+    assert export.main(export_args) == 0
+    nodes = onnx.load(str(small_out / "model.onnx")).graph.node
+    layers = {n.name.split("/")[1] for n in nodes if n.name.startswith("/layers.")}
+    assert layers == {"layers.0", "layers.1"}
+    assert (small_out / "model.onnx").stat().st_size < (shipped / "model.onnx").stat().st_size
+    small_model = PunctuationModel(small_out)
+    punct, case = small_model.tag([build_window(ids, len(ids) - 1, small_model.special)])[0]
+    assert punct.shape == (len(ids), 4) and case.shape == (len(ids), 3)
+
 
 def test_batches_depend_only_on_the_step_whatever_the_workers(tiny_dir):
     """Resuming at step k, or building batches in worker processes, trains on the same data."""
@@ -281,6 +301,20 @@ def test_the_command_line_sets_the_dropout_and_refuses_impossible_ones(command_l
     assert ran[1].dropout == Recipe().dropout == 0.1
     assert run("--dropout", "1") == 2
     assert len(ran) == 2 and "must be at least 0 and below 1" in capsys.readouterr().err
+
+
+def test_the_command_line_sets_the_layers_kept_and_refuses_impossible_ones(command_line, capsys):
+    # the smaller-network probe (docs/PERFORMANCE.md) runs the recipe with --layers
+    run, ran = command_line
+    assert run("--layers", "3") == 0
+    assert ran[0].layers == 3
+    assert run() == 0
+    assert ran[1].layers is None  # all six
+    assert run("--layers", "7") == 2
+    assert run("--layers", "0") == 2
+    assert len(ran) == 2 and "1 to 6 layers" in capsys.readouterr().err
+    assert run("--steps", "10") == 2  # too few for the one-cycle schedule's warm-up
+    assert len(ran) == 2 and "at least 20" in capsys.readouterr().err
 
 
 def test_the_command_line_sets_the_window_lengths_and_refuses_impossible_ones(command_line, capsys):
