@@ -97,8 +97,9 @@ class Recipe:
     source_weights: dict[str, float] = field(default_factory=lambda: dict(SOURCE_WEIGHTS))
     precision: str = "auto"  # "bf16" autocast (2.7x faster on CPUs with AVX512-BF16, and on GPUs) or "fp32"
     init_from: str | None = None  # warm start: model weights from an earlier run's checkpoint
-    # Keep only the encoder's first N layers (after init_from): a cheaper network per window, the
-    # only lever on the engine's CPU left once each word costs one window (docs/PERFORMANCE.md).
+    # Keep only the encoder's first N layers (after init_from): once each word costs one window,
+    # a cheaper window is what is left to cut the engine's CPU; half the layers lose more accuracy
+    # than the targets can spare (docs/QUALITY.md, "A smaller network"), so the default keeps all.
     # Dropping the top layers loses least (Sajjad et al., "On the effect of dropping layers of
     # pre-trained transformer models"). None keeps all six.
     layers: int | None = None
