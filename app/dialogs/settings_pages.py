@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -238,13 +238,11 @@ class AudioPage(SettingsPage):
             return
         self.rescan.setEnabled(False)
         self.device_status.setText("Looking for audio devices…")
-        # Parented to the application: the scan may outlive this dialog, and a Job must
-        # outlive its pool thread.
-        job = Job(lambda report, cancelled: scan_devices(), QCoreApplication.instance())
+        # The scan may outlive this dialog: a started Job lives until its outcome is delivered.
+        job = Job(lambda report, cancelled: scan_devices())
         job.done.connect(self._fill_devices)
         job.failed.connect(self.device_status.setText)
         job.finished.connect(self._scan_finished)
-        job.finished.connect(job.deleteLater)
         self._scan = job.start()
 
     def _scan_finished(self) -> None:

@@ -43,15 +43,15 @@ class ModelDownload(Job):
         entry: CatalogueEntry,
         models_dir: str | Path | None = None,
         cache_dir: str | Path | None = None,
-        parent=None,
         replace: bool = False,
     ):
         """``replace``: install afresh over an installed copy that will not load."""
-        super().__init__(self._install, parent)
+        super().__init__(self._install)
         self.entry = entry
         self.models_dir, self.cache_dir = models_dir, cache_dir
         self.replace = replace
         self._last_report = 0.0
+        self._send_note = self.relay("note")  # the pool thread must not emit on the Job itself
 
     def _install(self, report, cancelled) -> str:  # on a pool thread
         from engine import DownloadCancelled, DownloadError, install_model
@@ -69,7 +69,7 @@ class ModelDownload(Job):
                 cache_dir=self.cache_dir,
                 progress=progress,
                 cancel=cancelled,
-                notify=self._note,
+                notify=self._send_note,
                 replace=self.replace,
             )
         except DownloadCancelled:
@@ -82,12 +82,6 @@ class ModelDownload(Job):
                 f"Installing {self.entry.name} failed unexpectedly: {exc}. Please report this as a bug."
             ) from exc
         return str(path)
-
-    def _note(self, message: str) -> None:
-        try:
-            self.note.emit(message)
-        except RuntimeError:  # deleted meanwhile: nobody is left to tell
-            log.debug("download deleted; dropped a note")
 
 
 def start_download(

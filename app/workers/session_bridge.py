@@ -35,7 +35,7 @@ from pathlib import Path
 from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Signal
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
-from app.workers.jobs import JobRunner
+from app.workers.jobs import JobRunner, call_on_ui_thread
 from engine import (
     AudioLevel,
     EngineFailed,
@@ -69,13 +69,6 @@ class SessionBridge(QObject):
     ready = Signal(object)  # RecognizerInfo, once the models are loaded, and again as a session starts
     finished = Signal(object)  # the session's Transcript, every mark settled
 
-    # worker → UI thread (queued: emitted on a pool thread)
-    _wake = Signal()
-    _started = Signal(object, object)
-    _start_failed = Signal(str)
-    _stopped = Signal(object, str)
-    _preloaded = Signal(object, str)
-
     def __init__(self, parent=None, recognizer_factory=isolated_recognizer):
         super().__init__(parent)
         # The loaded models and recognizers, kept across sessions (the engine's session factory uses them).
@@ -100,11 +93,6 @@ class SessionBridge(QObject):
         self._since_flush = QElapsedTimer()
         self._flush_timer = QTimer(self, singleShot=True, timeout=self._flush)
         self._input_poll = QTimer(self, interval=INPUT_POLL_MS, timeout=self._check_input)
-        self._wake.connect(self._schedule_flush)
-        self._started.connect(self._on_started)
-        self._start_failed.connect(self._on_start_failed)
-        self._stopped.connect(self._on_stopped)
-        self._preloaded.connect(self._on_preloaded)
 
     # -- the UI's requests -------------------------------------------------------------------
     def preload(self, spec: SessionSpec) -> None:
@@ -190,9 +178,9 @@ class SessionBridge(QObject):
             _, info = self.resources.recognizer(spec.recognizer, spec.vosk_model)
             info = replace(info, punctuation_notice=self.resources.punctuation_problem(spec.model_dir))
         except Exception as exc:
-            _send(self._preloaded, None, _message(exc))
+            call_on_ui_thread(self, "_on_preloaded", None, _message(exc))
             return
-        _send(self._preloaded, info, "")
+        call_on_ui_thread(self, "_on_preloaded", info, "")
 
     def _start_work(self, spec: SessionSpec) -> None:
         try:
@@ -207,9 +195,9 @@ class SessionBridge(QObject):
                 raise
         except Exception as exc:
             log.info("session did not start: %s", exc)
-            _send(self._start_failed, _message(exc))
+            call_on_ui_thread(self, "_on_start_failed", _message(exc))
             return
-        _send(self._started, (session, session.source, journal), info)
+        call_on_ui_thread(self, "_on_started", (session, session.source, journal), info)
 
     def _latency_work(self) -> None:
         session, (threshold, l_max) = self.session, self._latency
@@ -224,7 +212,7 @@ class SessionBridge(QObject):
         except Exception as exc:  # a stuck thread: keep the words we have
             log.exception("stopping the session failed")
             transcript, error = session.transcript, _message(exc)
-        _send(self._stopped, transcript, error or (session.error or ""))
+        call_on_ui_thread(self, "_on_stopped", transcript, error or (session.error or ""))
 
     # -- engine threads ------------------------------------------------------------------------
     def _on_engine_events(self, events: list) -> None:
@@ -240,7 +228,7 @@ class SessionBridge(QObject):
                     self._events.append(event)
             wake, self._wake_pending = not self._wake_pending, True
         if wake:
-            _send(self._wake)
+            call_on_ui_thread(self, "_schedule_flush")
 
     # -- UI thread -----------------------------------------------------------------------------
     def _schedule_flush(self) -> None:
@@ -310,14 +298,6 @@ class SessionBridge(QObject):
         if state != self.state:
             self.state = state
             self.state_changed.emit(state)
-
-
-def _send(signal, *args) -> None:
-    """Emit from a worker or engine thread; the bridge may be gone already (the window closed)."""
-    try:
-        signal.emit(*args)
-    except RuntimeError:  # "Signal source has been deleted": nobody is left to tell
-        log.debug("bridge deleted; dropped a %s", signal)
 
 
 def _quietly(fn, *args) -> None:

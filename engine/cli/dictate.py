@@ -16,6 +16,8 @@ import sys
 from engine.cli.common import CliError, warn
 from engine.cli.listen import build_session
 
+NOT_RUNNING = "not running"  # what --status answers when no livecap listens (dictating, paused)
+
 
 def cmd_dictate(args) -> int:
     from engine.dictation.control import ControlUnavailable, send_command
@@ -25,6 +27,9 @@ def cmd_dictate(args) -> int:
             try:
                 print(f"livecap: {send_command(command)}", file=sys.stderr)
             except ControlUnavailable as exc:
+                if command == "status":  # "not running" answers the question: not an error
+                    print(f"livecap: {NOT_RUNNING}", file=sys.stderr)
+                    return 0
                 raise CliError(str(exc)) from None
             return 0
     return _dictate(args)

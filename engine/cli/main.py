@@ -138,7 +138,11 @@ def _add_live_commands(sub) -> None:
         "--toggle", action="store_true", help="pause or resume a running livecap's dictation"
     )
     control.add_argument("--stop", action="store_true", help="end a running livecap dictate")
-    control.add_argument("--status", action="store_true", help="say whether a running livecap is dictating")
+    control.add_argument(
+        "--status",
+        action="store_true",
+        help="say whether a running livecap is dictating, paused or not running (exit 0 for all three)",
+    )
     _add_keep_days(p)
     _add_recognizer_options(p)
     p.set_defaults(func=_lazy("engine.cli.dictate", "cmd_dictate"))

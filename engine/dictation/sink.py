@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
-from engine.dictation.typed_text import DictationText, TypeText
+from engine.dictation.typed_text import DictationText, TypedTail, TypeText
 from engine.dictation.typists import Typist
 
 log = logging.getLogger(__name__)
@@ -35,11 +35,13 @@ class DictationSink:
         own_windows: Iterable[str] = (),
         on_error: Callable[[str], None] | None = None,
         own_window_active: Callable[[], bool] | None = None,
+        resume: TypedTail | None = None,
     ):
         """``own_windows``: livecap's windows as the typist names them; ``own_window_active``: says
-        whether one of them has the focus, where the typist cannot tell windows apart (Wayland)."""
+        whether one of them has the focus, where the typist cannot tell windows apart (Wayland);
+        ``resume``: where the dictation before a pause stopped typing (``DictationText``)."""
         self.typist = typist
-        self.text = DictationText(commands, own_windows)
+        self.text = DictationText(commands, own_windows, resume)
         self.on_error = on_error
         self.error: str | None = None
         # (time.time() when sent, text) for every piece typed: what the latency tool reads.

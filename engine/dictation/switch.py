@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable, Iterable
 
 from engine.dictation.sink import DictationSink
+from engine.dictation.typed_text import TypedTail
 from engine.dictation.typists import Typist
 
 DICTATING, PAUSED = "dictating", "paused"  # what the control socket answers
@@ -33,6 +34,7 @@ class DictationSwitch:
         self._own_windows, self._on_error, self._own_window_active = own_windows, on_error, own_window_active
         self._lock = threading.Lock()
         self._sink: DictationSink | None = None
+        self._tail: TypedTail | None = None  # where the last sink stopped typing: the next continues it
         self._session = None
         self.closed = threading.Event()  # ``close`` was called: it never types again
 
@@ -55,6 +57,7 @@ class DictationSwitch:
                     self._own_windows(),
                     on_error=self._on_error,
                     own_window_active=self._own_window_active,
+                    resume=self._tail,
                 ).start()
                 self._session = session
                 session.subscribe(self._sink)
@@ -77,6 +80,8 @@ class DictationSwitch:
         with self._lock:
             sink, session = self._sink, self._session
             self._sink = self._session = None
+            if sink is not None:
+                self._tail = sink.text.tail
         if sink is not None and session is not None:
             session.unsubscribe(sink)
         return sink

@@ -14,6 +14,9 @@ The rules (issue 17):
   the start of what is typed into a window or after a new line;
 - capitals are the settled ones: the decoder already capitalised each sentence's first word
   after a settled end mark;
+- dictation resumed after a pause continues what it typed before into the same window: a space
+  where the text typed last needs one, and no sentence-start capital on the first word where
+  that text ended mid-sentence (the user's sentence goes on); a capital where it ended one;
 - typing never goes into livecap's own windows, and if the focus moves to another window in the
   middle of a sentence, the rest of that sentence is dropped and typing resumes with the next
   sentence, in the window that then has the focus.
@@ -54,6 +57,17 @@ class PressKey:
 Keystroke = TypeText | PressKey
 
 
+@dataclass(frozen=True)
+class TypedTail:
+    """The end of what dictation typed, kept across a pause so that resuming continues it."""
+
+    window: str | None
+    text: str  # the last characters typed into ``window`` ("\n" after a new line; "" for nothing)
+
+
+TAIL_CHARS = 8  # enough to see the last word's mark and the space or line break after it
+
+
 @dataclass
 class _Typed:
     """What was typed into the current window since it got the focus, a sentence at a time, so
@@ -63,13 +77,19 @@ class _Typed:
     sentences: list[str] = field(default_factory=list)  # the last one may be unfinished
     line_start: bool = True  # nothing on the current line yet: no space before the next word
     sentence_open: bool = False  # a sentence has begun and not ended
+    continues: bool = False  # the next word goes on a sentence typed before a pause
+    capitalise: bool = False  # the next word starts a sentence whose end was typed before a pause
+    tail: str = ""  # the last characters typed here
 
 
 class DictationText:
     """Turns engine events into keystrokes. ``commands``: the spoken commands that are on;
     ``own_windows``: livecap's own windows, never typed into."""
 
-    def __init__(self, commands: Iterable[str] = (), own_windows: Iterable[str] = ()):
+    def __init__(
+        self, commands: Iterable[str] = (), own_windows: Iterable[str] = (), resume: TypedTail | None = None
+    ):
+        """``resume``: the ``tail`` of the dictation this one resumes (a pause in between)."""
         unknown = set(commands) - set(COMMANDS)
         if unknown:
             raise ValueError(f"unknown spoken command(s): {', '.join(sorted(unknown))}")
@@ -82,9 +102,17 @@ class DictationText:
         # it sees appear: what was said before it was switched on is not typed.
         self._next: int | None = None
         self._typed = _Typed(window=None)
+        self._resume = resume
         self._sentence_start = True  # the next word begins a sentence
         self._skipping = False  # dropping the rest of a sentence the focus left
         self.words_typed = 0
+
+    @property
+    def tail(self) -> TypedTail:
+        """The end of what was typed, and where: for the dictation that resumes this one."""
+        if self._typed.window is None and not self._typed.tail and self._resume is not None:
+            return self._resume  # nothing typed since the pause: the earlier tail still holds
+        return TypedTail(self._typed.window, self._typed.tail)
 
     # -- input ------------------------------------------------------------------------------
     def apply(self, events: Iterable, focus: str | None = None) -> list[Keystroke]:
@@ -159,11 +187,25 @@ class DictationText:
             if not starts:
                 self._skipping = True  # the focus moved mid-sentence: drop the rest of it
                 return False
-            self._typed = _Typed(window=focus)
+            self._typed = self._continue(focus)
         if self._skipping and not starts:
             return False
         self._skipping = False
         return True
+
+    def _continue(self, window: str | None) -> _Typed:
+        """A fresh start in ``window``, or, the first time after a pause, the text typed there."""
+        resume, self._resume = self._resume, None
+        if resume is None or resume.window != window or not resume.text:
+            return _Typed(window=window)
+        ended = resume.text.rstrip()[-1:] in {MARK_TEXT[m] for m in SENTENCE_END_MARKS}
+        return _Typed(
+            window=window,
+            line_start=resume.text[-1].isspace(),
+            continues=bool(resume.text.strip()) and not ended,
+            capitalise=ended,
+            tail=resume.text,
+        )
 
     def _type_word(self, settled: Settled, focus: str | None) -> list[Keystroke]:
         allowed = self._may_type(focus)
@@ -171,12 +213,19 @@ class DictationText:
         if not allowed:
             return []
         typed = self._typed
-        text = ("" if typed.line_start else " ") + settled.form + MARK_TEXT[settled.mark]
+        form = settled.form
+        if typed.continues:  # the user's sentence goes on: no capital that only starts a sentence
+            form = settled.inner_form or form
+        elif typed.capitalise:
+            form = form[:1].upper() + form[1:]
+        typed.continues = typed.capitalise = False
+        text = ("" if typed.line_start else " ") + form + MARK_TEXT[settled.mark]
         if not typed.sentence_open:
             typed.sentences.append("")
         typed.sentences[-1] += text
         typed.sentence_open = not self._sentence_start
         typed.line_start = False
+        typed.tail = (typed.tail + text)[-TAIL_CHARS:]
         self.words_typed += 1
         return [TypeText(text)]
 
@@ -187,6 +236,8 @@ class DictationText:
         if name in ("new line", "new paragraph"):
             typed.line_start, typed.sentence_open = True, False
             typed.sentences = []  # "scratch that" never reaches back across a line break
+            typed.tail = (typed.tail + "\n" * (1 if name == "new line" else 2))[-TAIL_CHARS:]
+            typed.continues = typed.capitalise = False
             self._sentence_start = True
             return [PressKey("Return", 1 if name == "new line" else 2)]
         # "scratch that": the sentence typed last, finished or not, while it is the last thing typed
@@ -195,6 +246,7 @@ class DictationText:
         last = typed.sentences.pop()
         typed.sentence_open = False
         typed.line_start = not typed.sentences and not last.startswith(" ")
+        typed.tail = "".join(typed.sentences)[-TAIL_CHARS:]
         self._sentence_start = True
         return [PressKey("BackSpace", len(last))]
 

@@ -40,3 +40,9 @@ class CaseRenderer:
         elif sentence_start and case == "lower":
             case = "capitalized"
         return case, apply_case(text, case)
+
+    def inner_form(self, word: str, case: str, form: str) -> str:
+        """The form ``word`` takes inside a sentence, where ``form`` (rendered with the real
+        previous mark) may carry a sentence-start capital; "" where the two are the same."""
+        inner = self.render(word, case, "none")[1]
+        return "" if inner == form else inner

@@ -54,6 +54,9 @@ class Settled:
     lookahead_used: int
     form: str
     confidence: float = 1.0
+    # The form inside a sentence: ``form`` without a capital that only marks a sentence start
+    # ("" where that is ``form``). Dictation types it where the user's sentence goes on.
+    inner_form: str = ""
 
 
 @dataclass(frozen=True)
@@ -317,10 +320,12 @@ class StreamingDecoder:
         mark = sentence_final_mark(slot.punct)
         slot.settled_mark = mark
         previous = self._slot(p - 1).settled_mark if p > self._base else (None if p == 0 else "none")
-        case, form = self.casing.render(slot.word.text, CASE_LABELS[int(np.argmax(slot.case))], previous)
+        label = CASE_LABELS[int(np.argmax(slot.case))]
+        case, form = self.casing.render(slot.word.text, label, previous)
         confidence = float(slot.punct[PUNCT_LABELS.index(mark)])
         events = [e for e in events if not (isinstance(e, Settled) and e.position == p)]
-        return [*events, Settled(p, mark, case, slot.lookahead, form, confidence)]
+        inner = self.casing.inner_form(slot.word.text, label, form)
+        return [*events, Settled(p, mark, case, slot.lookahead, form, confidence, inner)]
 
     def retract(self, count: int) -> list[Event]:
         """Remove the last ``count`` words (the recognizer replaced them)."""
@@ -371,14 +376,16 @@ class StreamingDecoder:
         for p in range(self.first_unsettled, self.word_count):
             slot = self._slot(p)
             mark = PUNCT_LABELS[int(np.argmax(slot.punct))]
-            case, form = self.casing.render(slot.word.text, CASE_LABELS[int(np.argmax(slot.case))], previous)
+            label = CASE_LABELS[int(np.argmax(slot.case))]
+            case, form = self.casing.render(slot.word.text, label, previous)
             shown = (mark, case, form)
             settle = in_order and slot.decided
             if slot.published is None or (shown != slot.published and not settle):
                 events.append(Provisional(p, mark, case, float(slot.punct.max()), form))
                 slot.published = shown
             if settle:
-                events.append(Settled(p, mark, case, slot.lookahead, form, float(slot.punct.max())))
+                inner = self.casing.inner_form(slot.word.text, label, form)
+                events.append(Settled(p, mark, case, slot.lookahead, form, float(slot.punct.max()), inner))
                 slot.settled_mark = mark
                 self.first_unsettled = p + 1
             else:

@@ -5,6 +5,8 @@ import threading
 import time
 
 import pytest
+import shiboken6
+from PySide6.QtCore import QObject, Qt
 
 from app.workers.jobs import Job, JobCancelled, JobRunner, cancellable
 
@@ -121,3 +123,66 @@ def test_a_runner_connects_the_slots_before_the_job_starts(qtbot, serial):
         runner.run(lambda report, cancelled: 1, got.append)
     qtbot.waitUntil(lambda: len(got) == 20, timeout=5000)
     assert got == [1] * 20
+
+
+def test_a_job_nobody_keeps_is_deleted_on_the_ui_thread_never_on_the_pool_thread(qtbot):
+    """The lifetime rule: the pool thread never holds the last reference to a Job. If it did,
+    Python would delete the Qt object on the pool thread while the UI thread still had its
+    queued signals to deliver: a use-after-free that crashed the test suite (and the app)."""
+    returned, deleted_on = threading.Event(), []
+    ui_thread = threading.current_thread()
+
+    def work(report, cancelled):
+        report(1, 1)
+        returned.set()
+        return "result"
+
+    job = Job(work)
+    job.destroyed.connect(lambda: deleted_on.append(threading.current_thread()), Qt.DirectConnection)
+    job.start()
+    del job  # nobody on the UI thread keeps it: only what the job runner holds
+    assert returned.wait(5)
+    time.sleep(0.2)  # the pool thread has let its runnable go
+    qtbot.waitUntil(lambda: bool(deleted_on), timeout=5000)
+    assert deleted_on == [ui_thread]
+
+
+def test_a_job_outlives_the_window_that_started_it_and_is_freed_on_the_ui_thread(qtbot):
+    """A window closing mid-job deletes its runner: the function still runs to its end, its
+    outcome reaches the slots still there, and the Job is freed on the UI thread afterwards,
+    never by the closing window and never on the pool thread."""
+    window = QObject()
+    runner = JobRunner(window)
+    release, reports, outcomes, deleted_on = threading.Event(), [], [], []
+
+    def work(report, cancelled):
+        release.wait(5)
+        for i in range(200):
+            report(i, 200)
+            reports.append(i)
+        return "result"
+
+    job = runner.run(work, outcomes.append)
+    job.destroyed.connect(lambda: deleted_on.append(threading.current_thread()), Qt.DirectConnection)
+    job.finished.connect(lambda job=job: outcomes.append(("finished", job.result)))  # holds the Job
+    del job, runner
+    window.deleteLater()
+    qtbot.waitUntil(lambda: not shiboken6.isValid(window), timeout=5000)
+    release.set()
+    qtbot.waitUntil(lambda: bool(deleted_on), timeout=5000)
+    assert len(reports) == 200 and outcomes == ["result", ("finished", "result")]
+    assert deleted_on == [threading.current_thread()]
+
+
+def test_every_job_of_a_stress_run_is_delivered_once_and_let_go(qtbot):
+    """Many short jobs on the shared pool, started and forgotten while others finish: each
+    outcome arrives exactly once, and every Job is deleted on the UI thread."""
+    runner = JobRunner()
+    outcomes, deleted_on = [], []
+    for i in range(200):
+        job = runner.run(lambda report, cancelled, i=i: (report(i, 200), i)[1], outcomes.append)
+        job.destroyed.connect(lambda: deleted_on.append(threading.current_thread()), Qt.DirectConnection)
+        del job
+    qtbot.waitUntil(lambda: len(deleted_on) == 200, timeout=10000)
+    assert sorted(outcomes) == list(range(200)) and runner.jobs == []
+    assert set(deleted_on) == {threading.current_thread()}

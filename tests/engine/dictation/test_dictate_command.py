@@ -69,6 +69,8 @@ def test_toggle_pauses_and_resumes_a_running_dictation_and_stop_ends_it(target, 
     assert "dictating from" in err and "X11 (xdotool)" in err and "Traceback" not in err
     final = target.finish()
     assert final.startswith(at_pause) and len(final) > len(at_pause)
+    # Resumed where it paused: separated by a space, never glued to the word before the pause.
+    assert final[len(at_pause)] == " " and not at_pause[-1].isspace(), (at_pause, final)
     assert not socket_path.exists()  # the socket goes with the process
     r = livecap(env, "dictate", "--toggle")
     assert r.returncode != 0 and "no running livecap is listening" in r.stderr
@@ -91,6 +93,16 @@ def test_ctrl_c_ends_dictation_and_nothing_more_is_typed(target, tmp_path, tiny_
     final = target.finish()
     assert final == at_exit and final.startswith(first)
     assert not (tmp_path / "run" / "livecap" / "control.sock").exists()
+
+
+def test_status_with_nothing_running_answers_not_running_and_exits_0(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_RUNTIME_DIR": str(run)}
+    r = livecap(env, "dictate", "--status")
+    assert r.returncode == 0 and r.stderr == "livecap: not running\n"
+    r = livecap(env, "dictate", "--toggle")  # toggling nothing is still an error, with a way out
+    assert r.returncode != 0 and "no running livecap is listening" in r.stderr
 
 
 def test_dictate_without_a_desktop_is_refused_in_one_line(tmp_path):

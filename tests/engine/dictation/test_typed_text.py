@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.dictation.typed_text import DictationText, PressKey, TypeText
+from engine.dictation.typed_text import DictationText, PressKey, TypedTail, TypeText
 from engine.punctuation.engine_thread import Finalized
 from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled, Withdrawn
 from engine.words import Word
@@ -34,7 +34,8 @@ class Stream:
             starts = p == 0 or previous[-1] in ".?"
             form = word[:1].upper() + word[1:] if starts or word == "i" else word
             events.append(Provisional(p, mark, "lower", 0.9, word))
-            events.append(Settled(p, mark, "capitalized" if starts else "lower", 1, form))
+            inner = word if form != word and word != "i" else ""
+            events.append(Settled(p, mark, "capitalized" if starts else "lower", 1, form, 1.0, inner))
         return events
 
 
@@ -140,3 +141,42 @@ def test_switched_on_mid_session_it_types_from_the_next_word_said():
 def test_unknown_commands_are_refused():
     with pytest.raises(ValueError, match="unknown spoken command"):
         DictationText({"delete everything"})
+
+
+def test_resuming_after_a_pause_mid_sentence_types_a_space_and_no_sentence_capital():
+    """Paused after "toxicological", resumed: the first word after the pause is separated by a
+    space and, the user's sentence going on, takes no capital that only starts a sentence."""
+    s, before = Stream(), DictationText()
+    keys = before.apply(s.words("the report was toxicological") + s.settle(0, 3) + [Finalized(4)], "editor")
+    assert typed(keys) == "The report was toxicological"
+    s.words("so it said.")  # said while paused: never typed, and the decoder ended a sentence there
+    s.settle(4, 6)
+    after = DictationText(resume=before.tail)
+    keys = after.apply(s.words("you often iqbal.") + s.settle(7, 9) + [Finalized(10)], "editor")
+    assert typed(keys) == " you often iqbal."
+
+
+def test_resuming_after_a_typed_sentence_end_capitalises_and_spaces():
+    s, before = Stream(), DictationText()
+    before.apply(s.words("look for it.") + s.settle(0, 2) + [Finalized(3)], "editor")
+    after = DictationText(resume=before.tail)
+    s.words("and then")  # settled lowercase mid-sentence by the decoder
+    s.settle(3, 4)
+    s.texts[2] = "it"  # the decoder took the full stop for a comma: "and" is not capitalised
+    keys = after.apply(s.words("more words.") + s.settle(5, 6) + [Finalized(7)], "editor")
+    assert typed(keys) == " More words."
+
+
+def test_resuming_in_another_window_or_after_a_new_line_starts_afresh():
+    s, before = Stream(), DictationText(commands=["new line"])
+    before.apply(s.words("one two") + s.settle(0, 1) + [Finalized(2)], "editor")
+    elsewhere = DictationText(resume=before.tail)
+    other = Stream(start=10)
+    keys = elsewhere.apply(other.words("three.") + other.settle(10, 10) + [Finalized(11)], "terminal")
+    assert typed(keys) == "Three."  # another window: its own start, no space before it
+    keys = before.apply(s.words("new line") + s.settle(2, 3) + [Finalized(4)], "editor")
+    assert keys == [PressKey("Return", 1)]
+    assert before.tail == TypedTail("editor", "One two\n")
+    after = DictationText(resume=before.tail)
+    keys = after.apply(s.words("four.") + s.settle(4, 4) + [Finalized(5)], "editor")
+    assert typed(keys) == "four."  # after the line break: no space; mid-sentence: no capital
