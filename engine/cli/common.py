@@ -9,7 +9,10 @@ different ``CliError`` class that ``main()`` would not catch.
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
 from pathlib import Path
 
 
@@ -19,6 +22,25 @@ class CliError(Exception):
 
 def warn(message: str) -> None:
     print(f"livecap: {message}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def terminate_as_ctrl_c():
+    """Inside the block, SIGTERM (``kill``, a service manager, a closing terminal emulator) stops
+    a live command as Ctrl-C does: the session settles its last marks, closes its journal and
+    prints its summary, instead of dying with the session left "unfinished"."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def make_recognizer(kind: str | None, model: str | None, live: bool = True, verbose: bool = False):

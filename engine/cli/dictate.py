@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from engine.cli.common import CliError, warn
+from engine.cli.common import CliError, terminate_as_ctrl_c, warn
 from engine.cli.listen import build_session
 
 NOT_RUNNING = "not running"  # what --status answers when no livecap listens (dictating, paused)
@@ -86,8 +86,9 @@ def _dictate(args) -> int:
             "Ctrl-C or livecap dictate --stop ends it, livecap dictate --toggle pauses it"
         )
         try:
-            while not dictation.closed.is_set() and not session.wait(0.2):
-                pass
+            with terminate_as_ctrl_c():
+                while not dictation.closed.is_set() and not session.wait(0.2):
+                    pass
             if not dictation.closed.is_set():  # the input ended (a file): type its last words
                 session.stop()
                 sink = dictation.sink

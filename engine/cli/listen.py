@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from engine.audio.pausable import SourceChoice
-from engine.cli.common import CliError, load_model, make_recognizer, warn
+from engine.cli.common import CliError, load_model, make_recognizer, terminate_as_ctrl_c, warn
 from engine.session.build import SessionResources, SessionSpec, build_live_session
 
 
@@ -88,9 +88,10 @@ def cmd_listen(args) -> int:
         raise CliError(str(exc)) from None
     print(f"livecap: listening to {source.name}; press Ctrl-C to stop", file=sys.stderr, flush=True)
     try:
-        while not session.wait(0.2):
-            pass
-    except KeyboardInterrupt:  # the normal way to stop
+        with terminate_as_ctrl_c():
+            while not session.wait(0.2):
+                pass
+    except KeyboardInterrupt:  # the normal way to stop (SIGTERM too)
         if captions.interactive:
             sys.stdout.write("\r\x1b[K")
             sys.stdout.flush()

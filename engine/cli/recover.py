@@ -18,15 +18,17 @@ EXTENSIONS = {"txt": ".txt", "srt": ".srt", "vtt": ".vtt", "json": ".json"}
 
 
 def journal_folders(args) -> list[Path]:
-    """Where to look: ``--journal-dir``, else the per-user folder and the private fallback a
+    """Where to look: ``--journal-dir``, else the per-user folder and the private fallbacks a
     session uses when that one cannot be written."""
     from engine.files import paths
-    from engine.transcript.journal_folder import runtime_fallback_dir
+    from engine.files.private_folder import owned_by_user
+    from engine.transcript.journal_folder import fallback_journal_dirs
 
     if args.journal_dir is not None:
         return [args.journal_dir]
-    fallback = runtime_fallback_dir()
-    return [paths.journal_dir()] + ([fallback] if fallback is not None else [])
+    # A fallback in a shared place counts only when it is this user's own (nobody else's files).
+    fallbacks = [folder for folder, owner, _ in fallback_journal_dirs() if owned_by_user(owner)]
+    return [paths.journal_dir(), *fallbacks]
 
 
 def state(contents) -> str:

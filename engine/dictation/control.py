@@ -10,10 +10,12 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
+
+from engine.files import paths
+from engine.files.private_folder import prepare_private_folder
 
 log = logging.getLogger(__name__)
 
@@ -26,22 +28,18 @@ class ControlUnavailable(RuntimeError):
 
 
 def control_socket_path() -> Path:
-    """``$XDG_RUNTIME_DIR/livecap/control.sock``, else a per-user folder in the temporary folder."""
+    """``$XDG_RUNTIME_DIR/livecap/control.sock``, else in livecap's per-user temporary folder."""
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
     if runtime and os.path.isabs(runtime):
         return Path(runtime) / "livecap" / SOCKET_NAME
-    return Path(tempfile.gettempdir()) / f"livecap-{os.getuid()}" / SOCKET_NAME
+    return paths.temp_user_dir() / SOCKET_NAME
 
 
 def _private_folder(folder: Path) -> None:
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = folder.stat()
-    if info.st_uid != os.getuid():
-        raise ControlUnavailable(
-            f"{folder} belongs to another user; set XDG_RUNTIME_DIR to a folder of your own"
-        )
-    if info.st_mode & 0o077:
-        folder.chmod(0o700)
+    try:
+        prepare_private_folder(folder, owned_from=folder)
+    except PermissionError as exc:
+        raise ControlUnavailable(f"{exc}; set XDG_RUNTIME_DIR to a folder of your own") from None
 
 
 def send_command(command: str, path: Path | None = None, timeout: float = 5.0) -> str:

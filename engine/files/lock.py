@@ -73,7 +73,8 @@ class FileLock:
         """Block until locked. Raises ``OSError`` if the lock file cannot be created."""
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+            # 0600: a lock file next to a journal names a session; nobody else needs to read it.
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
             try:
                 if self._wait_for(fd, deadline) and self._still_the_lock_file(fd):
                     self._fd = fd

@@ -93,3 +93,14 @@ def _windows_local_appdata() -> Path:
         return Path(value)
     # LOCALAPPDATA is missing only in stripped-down environments (services, some CI).
     return Path.home() / "AppData" / "Local"
+
+
+def temp_user_dir() -> Path:
+    """``livecap-UID`` in the temporary folder: livecap's stable per-user place there, for the
+    control socket and the last-resort journal fallback (where ``$XDG_RUNTIME_DIR`` is not set).
+    Stable, so that the next start and ``livecap recover`` find what a session left there;
+    shared ``/tmp``, so check it with ``private_folder.prepare_private_folder(owned_from=...)``."""
+    import tempfile
+
+    uid = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return Path(tempfile.gettempdir()) / f"{APP_NAME}-{uid}"

@@ -306,15 +306,23 @@ def remove_journal(path: str | os.PathLike[str]) -> None:
 
 
 def in_use(path: str | os.PathLike[str]) -> bool:
-    """True while a running session (in any process) still writes this journal."""
-    lock = FileLock(_lock_path(Path(path)), timeout=0)
+    """True while a running session (in any process) still writes this journal.
+
+    Asking leaves no lock file behind: a writer locks its sidecar before the journal exists and
+    removes it when it closes cleanly, so a missing sidecar means nobody writes; one left by a
+    crashed session is removed here, under the lock, once it is known to be free.
+    """
+    lock_path = _lock_path(Path(path))
+    if not lock_path.exists():
+        return False
+    lock = FileLock(lock_path, timeout=0)
     try:
         lock.acquire()
     except LockTimeout:
         return True
     except OSError:
-        return False  # cannot create a lock file (read-only folder): nobody can be writing either
-    lock.release()
+        return False  # cannot open the lock file (read-only folder): nobody can be writing either
+    lock.release(remove=True)
     return False
 
 

@@ -10,25 +10,25 @@ its recovery), so a recovered session gets the full period again.
 ``choose_journal_folder`` decides where a session journals when the per-user data folder
 cannot be written (``HOME`` read-only, full, or ``/proc`` in a sandbox): captions must run
 anyway. It falls back to a private folder under ``$XDG_RUNTIME_DIR`` (per-user, 0700, emptied
-at logout), then to a fresh ``tempfile.mkdtemp`` folder; when nothing is writable the session
-runs without a journal. The CLI prints its notice; the app shows it.
+at logout), then to livecap's stable per-user folder in the temporary folder (checked to be
+this user's own); when nothing is writable the session runs without a journal. The CLI prints
+its notice; the app shows it.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.files import paths
+from engine.files.private_folder import prepare_private_folder
 
 log = logging.getLogger(__name__)
 
 DEFAULT_KEEP_DAYS = 30
-FOLDER_MODE = 0o700
 _DAY = 86400.0
 
 
@@ -46,27 +46,19 @@ class JournalFolder:
         return self.path is None
 
 
-def prepare_private_folder(folder: Path, tighten: bool = True) -> None:
-    """Create ``folder`` (owner only), check that it takes files, and with ``tighten`` make an
-    existing one owner-only too.
-
-    Raises ``OSError`` (with the reason) when it cannot be used. Journal folders made by older
-    versions were 0755: livecap's own are tightened; a folder the user chose is theirs to set.
-    """
-    folder.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
-    if tighten and folder.stat().st_mode & 0o077:
-        os.chmod(folder, FOLDER_MODE)
-    # mkdir succeeds on an existing read-only folder: only creating a file proves it is writable.
-    fd, probe = tempfile.mkstemp(prefix=".write-test-", dir=folder)
-    os.close(fd)
-    os.unlink(probe)
-
-
-def runtime_fallback_dir() -> Path | None:
-    """The private fallback under ``$XDG_RUNTIME_DIR`` (None when that is unset or relative);
-    ``livecap recover`` looks there too."""
+def fallback_journal_dirs() -> list[tuple[Path, Path, str]]:
+    """Where a session journals when the per-user data folder cannot be written, in order:
+    (folder, the ancestor that must be this user's, how long it lasts). ``livecap recover`` and
+    the next start look in each. Stable names, so that whatever a crashed session left there is
+    found again."""
+    found = []
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    return Path(runtime) / paths.APP_NAME / "journal" if os.path.isabs(runtime) else None
+    if os.path.isabs(runtime):
+        base = Path(runtime) / paths.APP_NAME
+        found.append((base / "journal", base, "emptied at logout"))
+    base = paths.temp_user_dir()
+    found.append((base / "journal", base, "in the temporary folder, which the system may empty"))
+    return found
 
 
 def choose_journal_folder(preferred: str | os.PathLike[str] | None = None) -> JournalFolder:
@@ -78,28 +70,24 @@ def choose_journal_folder(preferred: str | os.PathLike[str] | None = None) -> Jo
         return JournalFolder(wanted)
     except OSError as exc:
         why = f"cannot write journals to {wanted} ({exc.strerror or exc})"
-    fallback = runtime_fallback_dir()
-    if fallback is not None:
+    refused = ""
+    for folder, owned_from, lasts in fallback_journal_dirs():
         try:
-            prepare_private_folder(fallback)
-            return JournalFolder(
-                fallback,
-                f"{why}; journaling to {fallback} instead (private, emptied at logout; "
-                f"after a crash: livecap recover --journal-dir {fallback})",
-            )
+            prepare_private_folder(folder, owned_from=owned_from)
+        except PermissionError as exc:
+            refused = f" ({exc.strerror or exc})"
+            continue
         except OSError:
-            pass
-    try:
-        folder = Path(tempfile.mkdtemp(prefix="livecap-journal-"))  # 0700 by definition
+            continue
         return JournalFolder(
             folder,
-            f"{why}; journaling to {folder} instead (private, temporary; "
-            f"after a crash: livecap recover --journal-dir {folder})",
+            f"{why}; journaling to {folder} instead (private, {lasts}; "
+            "after a crash, livecap recover finds it there)",
         )
-    except OSError:
-        pass
     return JournalFolder(
-        None, f"{why}, nor to a temporary folder: captioning without a journal, so crash recovery is off"
+        None,
+        f"{why}, nor to a private temporary folder{refused}: captioning without a journal, "
+        "so crash recovery is off",
     )
 
 

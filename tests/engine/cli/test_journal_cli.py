@@ -3,6 +3,7 @@ the data folder cannot be written (issue 16)."""
 
 import json
 import os
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -139,3 +140,89 @@ def test_listen_with_no_writable_folder_captions_without_a_journal(wav, monkeypa
     assert out.out.strip()  # the captions ran
     assert "crash recovery is off" in out.err and "cannot write journals to /proc/.local" in out.err
     assert "no journal (crash recovery was off)" in out.err
+
+
+def _crash_env(tmp_path: Path) -> dict:
+    """A user whose data folder cannot be written and who has no runtime folder: sessions
+    journal to livecap's per-user folder in the temporary folder (here ``tmp_path/tmp``)."""
+    (tmp_path / "tmp").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "LIVECAP_"))}
+    env.update(
+        HOME="/proc",
+        TMPDIR=str(tmp_path / "tmp"),
+        PULSE_SERVER=f"unix:{tmp_path}/no-such-pulse-socket",
+        PYTHONPATH=str(ROOT),
+    )
+    return env
+
+
+def _listen_until_words(env, wav, tiny_model_dir):
+    from tests.engine.cli.conftest import livecap_process
+
+    listen = livecap_process(env, "listen", "--source", wav, "--realtime", "--model-dir", tiny_model_dir)
+    deadline = time.monotonic() + 60
+    folder = Path(env["TMPDIR"]) / f"livecap-{os.getuid()}" / "journal"
+    while time.monotonic() < deadline:
+        found = list(folder.glob("session-*.jsonl"))
+        if found and read_journal(found[0]).transcript.words:
+            return listen, found[0]
+        time.sleep(0.2)
+    listen.kill()
+    raise AssertionError("no words were journaled within 60 s")
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
+def test_recover_finds_a_crashed_session_in_the_temporary_fallback_and_the_next_start_reuses_it(
+    wav, tmp_path, tiny_model_dir
+):
+    env = _crash_env(tmp_path)
+    listen, journal = _listen_until_words(env, wav, tiny_model_dir)
+    listen.kill()  # kill -9: nothing is closed
+    listen.communicate(timeout=30)
+    base = journal.parent.parent
+    assert stat.S_IMODE(base.stat().st_mode) == 0o700 and base.stat().st_uid == os.getuid()
+    assert stat.S_IMODE(journal.parent.stat().st_mode) == 0o700
+    lock = journal.with_name(f".{journal.name}.lock")
+    assert stat.S_IMODE(lock.stat().st_mode) == 0o600  # the crashed writer's lock: private
+
+    r = livecap(env, "recover", "--list", timeout=60)
+    assert r.returncode == 0 and f"{journal.name}: " in r.stdout and "(unfinished)" in r.stdout, r
+    assert not lock.exists()  # asking whether it runs left no lock file behind
+    r = livecap(env, "recover", "-o", tmp_path / "saved", "--model-dir", tiny_model_dir, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert list((tmp_path / "saved").iterdir()), "nothing was saved"
+
+    # The next session journals to the same folder: nothing new appears in the temporary folder.
+    r = livecap(env, "listen", "--source", wav, "--model-dir", tiny_model_dir)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in Path(env["TMPDIR"]).iterdir()) == [base.name]
+    assert len(list(journal.parent.glob("session-*.jsonl"))) == 2
+    assert not list(journal.parent.glob(".*.lock"))  # a clean session takes its lock file with it
+
+
+def test_a_fallback_folder_of_another_user_or_a_link_is_refused(tmp_path, monkeypatch):
+    from engine.files import paths
+    from engine.transcript.journal_folder import choose_journal_folder
+
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    paths.temp_user_dir().symlink_to(elsewhere)  # planted by someone else before livecap ran
+    chosen = choose_journal_folder("/proc/livecap-journal")
+    assert chosen.path is None and "is not a folder of its own" in chosen.notice
+    assert not list(elsewhere.iterdir())  # nothing written through the link
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
+def test_sigterm_ends_listen_as_ctrl_c_does(wav, tmp_path, tiny_model_dir):
+    env = _crash_env(tmp_path)
+    listen, journal = _listen_until_words(env, wav, tiny_model_dir)
+    listen.terminate()  # SIGTERM
+    _, err = listen.communicate(timeout=60)
+    assert listen.returncode == 0, err
+    assert "stopping (settling the last marks)" in err and "words; transcript journal saved to" in err
+    assert read_journal(journal).closed  # ended cleanly, not "unfinished"
+    assert not journal.with_name(f".{journal.name}.lock").exists()

@@ -106,15 +106,18 @@ def test_an_unwritable_folder_falls_back_to_the_runtime_folder(tmp_path, monkeyp
     chosen = choose_journal_folder("/proc/livecap-journal")
     assert chosen.path == tmp_path / "run" / "livecap" / "journal" and mode(chosen.path) == 0o700
     assert "cannot write journals to /proc/livecap-journal" in chosen.notice
-    assert str(chosen.path) in chosen.notice and "livecap recover --journal-dir" in chosen.notice
+    assert str(chosen.path) in chosen.notice and "livecap recover finds it there" in chosen.notice
 
 
 def test_then_to_a_private_temporary_folder_then_to_none(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_RUNTIME_DIR", "/proc")  # set, but not writable
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     chosen = choose_journal_folder("/proc/livecap-journal")
-    assert chosen.path.parent == tmp_path and chosen.path.name.startswith("livecap-journal-")
-    assert mode(chosen.path) == 0o700 and str(chosen.path) in chosen.notice
+    # One stable per-user folder, so that recover and the next start find it again.
+    assert chosen.path == tmp_path / f"livecap-{os.getuid()}" / "journal"
+    assert mode(chosen.path) == mode(chosen.path.parent) == 0o700 and str(chosen.path) in chosen.notice
+    assert choose_journal_folder("/proc/livecap-journal").path == chosen.path
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"livecap-{os.getuid()}"]
     monkeypatch.setattr(tempfile, "tempdir", "/proc")
     chosen = choose_journal_folder("/proc/livecap-journal")
     assert chosen.path is None and chosen.recovery_off
