@@ -45,8 +45,9 @@ def build_parser(extra_commands: Sequence[tuple[str, str]] = ()) -> argparse.Arg
     p.add_argument(
         "--mode",
         choices=["stream", "offline"],
-        default="stream",
-        help="stream: live decoder, word by word; offline: whole-text decoder (default: stream)",
+        default=None,
+        help="stream: live decoder, word by word; offline: whole-text decoder, more accurate and faster "
+        "(default: offline for a text file, stream for stdin and for timed words)",
     )
     p.add_argument(
         "--threshold",

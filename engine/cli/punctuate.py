@@ -78,10 +78,13 @@ class SentenceWriter:
     output one list with one word per line: the same bytes as writing everything at once.
     """
 
-    def __init__(self, words, fmt: str, out: TextIO):
+    def __init__(self, words, fmt: str, out: TextIO, layout=None):
+        """``layout``: a plain text's ``TextLayout`` (what stood around its words), or None."""
         self.words, self.fmt, self.out = words, fmt, out  # words: the input, for JSON's "word"
+        self.layout = layout
         self.held: list = []  # settled words of the sentence not yet ended
         self.written = 0
+        self._space = ""  # between the last word written and the next
 
     def add(self, settled) -> None:
         from engine.words import SENTENCE_END_MARKS
@@ -104,23 +107,33 @@ class SentenceWriter:
     def _write(self, held) -> None:
         from engine.words import MARK_TEXT
 
+        layout = self.layout
         if self.fmt == "json":
-            rows = [
-                json.dumps(
-                    {
-                        "word": self.words[s.position].text,
-                        "form": s.form,
-                        "mark": s.mark,
-                        "case": s.case,
-                        "lookahead": s.lookahead_used,
-                    },
-                    ensure_ascii=False,
-                )
-                for s in held
-            ]
+            rows = []
+            for s in held:
+                row = {
+                    "word": self.words[s.position].text,
+                    "form": s.form,
+                    "mark": s.mark,
+                    "case": s.case,
+                    "lookahead": s.lookahead_used,
+                }
+                if layout is not None:  # emoji, quotes, brackets: never dropped
+                    p = s.position
+                    around = (("before", layout.before[p]), ("after", layout.after[p] + layout.trailing[p]))
+                    row.update((k, v) for k, v in around if v)
+                rows.append(json.dumps(row, ensure_ascii=False))
             text = ("[\n" if not self.written else ",\n") + ",\n".join(rows)
         else:
-            text = ("" if not self.written else " ") + " ".join(s.form + MARK_TEXT[s.mark] for s in held)
+            text = ""
+            for s in held:
+                if layout is not None:
+                    word = layout.render(s.position, s.form, MARK_TEXT[s.mark])
+                    glued = layout.glued[s.position]
+                else:
+                    word, glued = s.form + MARK_TEXT[s.mark], False
+                text += self._space + word
+                self._space = "" if glued else " "
         self.out.write(text)
         self.out.flush()
 
@@ -138,7 +151,7 @@ def cmd_punctuate(args) -> int:
     from engine.cli.progress import ProgressBar
     from engine.punctuation.offline import OfflineDecoder
     from engine.punctuation.streaming import Settled, StreamingDecoder
-    from engine.punctuation.text_input import InputError, parse_words
+    from engine.punctuation.text_input import InputError, read_words
 
     if args.threshold is not None and not 0.0 <= args.threshold <= 2.0:
         raise CliError("--threshold must be between 0 and 2 bits")
@@ -146,10 +159,11 @@ def cmd_punctuate(args) -> int:
         raise CliError("--lookahead must be between 0 and 16 words")
     content, source = read_input(args.file)
     try:
-        words = parse_words(content, source)
+        words, layout = read_words(content, source)
     except InputError as exc:
         raise CliError(str(exc)) from None
     del content
+    mode = args.mode or default_mode(args.file, words)
     model = load_model(args.model_dir, args.threads)
     settings = model.config.decoder.override(
         threshold=args.threshold,
@@ -159,12 +173,13 @@ def cmd_punctuate(args) -> int:
     )
     # A bar only where a person watches stderr, and not when the text itself streams onto the
     # same terminal: redrawing a line there would write over the sentences.
-    bar = ProgressBar("punctuating") if _is_terminal(sys.stderr) and not _is_terminal(sys.stdout) else None
-    writer = SentenceWriter(words, args.format, sys.stdout)
+    terminal = _is_terminal(sys.stderr) and not _is_terminal(sys.stdout)
+    bar = ProgressBar(f"punctuating ({mode})", unit="words") if terminal else None
+    writer = SentenceWriter(words, args.format, sys.stdout, layout)
     total = len(words)
 
     try:
-        if args.mode == "offline":
+        if mode == "offline":
             decoder = OfflineDecoder.from_model(model, settings)
             for run in decoder.iter_decode(words, bar.update if bar else None, end_of_input=True):
                 for s in run:
@@ -190,6 +205,13 @@ def cmd_punctuate(args) -> int:
         bar.finish()
     writer.close()
     return 0
+
+
+def default_mode(path: str, words) -> str:
+    """A text file is punctuated whole (offline: more accurate, and many times faster); stdin may
+    be a live pipe, and timed words come from a recognizer, so both are decoded as they stream."""
+    timed = any(w.start is not None for w in words)
+    return "stream" if path == "-" or timed else "offline"
 
 
 def _is_terminal(stream) -> bool:

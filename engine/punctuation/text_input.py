@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 from engine.words import Word
 
@@ -22,31 +23,96 @@ from engine.words import Word
 WORD_RE = re.compile(r"\d+(?:[.,:]\d+)+|[^\W_]+(?:['’\-][^\W_]+)*", re.UNICODE)
 
 
+# The marks the model writes itself: the input's own are dropped, so that it decides them afresh.
+OWNED_MARKS = frozenset(".,?!;:…")
+# A text opening with "[" is JSON when a JSON value follows ("[laughter] so..." is text).
+_JSON_LIST = re.compile(r"\[\s*(?:[\[{\"\]\d-]|$)")
+
+
 def split_words(text: str) -> list[str]:
     """Lowercase words of ``text``, punctuation, quotes and brackets removed."""
     return [w.replace("’", "'").lower() for w in WORD_RE.findall(text)]
+
+
+@dataclass(frozen=True)
+class TextLayout:
+    """What a text holds besides its words and its marks: emoji, symbols, quotes, brackets,
+    dashes, kept where the input had them, so that punctuating loses no character but the marks
+    the model writes itself (``OWNED_MARKS``)."""
+
+    before: list[str]  # just before word i: an opening quote or bracket ("🙂 " before the first word)
+    after: list[str]  # just after word i, before its mark: a closing quote or bracket
+    trailing: list[str]  # after word i and its mark, standing alone: " 🙂", " &"
+    glued: list[bool]  # no space between word i and word i + 1 ("and/or")
+
+    def render(self, i: int, form: str, mark: str) -> str:
+        """Word ``i`` as written, with its mark and what stood around it."""
+        return self.before[i] + form + self.after[i] + mark + self.trailing[i]
+
+
+def text_layout(text: str) -> TextLayout:
+    """The layout of ``text`` around the words ``split_words`` finds, in the same order."""
+    spans = [m.span() for m in WORD_RE.finditer(text)]
+    n = len(spans)
+    before, after, trailing, glued = [""] * n, [""] * n, [""] * n, [False] * n
+    edges = [0] + [end for _, end in spans]
+    for i in range(n + 1 if n else 0):  # gap i lies before word i (after word i - 1)
+        gap = text[edges[i] : spans[i][0] if i < n else len(text)]
+        kept = "".join(c for c in gap if c not in OWNED_MARKS)
+        pieces = kept.split()
+        if not pieces:
+            continue
+        if 0 < i < n and not any(c.isspace() for c in kept):
+            after[i - 1] += kept  # "and/or": one token, written as it was
+            glued[i - 1] = True
+            continue
+        if i > 0 and not kept[:1].isspace():
+            after[i - 1] += pieces.pop(0)
+        trail = pieces.pop() if pieces and i < n and not kept[-1:].isspace() else ""
+        if i > 0:
+            trailing[i - 1] += "".join(" " + p for p in pieces)
+        else:
+            before[0] += "".join(p + " " for p in pieces)
+        if i < n:
+            before[i] += trail
+    return TextLayout(before, after, trailing, glued)
 
 
 class InputError(ValueError):
     """The input cannot be read as words; the message says why and what to do."""
 
 
-def parse_words(content: str, source: str = "input") -> list[Word]:
+def looks_like_json(content: str, name: str = "") -> bool:
+    """``name`` ends in .json, or the text opens as a JSON object or list does."""
     stripped = content.lstrip()
-    if stripped[:1] in ("[", "{"):
+    return name.lower().endswith(".json") or stripped[:1] == "{" or bool(_JSON_LIST.match(stripped))
+
+
+def parse_words(content: str, source: str = "input") -> list[Word]:
+    return read_words(content, source)[0]
+
+
+def read_words(content: str, source: str = "input") -> tuple[list[Word], TextLayout | None]:
+    """The words of ``content``, and for plain text its layout (None for JSON, which has none).
+
+    Content that looks like JSON (``looks_like_json``) and does not parse is an error, not text:
+    "punctuating" a broken file would hide that it is broken."""
+    if looks_like_json(content, source):
         try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError:
-            data = None  # "[laughter] so ..." is text that happens to start with a bracket
-        if data is not None:
-            words = _words_from_json(data, source)
-            if not words:
-                raise InputError(f"{source}: the JSON holds no words")
-            return words
+            data = json.loads(content)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+                "fix the file, or give the text in a .txt file"
+            ) from None
+        words = _words_from_json(data, source)
+        if not words:
+            raise InputError(f"{source}: the JSON holds no words")
+        return words, None
     words = [Word(w) for w in split_words(content)]
     if not words:
         raise InputError(f"{source}: no words to punctuate (the input is empty or has no letters or digits)")
-    return words
+    return words, text_layout(content)
 
 
 def _words_from_json(data, source: str) -> list[Word]:

@@ -28,10 +28,11 @@ def test_one_token_per_word_and_punctuation_stripped_first(tiny_model_dir, mode)
     r = livecap("punctuate", "--model-dir", str(tiny_model_dir), "--mode", mode, stdin=TEXT)
     assert r.returncode == 0, r.stderr
     tokens = r.stdout.split()
-    expected = "hello there how are you i'm fine thanks for asking we met in paris last year".split()
+    expected = "hello there how are you i'm fine thanks for asking we met in paris (last year)".split()
     assert len(tokens) == len(expected)
     for token, word in zip(tokens, expected):
-        assert token.rstrip(",.?").lower() == word  # the input's own marks were stripped
+        bare = token.replace(")", "").rstrip(",.?") + (")" if token.endswith((")", ").", "),", ")?")) else "")
+        assert bare.lower() == word  # the input's own marks were stripped; its brackets kept
         assert token == token.rstrip(",.?") or token[-1] in ",.?"
 
 
@@ -45,6 +46,8 @@ def test_json_output_and_options(tiny_model_dir, tmp_path):
         str(tiny_model_dir),
         "--format",
         "json",
+        "--mode",
+        "stream",
         "--lookahead",
         "2",
         "--threshold",
@@ -209,3 +212,65 @@ def test_the_installed_commands_help_lists_app():
     listed = [line.split()[0] for line in r.stdout.splitlines() if line.startswith("    ") and line.split()]
     assert "app" in listed and "punctuate" in listed and "transcribe" in listed
     assert "app" not in livecap("--help").stdout.split()  # python -m engine.cli has no window to open
+
+
+def test_a_text_file_defaults_to_offline_and_stdin_and_timed_words_to_stream(tiny_model_dir, tmp_path):
+    """The offline decoder reports the whole right context it used (far past the live decoder's
+    lookahead of at most 16 words), so the "lookahead" column tells the two apart."""
+    text = " ".join(
+        random.Random(3).choice("so we went there and then it rained all day".split()) for _ in range(300)
+    )
+    path = tmp_path / "notes.txt"
+    path.write_text(text)
+    model = ("--model-dir", str(tiny_model_dir), "--format", "json")
+    as_file = livecap("punctuate", str(path), *model)
+    assert as_file.returncode == 0, as_file.stderr
+    assert max(row["lookahead"] for row in json.loads(as_file.stdout)) > 16  # offline
+    assert as_file.stdout == livecap("punctuate", str(path), *model, "--mode", "offline").stdout
+    piped = livecap("punctuate", *model, stdin=text)
+    assert max(row["lookahead"] for row in json.loads(piped.stdout)) <= 16  # stream
+    timed = tmp_path / "timed.json"
+    timed.write_text(
+        json.dumps([{"word": w, "start": i, "end": i + 0.5} for i, w in enumerate(text.split())])
+    )
+    r = livecap("punctuate", str(timed), *model)
+    assert max(row["lookahead"] for row in json.loads(r.stdout)) <= 16  # a recognizer's words: stream
+
+
+@pytest.mark.parametrize(
+    "name, content",
+    [
+        ("bad.json", '{"broken": '),
+        ("bad.txt", '{"broken": '),
+        ("list.txt", '[{"word": "hi"'),
+        ("words.json", "hi"),
+    ],
+)
+def test_a_file_that_looks_like_json_and_does_not_parse_is_refused(tiny_model_dir, tmp_path, name, content):
+    path = tmp_path / name
+    path.write_text(content + "\n")
+    r = livecap("punctuate", str(path), "--model-dir", str(tiny_model_dir))
+    assert r.returncode != 0 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and f"{path}: not valid JSON (line " in r.stderr, r.stderr
+
+
+def test_text_that_merely_opens_with_a_bracket_is_text(tiny_model_dir):
+    r = livecap("punctuate", "--model-dir", str(tiny_model_dir), "--no-casing", stdin="[laughter] so anyway")
+    assert r.returncode == 0 and r.stdout.startswith("[laughter]"), r.stderr  # its mark goes after "]"
+
+
+def test_emoji_symbols_and_quotes_are_kept_where_they_were(tiny_model_dir):
+    text = 'i love it 🙂 she said "see you at 5" & left 👋🏽 and/or not'
+    r = livecap(
+        "punctuate", "--model-dir", str(tiny_model_dir), "--no-casing", "--mode", "offline", stdin=text
+    )
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    for kept in ("🙂", '"see', "&", "👋🏽", "and/or"):
+        assert kept in out, out
+    marks = str.maketrans("", "", ",.?")
+    assert out.translate(marks).split() == text.split()  # every other character, in its place
+    rows = json.loads(
+        livecap("punctuate", "--model-dir", str(tiny_model_dir), "--format", "json", stdin=text).stdout
+    )
+    assert "".join(r.get("before", "") + r.get("after", "") for r in rows) == ' 🙂"" & 👋🏽/'

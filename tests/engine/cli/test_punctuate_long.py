@@ -102,6 +102,7 @@ def test_a_progress_bar_on_a_terminal_and_none_otherwise(tiny_model_dir):
     seen = read_terminal(master)
     assert r.returncode == 0
     assert b"\r" in seen and b"[####################] 100%" in seen and b"punctuating" in seen
+    assert b" words/s" in seen and b" left)" in seen  # how fast, and how long is left
     assert len(r.stdout.split()) == 3000  # the bar went to the terminal, not into the text
 
     piped = run_with_stderr(tiny_model_dir, subprocess.PIPE, text)

@@ -62,7 +62,7 @@ def test_word_lists_and_livecap_transcripts():
 )
 def test_bad_input_says_why(content, message):
     with pytest.raises(InputError, match=message):
-        parse_words(content, "in.json")
+        parse_words(content, "input")
 
 
 def test_vosk_timings_become_pause_tokens():
@@ -76,3 +76,9 @@ def test_vosk_timings_become_pause_tokens():
     assert [s.mark for s in out] == ["none", "none"]
     out = OfflineDecoder(scorer, pause_threshold=None).decode(words)  # --no-pauses
     assert [s.mark for s in out] == ["none", "none"]
+
+
+@pytest.mark.parametrize("content", ["", "?!", "hello there", '{"broken": ', "[1, 2"])
+def test_a_json_file_that_does_not_parse_is_refused_never_read_as_text(content):
+    with pytest.raises(InputError, match=r"in\.json: not valid JSON \(line 1, column \d+"):
+        parse_words(content, "in.json")
