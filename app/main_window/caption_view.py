@@ -26,8 +26,8 @@ text becomes editable (see ``app.main_window.edits`` for how edits reach the exp
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QColor, QFont, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtCore import QEvent, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextEdit, QToolButton
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
@@ -59,6 +59,7 @@ class CaptionView(QTextEdit):
 
     def __init__(self, parent=None, font_size: int = 20):
         super().__init__(parent)
+        self._hint = ""  # the placeholder, painted here (see paintEvent)
         self.setAccessibleName("Captions")
         self.setAccessibleDescription(
             "The live transcript. Grey italic words may still change; "
@@ -84,6 +85,29 @@ class CaptionView(QTextEdit):
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._on_scrolled)
         bar.rangeChanged.connect(self._on_range)
+
+    # -- the placeholder ---------------------------------------------------------------------------
+    # QTextEdit paints its placeholder inside the empty document's bounds, one line high at this
+    # font size, so a hint that wraps lost its second line. It is painted here across the whole
+    # viewport instead, with Qt's own placeholder left empty.
+    def setPlaceholderText(self, text: str) -> None:
+        self._hint = text
+        self.viewport().update()
+
+    def placeholderText(self) -> str:
+        return self._hint
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if not self._hint or not self.document().isEmpty():
+            return
+        painter = QPainter(self.viewport())
+        painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
+        painter.setFont(self.document().defaultFont())
+        margin = self.document().documentMargin()
+        area = QRectF(self.viewport().rect()).adjusted(margin, margin, -margin, -margin)
+        painter.drawText(area, Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap, self._hint)
+        painter.end()
 
     # -- public ------------------------------------------------------------------------------------
     def set_builder(self, builder) -> None:

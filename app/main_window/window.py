@@ -100,7 +100,7 @@ class DictationWindow(QMainWindow):
         self.elapsed_label = ElapsedClock()
         self.meter = LevelMeter()
         # A bare thin bar reads as an empty progress bar: name it where it stands (issue 16).
-        self.meter_label = QLabel("🎤 Input level:")
+        self.meter_label = QLabel("Input level:")  # plain text: an emoji is a box without an emoji font
         self.meter_label.setBuddy(self.meter)
         source_label = QLabel("S&ource:")
         source_label.setBuddy(self.sources.picker)

@@ -112,9 +112,15 @@ def _pactl(*args: str) -> str:
     if done.returncode != 0:
         err = (done.stderr or done.stdout).strip()
         if "connection" in err.lower() or "connect" in err.lower():
-            raise AudioError(f"{_NO_SERVER_HINT} (pactl: {err})")
+            raise AudioError(no_server_message(err))
         raise _PactlFailed(err)
     return done.stdout
+
+
+def no_server_message(pactl_error: str) -> str:
+    """One line, the way out first: pactl's own words (often two lines) only as the reason."""
+    reason = pactl_error.strip().splitlines()[0] if pactl_error.strip() else "no answer"
+    return _NO_SERVER_HINT.replace(" running for this user.", f" running for this user ({reason}).", 1)
 
 
 def _parse_json_sources(text: str) -> list[MonitorSource]:

@@ -550,3 +550,61 @@ def test_closing_while_a_session_starts_stops_it_cleanly_first(make_window, qtbo
     # Closed cleanly: nothing to recover (a session closed before any word is not kept, issue 16).
     journals = list((tmp_path / "journal").glob("session-*.jsonl"))
     assert recover(tmp_path / "journal") == [] and all('"t": "closed"' in j.read_text() for j in journals)
+
+
+HINT = "No microphone found. Plug one in, or choose system audio or a file in the source list."
+
+
+def _ink_rows(view) -> list[int]:
+    """The rows of the caption area where the placeholder's colour was painted."""
+    import numpy as np
+    from PySide6.QtGui import QColor, QImage, QPalette
+
+    image = view.viewport().grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    pixels = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())
+    pixels = pixels[:, : image.width() * 4].reshape(image.height(), image.width(), 4)[:, :, :3].astype(int)
+    ink = view.palette().color(QPalette.ColorRole.PlaceholderText)
+    base = view.palette().color(QPalette.ColorRole.Base)
+    a = ink.alphaF()  # the placeholder colour may be translucent: as it looks on the background
+    target = np.array([a * c(ink) + (1 - a) * c(base) for c in (QColor.blue, QColor.green, QColor.red)])
+    close = np.abs(pixels - target).sum(axis=2) < 40
+    rows = np.nonzero(close.any(axis=1))[0] / image.devicePixelRatio()
+    return [int(r) for r in rows]
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.25, 1.5])
+def test_the_placeholder_is_shown_whole_at_the_default_size_and_larger_text(window, qtbot, scale):
+    from PySide6.QtCore import QRect, Qt
+    from PySide6.QtGui import QFontMetrics
+
+    view = window.view
+    view.set_font_size(round(20 * scale))
+    view.setPlaceholderText(HINT)
+    qtbot.wait(50)
+    margin = int(view.document().documentMargin())
+    area = view.viewport().rect().adjusted(margin, margin, -margin, -margin)
+    needed = QFontMetrics(view.document().defaultFont()).boundingRect(
+        QRect(area), int(Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap), HINT
+    )
+    line = QFontMetrics(view.document().defaultFont()).lineSpacing()
+    assert needed.height() >= 2 * line - 1, "the hint does not wrap here: the test proves nothing"
+    assert needed.height() <= area.height()
+    rows = _ink_rows(view)
+    assert rows, "no placeholder was painted"
+    # The last line's letters reach well below the first line: the whole hint is painted.
+    assert rows[-1] - rows[0] >= needed.height() - line * 0.6, (rows[0], rows[-1], needed.height())
+
+
+def test_every_label_and_button_draws_with_the_font_it_has(window):
+    """Text that needs a glyph the widget's font lacks (an emoji without an emoji font) shows as a
+    box: labels and buttons use characters of the font, or a standard icon."""
+    from PySide6.QtGui import QFontMetrics
+    from PySide6.QtWidgets import QLabel
+
+    missing = []
+    for widget in window.findChildren(QLabel) + window.findChildren(QAbstractButton):
+        metrics = QFontMetrics(widget.font())
+        missing += [
+            (widget.text(), c) for c in widget.text() if not c.isspace() and not metrics.inFontUcs4(ord(c))
+        ]
+    assert missing == []

@@ -232,10 +232,27 @@ def test_no_server_gives_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("PULSE_SERVER", f"unix:{tmp_path}/no-such-socket")
     if not shutil.which("pactl"):
         pytest.skip("pactl not installed")
-    with pytest.raises(AudioError, match="no PulseAudio or PipeWire sound server is running"):
+    with pytest.raises(AudioError, match="no PulseAudio or PipeWire sound server is running") as started:
         SystemAudioSource(None).start()
-    with pytest.raises(AudioError, match="no PulseAudio or PipeWire"):
+    with pytest.raises(AudioError, match="no PulseAudio or PipeWire") as listed:
         list_monitor_sources()
+    for message in (str(started.value), str(listed.value)):  # one line, and the way out in it
+        assert "\n" not in message and "systemctl --user start pipewire-pulse" in message, message
+        assert "(Connection failure: Connection refused)." in message, message
+
+
+def test_no_server_is_one_line_from_the_command_line(tmp_path):
+    if not shutil.which("pactl"):
+        pytest.skip("pactl not installed")
+    env = {**os.environ, "PULSE_SERVER": f"unix:{tmp_path}/no-such-socket", "LIVECAP_DATA_DIR": str(tmp_path)}
+    run = [sys.executable, "-m", "engine.cli", "devices"]
+    devices = subprocess.run(run, capture_output=True, text=True, env=env, timeout=60)
+    (line,) = [line for line in devices.stdout.splitlines() if "unavailable:" in line]
+    assert "pulseaudio --start" in line and line.rstrip().endswith("or check PULSE_SERVER")
+    listen = subprocess.run(run[:-1] + ["listen", "--source", "system"], capture_output=True, text=True,
+                            env=env, timeout=120)  # fmt: skip
+    errors = [line for line in listen.stderr.splitlines() if "sound server" in line]
+    assert listen.returncode != 0 and len(errors) == 1 and errors[0].endswith("or check PULSE_SERVER")
 
 
 def test_missing_tools_give_a_clear_error(monkeypatch, tmp_path):

@@ -99,3 +99,15 @@ def test_replace_installs_afresh_over_a_damaged_copy_that_a_plain_download_keeps
     assert weights.read_bytes() == model_files()["am/final.mdl"]
     # the old copy was moved aside and removed once the new one was in: nothing hidden is left
     assert sorted(p.name for p in paths.vosk_models_dir().iterdir()) == [MODEL]
+
+
+def test_the_catalogue_spells_its_language_names_as_users_search_for_them():
+    """Names come from upstream's list, misspellings included: "Fillipino" hid Filipino from
+    anyone typing the language's name."""
+    from engine.vosk_models.catalogue import load_catalogue
+
+    names = {e.lang: e.lang_text for e in load_catalogue()}
+    assert names["tl-ph"] == "Filipino"
+    assert all(
+        not any(w.lower() in t.lower() for w in ("fillip", "portugese", "indonesean")) for t in names.values()
+    )
