@@ -9,6 +9,7 @@ at once; both times are logged (``--debug`` prints them).
 from __future__ import annotations
 
 import logging
+import signal
 import sys
 import time
 
@@ -76,6 +77,7 @@ def run(args, started: float) -> int:
     except Exception:  # the preload reports a broken model in the window, with what to do
         log.debug("the punctuation model did not load before the window", exc_info=True)
     window.show()
+    close_on_terminate(window)
 
     monitor = None
     if args.ui_report is not None:
@@ -120,6 +122,22 @@ def run(args, started: float) -> int:
             flush=True,
         )
     return code
+
+
+def close_on_terminate(window) -> None:
+    """SIGTERM (logout, ``kill``) and SIGINT (Ctrl-C in the terminal that started it) close the
+    window as its close button does, without asking: a running session is stopped, its marks
+    settled and its journal closed before livecap quits, instead of dying mid-session."""
+
+    def request(signum, frame) -> None:
+        window.confirm_on_close = False  # nobody is there to answer
+        QTimer.singleShot(0, window.close)
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, request)
+    # Python runs a signal handler only when it next runs bytecode: while Qt waits for events it
+    # does not, so a timer lets it in a few times a second.
+    QTimer(window, interval=200, timeout=lambda: None).start()
 
 
 def write_ui_report(path, timings: dict, stalls: dict, window) -> None:

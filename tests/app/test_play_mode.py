@@ -154,3 +154,42 @@ def test_play_a_file_into_the_real_windows_and_screenshot_them(xvfb, env, tmp_pa
     # The session was journaled and closed cleanly, in the data folder we gave it.
     journals = list((tmp_path / "data" / "journal").glob("session-*.jsonl"))
     assert len(journals) == 1 and '"t": "closed"' in journals[0].read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
+@pytest.mark.parametrize("signum", ["SIGTERM", "SIGINT"])
+def test_sigterm_or_ctrl_c_mid_session_closes_the_window_and_its_journal_cleanly(env, tmp_path, signum):
+    """Logging out, ``kill`` or Ctrl-C in the starting terminal: the session stops as the close
+    button stops it (every mark settled, the journal closed), and livecap exits 0."""
+    import signal
+    import time
+
+    from engine.transcript.journal import read_journal
+
+    wav = write_speech_wav(tmp_path / "speech.wav", repeats=3, gap=1.0)
+    app = subprocess.Popen(
+        [sys.executable, "-m", "app.launcher", "app", "--play", str(wav)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**env, "QT_QPA_PLATFORM": "offscreen"},
+        cwd=ROOT,
+    )
+    journals = Path(env["LIVECAP_DATA_DIR"]) / "journal"
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            found = list(journals.glob("session-*.jsonl"))
+            if found and read_journal(found[0]).transcript.words:
+                break
+            time.sleep(0.2)
+        else:
+            raise AssertionError("no words were journaled within 90 s")
+        app.send_signal(getattr(signal, signum))
+        _, err = app.communicate(timeout=90)
+    finally:
+        app.kill()
+    assert app.returncode == 0, err[-3000:]
+    contents = read_journal(found[0])
+    assert contents.closed and contents.transcript.words and "Traceback" not in err
