@@ -38,11 +38,11 @@ _PUBLIC = {
     "LatencyMap": ("engine.punctuation.latency", "LatencyMap"),
     "LatencySetting": ("engine.punctuation.latency", "LatencySetting"),
     "EngineFailed": ("engine.punctuation.engine_thread", "EngineFailed"),
-    "Appended": ("engine.punctuation.streaming", "Appended"),
-    "Provisional": ("engine.punctuation.streaming", "Provisional"),
-    "Settled": ("engine.punctuation.streaming", "Settled"),
-    "Withdrawn": ("engine.punctuation.streaming", "Withdrawn"),
-    "Retracted": ("engine.punctuation.streaming", "Retracted"),
+    "Appended": ("engine.punctuation.events", "Appended"),
+    "Provisional": ("engine.punctuation.events", "Provisional"),
+    "Settled": ("engine.punctuation.events", "Settled"),
+    "Withdrawn": ("engine.punctuation.events", "Withdrawn"),
+    "Retracted": ("engine.punctuation.events", "Retracted"),
     # sessions: the one factory every front end builds its pipeline with
     "SessionSpec": ("engine.session.build", "SessionSpec"),
     "SessionResources": ("engine.session.build", "SessionResources"),
@@ -131,11 +131,11 @@ if TYPE_CHECKING:  # what type checkers and editors see; the same names as _PUBL
     from engine.files.atomic import atomic_write_text
     from engine.files.paths import journal_dir, vosk_models_dir
     from engine.punctuation.engine_thread import EngineFailed
+    from engine.punctuation.events import Appended, Provisional, Retracted, Settled, Withdrawn
     from engine.punctuation.latency import LatencyMap, LatencySetting
     from engine.punctuation.model import ModelConfig, ModelError, PunctuationModel, default_model_dir
     from engine.punctuation.runtime import disable_telemetry
     from engine.punctuation.settings import DecoderSettings
-    from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled, Withdrawn
     from engine.session.batch import repunctuate
     from engine.session.build import (
         RecognizerInfo,

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from engine.punctuation.streaming import Tagged, score_from_tags
+from engine.punctuation.scoring import Tagged, score_from_tags
 
 SURE = {
     "none": [0.97, 0.01, 0.01, 0.01],

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -40,8 +41,13 @@ def checkout_modules() -> list[str]:
 def installed(tmp_path_factory) -> Path:
     """The fresh environment's folder, with livecap's wheel installed in it."""
     work = tmp_path_factory.mktemp("wheel")
+    # Built from a copy: setuptools keeps a build/ folder where it builds, and a stale one in the
+    # checkout could hand the wheel a module that no longer exists.
+    source = work / "source"
+    skip = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "runs")
+    shutil.copytree(ROOT, source, ignore=skip)
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(work / "dist"), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(work / "dist"), str(source)],
         capture_output=True,
         text=True,
         timeout=600,

@@ -19,8 +19,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.punctuation.casing import CaseRenderer
+from engine.punctuation.events import Settled
 from engine.punctuation.model_inputs import build_window
-from engine.punctuation.streaming import ModelScorer, Settled, StreamingDecoder, Tagged, score_from_tags
+from engine.punctuation.scoring import ModelScorer, Tagged, score_from_tags
+from engine.punctuation.streaming import StreamingDecoder
 from engine.words import CASE_LABELS, PUNCT_LABELS, Word
 from training.dataset import Noise
 

@@ -18,7 +18,7 @@ from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.labelled_text import Document
 from engine.punctuation.model import PunctuationModel
 from engine.punctuation.offline import OfflineDecoder
-from engine.punctuation.streaming import ModelScorer
+from engine.punctuation.scoring import ModelScorer
 from engine.words import CASE_LABELS, PUNCT_LABELS
 from training.eval_tables import CachedScorer, run_streaming, timed_words
 from training.metrics import Rows, f1_of

@@ -149,8 +149,9 @@ class SentenceWriter:
 
 def cmd_punctuate(args) -> int:
     from engine.cli.progress import ProgressBar
+    from engine.punctuation.events import Settled
     from engine.punctuation.offline import OfflineDecoder
-    from engine.punctuation.streaming import Settled, StreamingDecoder
+    from engine.punctuation.streaming import StreamingDecoder
     from engine.punctuation.text_input import InputError, read_words
 
     if args.threshold is not None and not 0.0 <= args.threshold <= 2.0:

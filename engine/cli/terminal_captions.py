@@ -20,7 +20,7 @@ import sys
 import threading
 from typing import TextIO
 
-from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled, Withdrawn
+from engine.punctuation.events import Appended, Provisional, Retracted, Settled, Withdrawn
 from engine.session.live import PartialWords, SourceNotice
 from engine.words import MARK_TEXT, SENTENCE_END_MARKS
 

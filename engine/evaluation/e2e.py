@@ -84,7 +84,7 @@ class Probe:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __call__(self, events: list) -> None:
-        from engine.punctuation.streaming import Appended, Settled, Withdrawn
+        from engine.punctuation.events import Appended, Settled, Withdrawn
         from engine.session.live import PartialWords
 
         wall = time.monotonic()

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.fanout import FanOut, Subscriber
-from engine.punctuation.streaming import Event, StreamingDecoder
+from engine.punctuation.events import Event
+from engine.punctuation.streaming import StreamingDecoder
 from engine.words import Word
 
 log = logging.getLogger(__name__)

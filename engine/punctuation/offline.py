@@ -18,9 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from engine.punctuation.casing import CaseRenderer
+from engine.punctuation.events import Settled
 from engine.punctuation.model_inputs import pauses_from_times
+from engine.punctuation.scoring import ModelScorer, Scorer, sentence_final_mark
 from engine.punctuation.settings import DecoderSettings
-from engine.punctuation.streaming import ModelScorer, Scorer, Settled, sentence_final_mark
 from engine.words import CASE_LABELS, PUNCT_LABELS, Word
 
 ProgressCallback = Callable[[int, int], None]

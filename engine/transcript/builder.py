@@ -7,7 +7,7 @@ withdrawn positions.
 
 from __future__ import annotations
 
-from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled, Withdrawn
+from engine.punctuation.events import Appended, Provisional, Retracted, Settled, Withdrawn
 from engine.transcript.transcript import Transcript, TranscriptWord
 
 

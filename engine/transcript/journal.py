@@ -35,7 +35,7 @@ from pathlib import Path
 
 from engine.files import paths
 from engine.files.lock import FileLock, LockTimeout
-from engine.punctuation.streaming import Appended, Retracted, Settled, Withdrawn
+from engine.punctuation.events import Appended, Retracted, Settled, Withdrawn
 from engine.transcript.transcript import Transcript, TranscriptWord
 from engine.words import Word
 

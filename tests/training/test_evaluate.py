@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 
 from engine.punctuation.casing import CaseRenderer
+from engine.punctuation.events import Settled
 from engine.punctuation.labelled_text import prepare_folder
 from engine.punctuation.model import PunctuationModel
 from engine.punctuation.model_inputs import build_window
-from engine.punctuation.streaming import ModelScorer, Settled, StreamingDecoder
+from engine.punctuation.scoring import ModelScorer
+from engine.punctuation.streaming import StreamingDecoder
 from engine.words import PUNCT_LABELS
 from training import eval_tables as et
 from training import evaluate as ev

@@ -18,7 +18,7 @@ from app.settings import AppSettings
 from app.workers.session_bridge import IDLE, PAUSED, RUNNING, SessionBridge
 from engine import SourceChoice
 from engine.files import paths
-from engine.punctuation.streaming import Appended, Settled
+from engine.punctuation.events import Appended, Settled
 from engine.session.live import AudioLevel, PartialWords
 from engine.transcript.journal import JournalWriter, recover
 from engine.transcript.transcript import Transcript

@@ -276,7 +276,7 @@ def test_terminal_captions_dim_what_may_change_and_keep_settled_lines():
     import io
 
     from engine.cli.terminal_captions import DIM, TerminalCaptions
-    from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled
+    from engine.punctuation.events import Appended, Provisional, Retracted, Settled
     from engine.session.live import PartialWords
     from engine.words import Word
 
@@ -310,7 +310,7 @@ def test_on_a_terminal_the_end_of_file_notice_follows_the_captions_not_splits_th
     import io
 
     from engine.cli.terminal_captions import TerminalCaptions
-    from engine.punctuation.streaming import Appended, Provisional, Settled
+    from engine.punctuation.events import Appended, Provisional, Settled
     from engine.session.live import SourceNotice
     from engine.words import Word
 
@@ -335,7 +335,7 @@ def test_terminal_captions_without_a_terminal_print_settled_sentences_once():
     import io
 
     from engine.cli.terminal_captions import TerminalCaptions
-    from engine.punctuation.streaming import Appended, Provisional, Settled
+    from engine.punctuation.events import Appended, Provisional, Settled
     from engine.session.live import SourceNotice
     from engine.words import Word
 

@@ -4,7 +4,7 @@ import pytest
 
 from engine.dictation.typed_text import DictationText, PressKey, TypedTail, TypeText
 from engine.punctuation.engine_thread import Finalized
-from engine.punctuation.streaming import Appended, Provisional, Retracted, Settled, Withdrawn
+from engine.punctuation.events import Appended, Provisional, Retracted, Settled, Withdrawn
 from engine.words import Word
 
 

@@ -96,7 +96,7 @@ def test_the_real_wayland_tool_runs_where_it_is_installed(cls):
 def test_where_the_focus_is_unknown_nothing_is_typed_while_livecap_itself_is_in_front():
     from engine.dictation.sink import DictationSink
     from engine.punctuation.engine_thread import Finalized
-    from engine.punctuation.streaming import Appended, Settled
+    from engine.punctuation.events import Appended, Settled
     from engine.words import Word
 
     runner = FakeRunner()  # wtype is absent here: its command lines are recorded instead

@@ -4,8 +4,9 @@ question mark, by the model's choice between them, in the streaming and offline 
 
 import pytest
 
+from engine.punctuation.events import Settled
 from engine.punctuation.offline import OfflineDecoder
-from engine.punctuation.streaming import Settled, StreamingDecoder
+from engine.punctuation.streaming import StreamingDecoder
 from engine.session.batch import repunctuate
 from engine.transcript.export import FORMATS, export
 from engine.transcript.transcript import Transcript, TranscriptWord

@@ -3,7 +3,8 @@ import threading
 import pytest
 
 from engine.punctuation.engine_thread import EngineFailed, PunctuationEngine
-from engine.punctuation.streaming import Settled, StreamingDecoder
+from engine.punctuation.events import Settled
+from engine.punctuation.streaming import StreamingDecoder
 from engine.transcript.builder import TranscriptBuilder
 from engine.words import Word
 from tests.scripted import SURE, UNSURE, ScriptedScorer

@@ -8,7 +8,7 @@ import pytest
 
 from engine.punctuation.model import ModelConfig, ModelError, PunctuationModel
 from engine.punctuation.model_inputs import build_window
-from engine.punctuation.streaming import ModelScorer
+from engine.punctuation.scoring import ModelScorer
 
 
 def _window(model, text, end=None):

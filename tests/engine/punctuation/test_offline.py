@@ -2,7 +2,8 @@ import numpy as np
 
 from engine.punctuation.model_inputs import build_window
 from engine.punctuation.offline import OfflineDecoder
-from engine.punctuation.streaming import ModelScorer, StreamingDecoder
+from engine.punctuation.scoring import ModelScorer
+from engine.punctuation.streaming import StreamingDecoder
 from engine.words import Word
 from tests.scripted import SURE, ScriptedScorer
 
@@ -73,7 +74,7 @@ def test_streaming_settles_exactly_what_the_model_says_far_into_a_stream(tiny_mo
     # computed on the whole stream.
     import numpy as np
 
-    from engine.punctuation.streaming import Settled
+    from engine.punctuation.events import Settled
 
     texts = (
         "so we met on monday and i think the plan works but what about the budget "

@@ -2,15 +2,9 @@
 
 import numpy as np
 
-from engine.punctuation.streaming import (
-    Appended,
-    Provisional,
-    Retracted,
-    Settled,
-    StreamingDecoder,
-    Withdrawn,
-    entropy_bits,
-)
+from engine.punctuation.events import Appended, Provisional, Retracted, Settled, Withdrawn
+from engine.punctuation.scoring import entropy_bits
+from engine.punctuation.streaming import StreamingDecoder
 from engine.words import Word
 from tests.scripted import SURE, UNSURE, ScriptedScorer
 

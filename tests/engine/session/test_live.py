@@ -8,7 +8,8 @@ import time
 import pytest
 
 from engine.audio.file_source import FileSource
-from engine.punctuation.streaming import Appended, Settled, StreamingDecoder
+from engine.punctuation.events import Appended, Settled
+from engine.punctuation.streaming import StreamingDecoder
 from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
 from engine.session.batch import transcribe_file
 from engine.session.live import AudioLevel, LiveSession, PartialWords, SourceNotice

@@ -9,7 +9,7 @@ import threading
 import time
 from pathlib import Path
 
-from engine.punctuation.streaming import Appended, Retracted, Settled, Withdrawn
+from engine.punctuation.events import Appended, Retracted, Settled, Withdrawn
 from engine.transcript.journal import JournalWriter, in_use, mark_recovered, read_journal, recover
 from engine.words import PUNCT_LABELS, Word
 
