@@ -1,4 +1,4 @@
-"""Start the GUI: the QApplication, the theme, the dictation window and what runs beside it.
+"""Start the GUI: the QApplication, the theme, the captions window and what runs beside it.
 
 Start-up order is chosen for time-to-window: the window is built and shown first (no model
 is loaded in its constructor), then, from the event loop, the models load on the bridge's
@@ -44,11 +44,11 @@ def run(args, started: float) -> int:
         app.setWindowIcon(app_icon())
     except Exception:  # a missing theme must not stop captions
         log.exception("the theme could not be applied")
-    from app.main_window.window import DictationWindow
+    from app.main_window.window import CaptionWindow
 
     store = QSettings(str(args.settings), QSettings.IniFormat) if args.settings else None
     settings = AppSettings(store)
-    window = DictationWindow(settings, model_dir=args.model_dir)
+    window = CaptionWindow(settings, model_dir=args.model_dir)
     timings = {}
 
     def mark(name: str) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from engine import CommandParser
+    from engine import CommandParser, add_model_options
 
     p = CommandParser(
         prog="livecap app",
@@ -40,9 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="with --play: save a PNG of the window when done (and PATH-overlay.png with --overlay)",
     )
-    p.add_argument(
-        "--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)"
-    )
+    add_model_options(p, threads=False)  # the window's sessions pick their own threads
     p.add_argument(
         "--settings",
         type=Path,

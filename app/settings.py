@@ -50,7 +50,7 @@ OVERLAY_FONT_SIZE = Key("overlay/font_size", 28)  # points
 OVERLAY_OPACITY = Key("overlay/background_opacity", 0.65)  # 0..1
 OVERLAY_CLICK_THROUGH = Key("overlay/click_through", False)
 
-# Dictation window
+# Captions window
 WINDOW_FONT_SIZE = Key("window/font_size", 20)
 
 # Dictation: the spoken commands obeyed while typing into other apps, comma-separated

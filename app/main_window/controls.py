@@ -1,4 +1,4 @@
-"""The dictation window's small widgets: notice banners, the input level meter, the session
+"""The captions window's small widgets: notice banners, the input level meter, the session
 clock, the source picker and the latency slider. Each has an accessible name and works from the keyboard."""
 
 from __future__ import annotations

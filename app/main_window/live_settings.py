@@ -1,4 +1,4 @@
-"""Settings changed while the dictation window is open (in the settings dialog): which ones
+"""Settings changed while the captions window is open (in the settings dialog): which ones
 take effect at once, on which part of the window, and which wait for the next session."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ NEXT_SESSION = (
 
 
 def apply_live(window, names) -> None:
-    """Apply the settings named (``Key.name`` or ``Key``) to ``window``, a ``DictationWindow``."""
+    """Apply the settings named (``Key.name`` or ``Key``) to ``window``, a ``CaptionWindow``."""
     names = {getattr(n, "name", n) for n in names}
     s, idle = window.settings, window.bridge.state == IDLE
     if keys.LATENCY.name in names:

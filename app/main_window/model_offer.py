@@ -1,4 +1,4 @@
-"""The dictation window's speech-model banner: which recognizer captions come from, and, when
+"""The captions window's speech-model banner: which recognizer captions come from, and, when
 it is the built-in PocketSphinx, an offer to download the free English Vosk model. When the
 chosen Vosk model will not load, the banner says so (PocketSphinx captions meanwhile) and offers
 the engine's ways out as buttons: use the built-in recognizer, download the model again, remove it.

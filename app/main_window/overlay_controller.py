@@ -1,4 +1,4 @@
-"""The dictation window's side of the caption overlay: making it, showing and hiding it, and
+"""The captions window's side of the caption overlay: making it, showing and hiding it, and
 feeding it the captions.
 
 The overlay is optional: its import is guarded, so the window still opens (with the overlay

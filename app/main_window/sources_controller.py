@@ -1,4 +1,4 @@
-"""What the dictation window captions: the source picker, the device scan, and the audio banner.
+"""What the captions window captions: the source picker, the device scan, and the audio banner.
 
 The banner says when the chosen source cannot work (no microphone, a named one unplugged, no
 sound server, a device lost mid-session) and offers the alternatives as buttons. The choice of

@@ -1,4 +1,4 @@
-"""The dictation window's text after a session: re-punctuation, editing, copy and export.
+"""The captions window's text after a session: re-punctuation, editing, copy and export.
 
 After a session stops, the transcript is re-punctuated by the offline decoder (it sees the
 whole recording) and shown as editable text; edits are carried into exports

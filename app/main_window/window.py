@@ -1,4 +1,4 @@
-"""The dictation window: live captions in large text, and the controls to run a session.
+"""The captions window: live captions in large text, and the controls to run a session.
 
 The window only asks and shows. Sessions run in ``SessionBridge`` (engine threads plus a
 serial job runner), slow work (device scans, re-punctuation, exports, downloads) in ``Job``s,
@@ -32,12 +32,12 @@ from app.main_window.sources_controller import SourcesController
 from app.main_window.transcript_controller import TranscriptController
 from app.workers.jobs import JobRunner
 from app.workers.session_bridge import IDLE, PAUSED, RUNNING, STARTING, STOPPING, SessionBridge
-from engine import LatencyMap, SessionSpec, Transcript
+from engine import LatencyMap, SessionSpec, Transcript, keep_days
 
 log = logging.getLogger(__name__)
 
 
-class DictationWindow(QMainWindow):
+class CaptionWindow(QMainWindow):
     models_ready = Signal()  # recognizer and punctuation model loaded: Start is instant
     session_done = Signal()  # a finished session's transcript is shown (re-punctuated, editable)
 
@@ -63,7 +63,7 @@ class DictationWindow(QMainWindow):
         self._close_when_idle = False
         self._heard_nothing = False  # the last session heard no words: the placeholder says so
         self.setWindowTitle("livecap — live captions")
-        self.setAccessibleName("livecap dictation window")
+        self.setAccessibleName("livecap captions window")
         self.commands = build_actions(self)
         self._build()
         self._connect()
@@ -153,14 +153,15 @@ class DictationWindow(QMainWindow):
         return [str(int(w.winId())) for w in windows]
 
     def _latency_map(self) -> LatencyMap:
-        from engine import ModelConfig, ModelError, default_model_dir
+        from engine import DecoderSettings, ModelConfig, ModelError, model_folder
 
-        folder = self.model_dir or default_model_dir()
+        folder = model_folder(self.model_dir)
         try:
             decoder = ModelConfig.load(folder).decoder
             return LatencyMap.for_model(folder, decoder.threshold, decoder.l_max)
         except ModelError:  # a broken model is reported when a session loads it
-            return LatencyMap.for_model(None, 1.0, 4)
+            fallback = DecoderSettings()  # what a model whose config says nothing gets
+            return LatencyMap.for_model(None, fallback.threshold, fallback.l_max)
 
     def _connect(self) -> None:
         a, text, overlay = self.commands, self.text, self.overlay_controller
@@ -214,7 +215,7 @@ class DictationWindow(QMainWindow):
             vosk_model=s.get(keys.VOSK_MODEL),
             model_dir=self.model_dir,
             journal_dir=self.journal_folder(),
-            journal_keep_days=s.get(keys.JOURNAL_KEEP_DAYS) or None,  # 0 in Settings: forever
+            journal_keep_days=keep_days(s.get(keys.JOURNAL_KEEP_DAYS)),
             threshold=setting.threshold,
             l_max=setting.l_max,
             casing=s.get(keys.CASING),

@@ -30,7 +30,6 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetricsF,
-    QGuiApplication,
     QKeySequence,
     QPainter,
     QPainterPath,
@@ -49,16 +48,6 @@ from app.settings import OVERLAY_CLICK_THROUGH, OVERLAY_FONT_SIZE, OVERLAY_LINES
 from app.theme import caption_colors
 
 PLACEHOLDER = "Captions appear here"
-
-
-def wayland_notice() -> str:
-    """One line for the UI when running as a Wayland client, where overlays are limited; else ""."""
-    if QGuiApplication.platformName() != "wayland":
-        return ""
-    return (
-        "On Wayland the desktop decides whether the caption overlay stays on top and where it "
-        "opens. If it hides behind the meeting, start livecap with QT_QPA_PLATFORM=xcb."
-    )
 
 
 class CaptionOverlay(QWidget):

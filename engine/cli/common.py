@@ -44,14 +44,14 @@ def terminate_as_ctrl_c():
 
 
 def make_recognizer(kind: str | None, model: str | None, live: bool = True, verbose: bool = False):
-    """The recognizer the user asked for (or the best one installed); its notice goes to stderr.
-    ``live=False``: for a whole file at once (see ``create_recognizer``); ``verbose``: Kaldi's log too."""
-    from engine.files import paths
+    """The recognizer the user asked for (or the best one installed), from ``open_recognizer``; its
+    notice goes to stderr, an error is one line. ``live=False``: for a whole file at once;
+    ``verbose``: Kaldi's log too."""
     from engine.recognizers import RecognizerError
-    from engine.recognizers.select import create_recognizer
+    from engine.session.build import open_recognizer
 
     try:
-        recognizer, notice = create_recognizer(kind, model, paths.vosk_models_dir(), live, verbose=verbose)
+        recognizer, notice, _ = open_recognizer(kind or "auto", model or "", live=live, verbose=verbose)
     except RecognizerError as exc:
         raise CliError(str(exc)) from None
     if notice:
@@ -61,12 +61,12 @@ def make_recognizer(kind: str | None, model: str | None, live: bool = True, verb
 
 def load_model(model_dir: Path | None, threads: int = 1):
     """The punctuation model in ``model_dir`` (None: the default), or the shipped one with a
-    warning when that one is damaged (``load_model_or_shipped``)."""
-    from engine.punctuation.model import ModelError, default_model_dir, load_model_or_shipped
+    warning when that one is damaged (``load_model_or_shipped``); errors as one line."""
+    from engine.punctuation.model import ModelError, load_model_or_shipped, model_folder
 
-    folder = model_dir or default_model_dir()
-    # A folder with no model at all is a wrong path, not a damaged model: say so rather than
-    # quietly running another model.
+    folder = model_folder(model_dir)
+    # A folder with no model at all is a wrong path given on the command line, not a damaged
+    # model: say so rather than quietly running another model.
     if not (folder / "config.json").exists() and not (folder / "model.onnx").exists():
         raise CliError(
             f"no punctuation model is installed in {folder}; reinstall livecap, "

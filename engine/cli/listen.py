@@ -18,9 +18,7 @@ from engine.session.build import SessionResources, SessionSpec, build_live_sessi
 
 def session_spec(args) -> SessionSpec:
     """The session ``livecap listen`` asks for: the model's decoder settings, a journal in the
-    per-user folder (or the fallback ``choose_journal_folder`` names, which is said here once)."""
-    from engine.transcript.journal_folder import choose_journal_folder
-
+    per-user folder (or the fallback the session's factory chooses, said once by ``build_session``)."""
     if args.source in ("mic", "system"):
         if args.realtime:
             raise CliError("--realtime paces a file; a microphone or system audio is live already")
@@ -29,13 +27,8 @@ def session_spec(args) -> SessionSpec:
         if args.device is not None:
             raise CliError("--device chooses a microphone or monitor; it does not apply to a file")
         source = SourceChoice("file", str(Path(args.source)))
-    journal = choose_journal_folder()
-    if journal.notice:
-        warn(journal.notice)
     return SessionSpec(
         source=source,
-        journal=journal.path is not None,
-        journal_dir=journal.path,
         journal_keep_days=args.keep_days,
         realtime=args.realtime,
         recognizer=args.recognizer or "auto",
@@ -61,7 +54,7 @@ def build_session(args):
     from engine.audio.base import AudioError
 
     try:
-        session, _ = build_live_session(session_spec(args), session_resources(args))
+        session, info = build_live_session(session_spec(args), session_resources(args))
     except AudioError as exc:
         raise CliError(str(exc)) from None
     except OSError as exc:
@@ -69,6 +62,8 @@ def build_session(args):
             where = f" in {Path(exc.filename).parent}" if exc.filename else ""
             raise CliError(f"cannot create the session journal{where}: {exc.strerror or exc}") from None
         raise CliError(f"audio capture is unavailable: {exc}") from None  # sounddevice without PortAudio
+    if info.journal_notice:  # the journal went to a fallback folder, or crash recovery is off
+        warn(info.journal_notice)
     return session
 
 

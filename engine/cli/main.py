@@ -7,8 +7,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine import __version__
 from engine.cli.common import CliError
+from engine.version import __version__
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -66,13 +66,20 @@ def build_parser(extra_commands: Sequence[tuple[str, str]] = ()) -> argparse.Arg
     p.add_argument("--no-casing", action="store_true", help="leave words lowercase")
     p.add_argument("--no-pauses", action="store_true", help="ignore word timings ([PAUSE] tokens)")
     p.add_argument("--format", choices=["text", "json"], default="text")
-    p.add_argument(
-        "--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)"
-    )
-    p.add_argument("--threads", type=int, default=1)
+    add_model_options(p)
     p.set_defaults(func=_lazy("engine.cli.punctuate", "cmd_punctuate"))
     _add_live_commands(sub)
     return parser
+
+
+def add_model_options(p: argparse.ArgumentParser, threads: bool = True) -> None:
+    """The punctuation model options every front end shares (the commands here and the window's
+    ``livecap app``), declared once."""
+    p.add_argument(
+        "--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)"
+    )
+    if threads:
+        p.add_argument("--threads", type=int, default=1, help="threads for the punctuation model")
 
 
 def _add_recognizer_options(p) -> None:
@@ -85,10 +92,7 @@ def _add_recognizer_options(p) -> None:
     p.add_argument(
         "--model", default=None, metavar="NAME|PATH", help="Vosk model: an installed name or a folder"
     )
-    p.add_argument(
-        "--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)"
-    )
-    p.add_argument("--threads", type=int, default=1, help="threads for the punctuation model")
+    add_model_options(p)
     p.add_argument(
         "--verbose", action="store_true", help="show the speech recognizer's own log (Kaldi's, for Vosk)"
     )
@@ -190,10 +194,7 @@ def _add_live_commands(sub) -> None:
         help="where the journals are (default: the per-user folder and its fallback)",
     )
     _add_keep_days(p)
-    p.add_argument(
-        "--model-dir", type=Path, default=None, help="punctuation model folder (default: the shipped one)"
-    )
-    p.add_argument("--threads", type=int, default=1, help="threads for the punctuation model")
+    add_model_options(p)
     p.set_defaults(func=_lazy("engine.cli.recover", "cmd_recover"))
 
 
@@ -220,20 +221,17 @@ def _add_keep_days(p) -> None:
         default=DEFAULT_KEEP_DAYS,
         metavar="N",
         help=f"keep session journals N days after their end (default: {DEFAULT_KEEP_DAYS}; "
-        "0: only until the next session; forever: never delete); sessions without words are never kept",
+        "0 or forever: never delete, as in the window's Settings); sessions without words are never kept",
     )
 
 
 def _keep_days(value: str) -> float | None:
-    if value == "forever":
-        return None
+    from engine.transcript.journal_folder import keep_days
+
     try:
-        days = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number of days (or 'forever')") from None
-    if days < 0:
-        raise argparse.ArgumentTypeError("a number of days cannot be negative")
-    return days
+        return keep_days(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def main(argv: list[str] | None = None, extra_commands: Sequence[tuple[str, str]] = ()) -> int:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.punctuation.model import PunctuationModel, default_model_dir
+from engine.punctuation.model import PunctuationModel, model_folder
 from engine.punctuation.model_inputs import build_window
 from engine.punctuation.offline import OfflineDecoder
 from engine.punctuation.streaming import StreamingDecoder
@@ -202,7 +202,7 @@ def main(argv=None) -> int:
     if args.paced < 0:
         print(f"bench: --paced takes a number of windows, not {args.paced}", file=sys.stderr)
         return 2
-    model_dir = args.model_dir or default_model_dir()
+    model_dir = model_folder(args.model_dir)
     label = str(model_dir)
     temp = None
     if not (model_dir / "model.onnx").exists():

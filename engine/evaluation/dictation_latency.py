@@ -71,10 +71,9 @@ def main(argv=None) -> int:
     from engine.dictation.sink import DictationSink
     from engine.dictation.typists import choose_typist
     from engine.evaluation.text_field import TextField, start_xvfb
-    from engine.punctuation.model import PunctuationModel, default_model_dir
-    from engine.punctuation.streaming import StreamingDecoder
+    from engine.punctuation.model import PunctuationModel
     from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
-    from engine.session.live import LiveSession
+    from engine.session.build import SessionResources, SessionSpec, build_live_session
 
     excerpts = load_excerpts(
         args.corpus or dev_corpus(), args.excerpts, args.min_words, args.max_words, args.seed
@@ -97,10 +96,11 @@ def main(argv=None) -> int:
     field = TextField(display, work / "field.json")
     try:
         typist = choose_typist()
-        model = PunctuationModel(args.model_dir or default_model_dir(), threads=1)
-        session = LiveSession(
-            FileSource(wav, realtime=True), PocketSphinxRecognizer(), StreamingDecoder.from_model(model)
-        )
+        model = PunctuationModel(args.model_dir, threads=1)
+        # The session users run (build_live_session): a file played in real time, no journal.
+        spec = SessionSpec(journal=False)
+        loaded = SessionResources(lambda kind, name: (PocketSphinxRecognizer(), ""), lambda folder: model)
+        session, _ = build_live_session(spec, loaded, source=FileSource(wav, realtime=True))
         sink = DictationSink(typist)
         session.subscribe(sink)
         sink.start()

@@ -182,21 +182,20 @@ def run_live(
     threshold: float | None = None,
     l_max: int | None = None,
 ) -> dict:
-    """``wav`` through FileSource → LiveSession with the model's streaming decoder.
+    """``wav`` through the session users run (``build_live_session``), with ``recognizer`` and
+    ``model`` already loaded, no journal.
 
     ``threshold`` and ``l_max`` override the decoder's entropy threshold h and its longest
-    lookahead (default: the model's config).
+    lookahead (default: the model's config), as the window's latency control does.
     """
     from engine.audio.file_source import FileSource
-    from engine.punctuation.streaming import StreamingDecoder
-    from engine.session.live import LiveSession
+    from engine.session.build import SessionResources, SessionSpec, build_live_session
 
     file = FileSource(wav, realtime=realtime)
     source = file if realtime else Lockstep(file)
-    decoder = StreamingDecoder.from_model(model)
-    if threshold is not None or l_max is not None:
-        decoder.set_threshold(decoder.threshold if threshold is None else threshold, l_max)
-    session = LiveSession(source, recognizer, decoder, stabiliser=stabiliser)
+    spec = SessionSpec(realtime=realtime, journal=False, threshold=threshold, l_max=l_max)
+    loaded = SessionResources(lambda kind, name: (recognizer, ""), lambda folder: model)
+    session, _ = build_live_session(spec, loaded, source=source, stabiliser=stabiliser)
     if not realtime:
         source.session = session
     probe = Probe(session)
@@ -407,7 +406,7 @@ def main(argv=None) -> int:
     began = time.monotonic()
 
     from engine.files import paths
-    from engine.punctuation.model import PunctuationModel, default_model_dir
+    from engine.punctuation.model import PunctuationModel, model_folder
     from engine.recognizers.select import create_recognizer
 
     corpus = args.corpus or dev_corpus()
@@ -437,7 +436,7 @@ def main(argv=None) -> int:
         if value is not None
     }
     stabiliser = WordStabiliser(**stabiliser_settings)
-    model_dir = args.model_dir or default_model_dir()
+    model_dir = model_folder(args.model_dir)
     model = PunctuationModel(model_dir, threads=args.threads)
     with tempfile.TemporaryDirectory(prefix="livecap-e2e-") as scratch:
         import soundfile as sf

@@ -111,9 +111,9 @@ def rss_mb() -> float:
 
 
 def punctuation_model_dir(requested: Path | None, scratch: Path) -> tuple[Path, str]:
-    from engine.punctuation.model import default_model_dir
+    from engine.punctuation.model import model_folder
 
-    folder = requested or default_model_dir()
+    folder = model_folder(requested)
     if (folder / "model.onnx").exists():
         return folder, str(folder)
     from engine.evaluation.synthetic_model import MINILM_L6, write_model_dir
@@ -132,20 +132,20 @@ def run_soak(
     seed: int = 0,
 ) -> dict:
     from engine.punctuation.model import PunctuationModel
-    from engine.punctuation.streaming import StreamingDecoder
     from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
-    from engine.session.live import LiveSession
-    from engine.transcript.journal import JournalWriter, read_journal
+    from engine.session.build import SessionResources, SessionSpec, build_live_session
+    from engine.transcript.journal import read_journal
 
     with tempfile.TemporaryDirectory(prefix="livecap-soak-") as scratch:
         folder, label = punctuation_model_dir(model_dir, Path(scratch))
         clips = [speak(s) for s in SENTENCES]
         source = GeneratedSpeech(clips, seconds, seed)
         model = PunctuationModel(folder)
-        journal = JournalWriter.create(
-            journal_dir or Path(scratch) / "journal", header={"recognizer": "pocketsphinx", "source": "soak"}
-        )
-        session = LiveSession(source, PocketSphinxRecognizer(), StreamingDecoder.from_model(model), journal)
+        # The session users run (build_live_session), on generated speech, journaled to its folder.
+        spec = SessionSpec(journal_dir=journal_dir or Path(scratch) / "journal", journal_keep_days=None)
+        loaded = SessionResources(lambda kind, name: (PocketSphinxRecognizer(), ""), lambda folder: model)
+        session, _ = build_live_session(spec, loaded, source=source)
+        journal = session.journal
         rss = {"start": rss_mb()}
         series, clock = [], []  # memory and wall time at every tenth of the audio: growth, or a plateau?
         t0 = time.monotonic()

@@ -73,7 +73,6 @@ class ModelConfig:
         return self.decoder.pause_threshold
 
     def to_dict(self) -> dict:
-        d = self.decoder
         return {
             "format": FORMAT,
             "labels": {"punct": list(PUNCT_LABELS), "case": list(CASE_LABELS)},
@@ -82,19 +81,7 @@ class ModelConfig:
             "pause_threshold": self.pause_threshold,
             "special_tokens": {"pause": self.pause_token, "drop": self.drop_token},
             "files": {"model": self.model_file, "tokenizer": self.tokenizer_file},
-            "decoder": {
-                "l_min": d.l_min,
-                "l_max": d.l_max,
-                "threshold": d.threshold,
-                "silence_gap": d.silence_gap,
-                "offline": {
-                    "window": d.offline_window,
-                    "stride": d.offline_stride,
-                    "min_left": d.offline_min_left,
-                    "min_right": d.offline_min_right,
-                    "edge_weighting": "linear" if d.offline_edge_weighting else "none",
-                },
-            },
+            "decoder": self.decoder.to_config(),
             "punct_logit_bias": dict(zip(PUNCT_LABELS, self.punct_bias)),
             "case_logit_bias": dict(zip(CASE_LABELS, self.case_bias)),
             "lexicon": dict(sorted(self.lexicon.items())),
@@ -132,22 +119,8 @@ class ModelConfig:
                 )
             special = data.get("special_tokens", {})
             files = data.get("files", {})
-            dec = data.get("decoder", {})
-            defaults = DecoderSettings()
-            pause = data.get("pause_threshold", DEFAULT_PAUSE_THRESHOLD)
-            gap = dec.get("silence_gap", defaults.silence_gap)
-            offline = dec.get("offline", {})
-            decoder = DecoderSettings(
-                l_min=int(dec.get("l_min", defaults.l_min)),
-                l_max=int(dec.get("l_max", defaults.l_max)),
-                threshold=float(dec.get("threshold", defaults.threshold)),
-                silence_gap=None if gap is None else float(gap),
-                pause_threshold=None if pause is None else float(pause),
-                offline_window=int(offline.get("window", defaults.offline_window)),
-                offline_stride=int(offline.get("stride", defaults.offline_stride)),
-                offline_min_left=int(offline.get("min_left", defaults.offline_min_left)),
-                offline_min_right=int(offline.get("min_right", defaults.offline_min_right)),
-                offline_edge_weighting=offline.get("edge_weighting", "linear") == "linear",
+            decoder = DecoderSettings.from_config(
+                data.get("decoder", {}), data.get("pause_threshold", DEFAULT_PAUSE_THRESHOLD)
             )
             punct_bias = _logit_bias(data, "punct_logit_bias", PUNCT_LABELS, source)
             case_bias = _logit_bias(data, "case_logit_bias", CASE_LABELS, source)
@@ -196,6 +169,12 @@ def default_model_dir() -> Path:
     return Path(override) if override else shipped_model_dir()
 
 
+def model_folder(model_dir: str | Path | None = None) -> Path:
+    """The punctuation model folder a front end asked for, ``default_model_dir()`` for None: the
+    one place a missing choice is resolved."""
+    return Path(model_dir) if model_dir is not None else default_model_dir()
+
+
 def softmax(logits: np.ndarray) -> np.ndarray:
     shifted = logits - logits.max(axis=-1, keepdims=True)
     e = np.exp(shifted)
@@ -210,7 +189,7 @@ class PunctuationModel:
 
         ort = import_onnxruntime()
 
-        self.model_dir = Path(model_dir) if model_dir is not None else default_model_dir()
+        self.model_dir = model_folder(model_dir)
         self.config = ModelConfig.load(self.model_dir)
         model_path = self.model_dir / self.config.model_file
         tokenizer_path = self.model_dir / self.config.tokenizer_file
@@ -320,8 +299,8 @@ def load_model_or_shipped(
     the shipped model with a one-line ``problem`` saying which file was bad and why: captions
     with the model livecap ships beat no captions. Raises ``ModelError`` only when the shipped
     model itself is bad, which only reinstalling livecap repairs. ``shipped_dir`` overrides
-    where the shipped model is (tests)."""
-    requested = Path(model_dir) if model_dir is not None else default_model_dir()
+    where the shipped model is (tests). Every front end loads its model here."""
+    requested = model_folder(model_dir)
     shipped = Path(shipped_dir) if shipped_dir is not None else shipped_model_dir()
     try:
         return LoadedModel(PunctuationModel(requested, threads, max_batch), requested)

@@ -43,26 +43,21 @@ class OfflineDecoder:
     def __init__(
         self,
         scorer: Scorer,
-        window: int = 64,
-        stride: int = 8,
-        min_left: int = 4,
-        min_right: int = 4,
-        edge_weighting: bool = True,
-        pause_threshold: float | None = 0.28,
+        settings: DecoderSettings,
         casing: CaseRenderer | None = None,
         workers: int = 1,
     ):
-        """``workers`` > 1 scores that many chunks at once: ONNX Runtime lets go of the GIL while it
-        runs, so a single-threaded model session still uses that many cores (exports after a
-        session, when the live engine is idle)."""
-        if window < 3 or stride < 1:
-            raise ValueError(f"need window >= 3 and stride >= 1, got {window}, {stride}")
+        """Decodes with ``settings``' offline window, stride, edge masks and weighting, and pause
+        threshold. ``workers`` > 1 scores that many chunks at once: ONNX Runtime lets go of the
+        GIL while it runs, so a single-threaded model session still uses that many cores (exports
+        after a session, when the live engine is idle)."""
+        self.settings = settings
         self.scorer = scorer
-        self.window, self.stride = int(window), int(stride)
-        self.min_left, self.min_right = int(min_left), int(min_right)
-        self.edge_weighting = edge_weighting
-        self.pause_threshold = pause_threshold
-        self.casing = casing or CaseRenderer()
+        self.window, self.stride = settings.offline_window, settings.offline_stride
+        self.min_left, self.min_right = settings.offline_min_left, settings.offline_min_right
+        self.edge_weighting = settings.offline_edge_weighting
+        self.pause_threshold = settings.pause_threshold
+        self.casing = casing or CaseRenderer(enabled=settings.casing)
         self.workers = max(1, int(workers))
 
     @classmethod
@@ -70,17 +65,8 @@ class OfflineDecoder:
         """A decoder on ``settings`` (default: the model's recommended ones): their offline window,
         stride, edge masks and weighting, pause threshold and casing."""
         settings = settings or model.config.decoder
-        return cls(
-            ModelScorer(model),
-            window=settings.offline_window,
-            stride=settings.offline_stride,
-            min_left=settings.offline_min_left,
-            min_right=settings.offline_min_right,
-            edge_weighting=settings.offline_edge_weighting,
-            pause_threshold=settings.pause_threshold,
-            casing=CaseRenderer(model.config.lexicon, enabled=settings.casing),
-            workers=workers,
-        )
+        casing = CaseRenderer(model.config.lexicon, enabled=settings.casing)
+        return cls(ModelScorer(model), settings, casing=casing, workers=workers)
 
     def probabilities(self, words: Sequence[Word], progress: ProgressCallback | None = None):
         """Combined punctuation [N, 4] and case [N, 3] probabilities for every word."""

@@ -1,9 +1,12 @@
 """How the punctuation decoders decide: one frozen set of settings, each documented here once.
 
 A model's ``config.json`` recommends them (its ``"decoder"`` section, plus the top-level
-``"pause_threshold"`` the model was trained with); ``ModelConfig.decoder`` holds them as read.
-A live session (``SessionSpec``) and the CLI's flags change a few with ``override``; the
-streaming and the offline decoder both take the result.
+``"pause_threshold"`` the model was trained with; ``from_config`` reads them, ``to_config``
+writes them); ``ModelConfig.decoder`` holds them as read, and for the shipped model that file is
+the only place its settings live. The field defaults below are for a model whose config.json
+says nothing. A live session (``SessionSpec``), the window and the CLI's flags change a few
+with ``override``, the one place an l_max below l_min is resolved; the streaming and the offline
+decoder both take the result, and nothing else.
 """
 
 from __future__ import annotations
@@ -62,6 +65,44 @@ class DecoderSettings:
             )
         if self.offline_min_left < 0 or self.offline_min_right < 0:
             raise ValueError("offline_min_left and offline_min_right must be >= 0")
+
+    @classmethod
+    def from_config(
+        cls, decoder: dict, pause_threshold: float | None = DEFAULT_PAUSE_THRESHOLD
+    ) -> DecoderSettings:
+        """The settings a config.json's ``"decoder"`` section gives, these defaults for what it
+        leaves out. Raises ``TypeError`` or ``ValueError`` on a value of the wrong kind."""
+        d = cls()
+        gap = decoder.get("silence_gap", d.silence_gap)
+        offline = decoder.get("offline", {})
+        return cls(
+            l_min=int(decoder.get("l_min", d.l_min)),
+            l_max=int(decoder.get("l_max", d.l_max)),
+            threshold=float(decoder.get("threshold", d.threshold)),
+            silence_gap=None if gap is None else float(gap),
+            pause_threshold=None if pause_threshold is None else float(pause_threshold),
+            offline_window=int(offline.get("window", d.offline_window)),
+            offline_stride=int(offline.get("stride", d.offline_stride)),
+            offline_min_left=int(offline.get("min_left", d.offline_min_left)),
+            offline_min_right=int(offline.get("min_right", d.offline_min_right)),
+            offline_edge_weighting=offline.get("edge_weighting", "linear") == "linear",
+        )
+
+    def to_config(self) -> dict:
+        """The ``"decoder"`` section of a config.json (``pause_threshold`` is written beside it)."""
+        return {
+            "l_min": self.l_min,
+            "l_max": self.l_max,
+            "threshold": self.threshold,
+            "silence_gap": self.silence_gap,
+            "offline": {
+                "window": self.offline_window,
+                "stride": self.offline_stride,
+                "min_left": self.offline_min_left,
+                "min_right": self.offline_min_right,
+                "edge_weighting": "linear" if self.offline_edge_weighting else "none",
+            },
+        }
 
     def override(
         self,

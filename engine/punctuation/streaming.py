@@ -12,7 +12,7 @@ capital of a word depends on the settled mark before it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -45,16 +45,9 @@ class StreamingDecoder:
     # so this covers any window up to 128 tokens (a scorer with a wider one raises it, below).
     CONTEXT_WORDS = 128
 
-    def __init__(
-        self,
-        scorer: Scorer,
-        settings: DecoderSettings | None = None,
-        casing: CaseRenderer | None = None,
-        **changes,
-    ):
-        """``settings`` (default: ``DecoderSettings()``) with ``changes`` to its fields applied;
-        ``casing`` renders the case (default: a renderer without a lexicon, per ``settings.casing``)."""
-        self.settings = replace(settings or DecoderSettings(), **changes)
+    def __init__(self, scorer: Scorer, settings: DecoderSettings, casing: CaseRenderer | None = None):
+        """``casing`` renders the case (default: a renderer without a lexicon, per ``settings.casing``)."""
+        self.settings = settings
         self.scorer = scorer
         self._context_words = max(self.CONTEXT_WORDS, int(getattr(scorer, "window", 0) or 0))
         self.casing = casing or CaseRenderer(enabled=self.settings.casing)
@@ -102,8 +95,7 @@ class StreamingDecoder:
 
     def set_threshold(self, threshold: float, l_max: int | None = None) -> None:
         """Change the latency/accuracy trade-off live; affects decisions from the next word on."""
-        l_max = self.l_max if l_max is None else max(self.l_min, l_max)
-        self.settings = replace(self.settings, threshold=threshold, l_max=l_max)
+        self.settings = self.settings.override(threshold=threshold, l_max=l_max)
 
     def push(self, word: Word) -> list[Event]:
         return self.push_many([word])

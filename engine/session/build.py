@@ -78,34 +78,46 @@ class RecognizerInfo:
 RecognizerFactory = Callable[[str, str], tuple]
 
 
-def isolated_recognizer(kind: str, model: str):
-    """The recognizer for ``kind`` ("auto", "vosk", "pocketsphinx") and a Vosk ``model`` ("" = the
-    first installed), with PocketSphinx in a child process: in the caller's process its binding
-    holds the GIL at the end of each utterance, long enough to freeze a GUI (docs/PERFORMANCE.md)."""
+def open_recognizer(
+    kind: str = "auto",
+    model: str = "",
+    *,
+    isolated: bool = False,
+    live: bool = True,
+    verbose: bool = False,
+    fall_back: bool = False,
+) -> tuple:
+    """(recognizer, notice, ways out) for ``kind`` ("auto", "vosk", "pocketsphinx") and a Vosk
+    ``model`` ("" = the first installed): the one recognizer factory of every front end.
+
+    ``isolated``: PocketSphinx in a child process, for a GUI: in the caller's process its binding
+    holds the GIL at the end of each utterance, long enough to freeze a window
+    (docs/PERFORMANCE.md). ``live=False``: for a whole file (see ``create_recognizer``).
+    ``fall_back``: a Vosk model that will not load does not stop the captions: the built-in
+    recognizer runs, and the ways out come back for the front end to offer (the window's buttons);
+    without it, ``RecognizerError`` says what is wrong (the command line)."""
     from engine.files import paths
     from engine.recognizers.base import RecognizerError
     from engine.recognizers.select import create_recognizer
 
+    chosen = None if kind == "auto" else kind
     try:
-        return create_recognizer(
-            None if kind == "auto" else kind, model or None, paths.vosk_models_dir(), isolated=True
+        recognizer, notice = create_recognizer(
+            chosen, model or None, paths.vosk_models_dir(), live, isolated=isolated, verbose=verbose
         )
+        return recognizer, notice, ()
     except RecognizerError as exc:
-        if kind == "pocketsphinx" or not exc.ways_out:
+        if not fall_back or kind == "pocketsphinx" or not exc.ways_out:
             raise
-        # A Vosk model that will not load must not stop the captions: the built-in recognizer
-        # runs while the window offers the ways out as buttons.
-        recognizer, _ = create_recognizer("pocketsphinx", None, isolated=True)
+        recognizer, _ = create_recognizer("pocketsphinx", None, live=live, isolated=isolated)
         reason = str(exc).split(". ", 1)[0].split("; ", 1)[0]
         return recognizer, f"{reason}. Captions use the built-in recognizer meanwhile.", exc.ways_out
 
 
-def load_punctuation_model(folder: Path):
-    """The model in ``folder`` as a ``LoadedModel``: the shipped model, with a one-line problem,
-    when that one is corrupt, so a bad model file costs a banner rather than the captions."""
-    from engine.punctuation.model import load_model_or_shipped
-
-    return load_model_or_shipped(folder)
+def isolated_recognizer(kind: str, model: str) -> tuple:
+    """The window's recognizers: PocketSphinx in its own process, and a Vosk model that will not
+    load replaced by the built-in recognizer while the window offers the ways out."""
+    return open_recognizer(kind, model, isolated=True, fall_back=True)
 
 
 class SessionResources:
@@ -118,10 +130,14 @@ class SessionResources:
     def __init__(
         self,
         recognizer_factory: RecognizerFactory = isolated_recognizer,
-        model_loader: Callable[[Path], object] = load_punctuation_model,
+        model_loader: Callable[[Path], object] | None = None,
     ):
+        """``model_loader``: default ``load_model_or_shipped`` (a bad model file costs a banner,
+        with the shipped model running, rather than the captions)."""
+        from engine.punctuation.model import load_model_or_shipped
+
         self.recognizer_factory = recognizer_factory
-        self.model_loader = model_loader
+        self.model_loader = model_loader or load_model_or_shipped
         self._models: dict = {}  # folder -> PunctuationModel
         self._model_problems: dict = {}  # folder -> one line when the shipped model runs instead
         self._recognizers: dict = {}  # (kind, model) -> (recognizer, notice, ways out)
@@ -129,9 +145,9 @@ class SessionResources:
 
     def punctuation_model(self, model_dir: Path | None = None):
         """The loaded punctuation model in ``model_dir`` (None: the default one), loading it on first use."""
-        from engine.punctuation.model import default_model_dir
+        from engine.punctuation.model import model_folder
 
-        folder = Path(model_dir) if model_dir is not None else default_model_dir()
+        folder = model_folder(model_dir)
         with self._model_lock:
             if folder not in self._models:
                 loaded = self.model_loader(folder)
@@ -142,9 +158,9 @@ class SessionResources:
 
     def punctuation_problem(self, model_dir: Path | None = None) -> str:
         """One line when the model for ``model_dir`` was bad and the shipped one runs; "" otherwise."""
-        from engine.punctuation.model import default_model_dir
+        from engine.punctuation.model import model_folder
 
-        folder = Path(model_dir) if model_dir is not None else default_model_dir()
+        folder = model_folder(model_dir)
         self.punctuation_model(folder)
         return self._model_problems.get(folder, "")
 
@@ -181,16 +197,22 @@ class SessionResources:
                     log.exception("closing a recognizer failed")
 
 
-def build_live_session(spec: SessionSpec, resources: SessionResources) -> tuple[LiveSession, RecognizerInfo]:
+def build_live_session(
+    spec: SessionSpec, resources: SessionResources, source=None, stabiliser=None
+) -> tuple[LiveSession, RecognizerInfo]:
     """A ``LiveSession`` for ``spec``, not started, and what recognizer it runs.
 
     The source is opened first, so a mistyped file fails before any model loads. Raises
     ``AudioError`` (or ``OSError`` without PortAudio) for a source, ``RecognizerError`` or
     ``ModelError`` for a model, ``OSError`` when the journal cannot be created.
+
+    ``source`` and ``stabiliser`` are for the measurement tools (``engine.evaluation``): audio made
+    on the fly, a file read in lock-step with the engine, a stabiliser with other settings, used
+    instead of ``spec.source`` and the default stabiliser; the rest is what users run.
     """
     from engine.punctuation.streaming import StreamingDecoder
 
-    source = open_source(spec.source, spec.realtime)
+    source = source if source is not None else open_source(spec.source, spec.realtime)
     model = resources.punctuation_model(spec.model_dir)
     recognizer, info = resources.recognizer(spec.recognizer, spec.vosk_model)
     decoder = StreamingDecoder.from_model(model, spec.decoder_settings(model.config.decoder))
@@ -208,7 +230,7 @@ def build_live_session(spec: SessionSpec, resources: SessionResources) -> tuple[
         punctuation_notice=resources.punctuation_problem(spec.model_dir),
         journal_notice=journal_notice,
     )
-    return LiveSession(source, recognizer, decoder, journal), info
+    return LiveSession(source, recognizer, decoder, journal, stabiliser=stabiliser), info
 
 
 def _open_journal(spec: SessionSpec, header: dict):
@@ -220,7 +242,7 @@ def _open_journal(spec: SessionSpec, header: dict):
 
     folder = choose_journal_folder(spec.journal_dir)
     if folder.notice:
-        log.warning("%s", folder.notice)
+        log.info("%s", folder.notice)  # the front end shows it (RecognizerInfo.journal_notice)
     if folder.path is None:
         return None, folder.notice
     prune_journals(folder.path, spec.journal_keep_days)

@@ -92,6 +92,22 @@ def choose_journal_folder(preferred: str | os.PathLike[str] | None = None) -> Jo
 
 
 # ---- how long ---------------------------------------------------------------------------------
+def keep_days(value: float | int | str | None) -> float | None:
+    """How long closed sessions are kept, as a user sets it in the window's Settings or with
+    ``--keep-days``: a number of days, where 0 and "forever" both mean never delete (None, as
+    ``prune_journals`` takes it). One setting, one meaning, whichever front end reads it.
+    Raises ``ValueError`` with the reason for anything else."""
+    if value is None or value == "forever":
+        return None
+    try:
+        days = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{value!r} is not a number of days (or 'forever')") from None
+    if days < 0:
+        raise ValueError("a number of days cannot be negative")
+    return days or None
+
+
 def prune_journals(
     folder: str | os.PathLike[str] | None = None,
     keep_days: float | None = DEFAULT_KEEP_DAYS,

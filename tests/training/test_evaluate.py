@@ -11,6 +11,7 @@ from engine.punctuation.labelled_text import prepare_folder
 from engine.punctuation.model import PunctuationModel
 from engine.punctuation.model_inputs import build_window
 from engine.punctuation.scoring import ModelScorer
+from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.streaming import StreamingDecoder
 from engine.words import PUNCT_LABELS
 from training import eval_tables as et
@@ -138,15 +139,15 @@ def test_decoders_on_the_cache_match_the_decoders_on_the_model(doc_and_model):
     casing = CaseRenderer(model.config.lexicon)
     words = et.timed_words(doc.words, None, None)
     cached = et.CachedScorer(model, doc.words, [False] * len(doc.words))
-    for settings in (dict(l_min=1, l_max=4, threshold=1.95), dict(l_min=2, l_max=2, threshold=0.5)):
-        settings |= dict(silence_gap=None, pause_threshold=None)
+    for chosen in (dict(l_min=1, l_max=4, threshold=1.95), dict(l_min=2, l_max=2, threshold=0.5)):
+        settings = DecoderSettings(**chosen, silence_gap=None, pause_threshold=None)
         marks, _, used = et.run_streaming(cached, words, settings, casing)
-        real = StreamingDecoder(ModelScorer(model), casing=casing, **settings)
+        real = StreamingDecoder(ModelScorer(model), settings, casing=casing)
         events = [e for w in words for e in real.push(w)] + real.flush()
         settled = sorted((e for e in events if isinstance(e, Settled)), key=lambda e: e.position)
         assert [PUNCT_LABELS.index(e.mark) for e in settled] == marks.tolist()
         assert [e.lookahead_used for e in settled] == used.tolist()
-        if settings["l_min"] == settings["l_max"]:  # fixed lookahead through the engine = cache argmax
+        if settings.l_min == settings.l_max:  # fixed lookahead through the engine = cache argmax
             assert marks.tolist()[:-2] == cached.fixed(2)[0].argmax(axis=1).tolist()[:-2]
     assert cached.misses == 0
 

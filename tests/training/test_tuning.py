@@ -10,6 +10,7 @@ import numpy as np
 from engine.evaluation.synthetic_model import TINY, write_model_dir
 from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.model import PunctuationModel
+from engine.punctuation.settings import DecoderSettings
 from engine.words import PUNCT_LABELS
 from training import eval_tables as et
 from training import tuning
@@ -45,7 +46,7 @@ def test_a_rebiased_cache_answers_as_the_model_with_that_bias_does(tiny_dev, tmp
         r for r in sweep["rows"] if r["bias"] == {"none": -0.75, "comma": 0.25, "period": 0, "question": 0}
     ]
     casing = CaseRenderer({})
-    live = dict(l_min=1, l_max=3, threshold=0.5, silence_gap=None, pause_threshold=None)
+    live = DecoderSettings(l_min=1, l_max=3, threshold=0.5, silence_gap=None, pause_threshold=None)
     marks, _, _ = et.run_streaming(direct, et.timed_words(doc.words, None, None), live, casing)
     assert row["live_f1"] == punctuation_scores(doc.marks, marks)["overall"]["f1"]
 
@@ -70,7 +71,9 @@ def test_the_case_sweep_reports_what_the_model_with_that_case_bias_renders(tiny_
         direct = PunctuationModel(biased_dir)
         scorer = et.CachedScorer(direct, doc.words, [False] * len(doc.words))
         dec = direct.config.decoder
-        live = dict(l_min=dec.l_min, l_max=dec.l_max, threshold=0.5, silence_gap=None, pause_threshold=None)
+        live = DecoderSettings(
+            l_min=dec.l_min, l_max=dec.l_max, threshold=0.5, silence_gap=None, pause_threshold=None
+        )
         _, rendered[lower], _ = et.run_streaming(scorer, words, live, CaseRenderer(direct.config.lexicon))
         [row] = [r for r in rows if r["case_bias"]["lower"] == lower]
         assert row["non_lower"] == casing_scores(doc.displayed_cases(), rendered[lower])["non_lower"]

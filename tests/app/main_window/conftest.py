@@ -1,4 +1,4 @@
-"""Fixtures for the dictation window's tests: a window on the real pipeline (espeak-ng speech,
+"""Fixtures for the captions window's tests: a window on the real pipeline (espeak-ng speech,
 PocketSphinx, the tiny ONNX model) with its data, settings and journal in the test's folder."""
 
 import pytest
@@ -28,10 +28,10 @@ def settings(tmp_path):
 
 @pytest.fixture
 def make_window(qtbot, settings, data_dir, tiny_model_dir, tmp_path):
-    from app.main_window.window import DictationWindow
+    from app.main_window.window import CaptionWindow
 
     def make(**kwargs):
-        w = DictationWindow(
+        w = CaptionWindow(
             kwargs.pop("settings", settings),
             model_dir=tiny_model_dir,
             journal_dir=tmp_path / "journal",

@@ -1,4 +1,4 @@
-"""The dictation window's session clock: it counts only while captioning runs."""
+"""The captions window's session clock: it counts only while captioning runs."""
 
 from app.main_window.controls import ElapsedClock
 

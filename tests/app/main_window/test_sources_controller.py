@@ -1,4 +1,4 @@
-"""The sources part of the dictation window on its own: real picker and banners, a real device
+"""The sources part of the captions window on its own: real picker and banners, a real device
 scan on the job runner (PortAudio and pactl replaced by lists), the choice kept in the settings."""
 
 import pytest

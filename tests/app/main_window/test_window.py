@@ -1,4 +1,4 @@
-"""The dictation window with the real pipeline (espeak-ng speech → PocketSphinx → the tiny ONNX
+"""The captions window with the real pipeline (espeak-ng speech → PocketSphinx → the tiny ONNX
 model), offscreen: playing a file, export through the offline decoder, edits kept in the
 export, settings that persist, the no-microphone path, crash recovery, the model download
 offer, pause and the live latency slider, keyboard and accessibility, and the bridge's

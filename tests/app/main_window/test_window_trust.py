@@ -92,9 +92,9 @@ def test_with_no_writable_folder_at_all_the_window_captions_without_a_journal_an
 
 
 def open_window(qtbot, settings, **kwargs):
-    from app.main_window.window import DictationWindow
+    from app.main_window.window import CaptionWindow
 
-    window = DictationWindow(settings, **kwargs)
+    window = CaptionWindow(settings, **kwargs)
     window.realtime = False  # files as fast as they decode
     window.confirm_on_close = False
     qtbot.addWidget(window, before_close_func=_finish(qtbot))

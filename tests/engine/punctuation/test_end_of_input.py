@@ -6,6 +6,7 @@ import pytest
 
 from engine.punctuation.events import Settled
 from engine.punctuation.offline import OfflineDecoder
+from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.streaming import StreamingDecoder
 from engine.session.batch import repunctuate
 from engine.transcript.export import FORMATS, export
@@ -35,7 +36,7 @@ def settled(events):
 )
 def test_streaming_finish_ends_the_last_sentence(last, mark):
     dec = StreamingDecoder(
-        ScriptedScorer(script_for(last)), l_min=1, l_max=4, threshold=0.5, silence_gap=None
+        ScriptedScorer(script_for(last)), DecoderSettings(l_min=1, l_max=4, threshold=0.5, silence_gap=None)
     )
     events = [e for w in TEXT for e in dec.push(Word(w))]
     assert len(TEXT) - 1 not in settled(events)  # nothing about the end before the end
@@ -45,7 +46,9 @@ def test_streaming_finish_ends_the_last_sentence(last, mark):
 
 def test_streaming_finish_corrects_a_last_word_that_settled_before_the_end():
     # l_min 0: a sure last word settles at once, with "none"; only finish() knows it is the last.
-    dec = StreamingDecoder(ScriptedScorer(script_for(SURE["none"])), l_min=0, l_max=4, threshold=0.5)
+    dec = StreamingDecoder(
+        ScriptedScorer(script_for(SURE["none"])), DecoderSettings(l_min=0, l_max=4, threshold=0.5)
+    )
     events = [e for w in TEXT for e in dec.push(Word(w))]
     assert settled(events)[len(TEXT) - 1].mark == "none"
     assert dec.flush() == []  # a pause is not the end: flush leaves it alone
@@ -53,14 +56,16 @@ def test_streaming_finish_corrects_a_last_word_that_settled_before_the_end():
 
 
 def test_flush_at_a_pause_is_unchanged():
-    dec = StreamingDecoder(ScriptedScorer(script_for(UNSURE["comma"])), l_min=1, l_max=4, threshold=0.5)
+    dec = StreamingDecoder(
+        ScriptedScorer(script_for(UNSURE["comma"])), DecoderSettings(l_min=1, l_max=4, threshold=0.5)
+    )
     events = [e for w in TEXT for e in dec.push(Word(w))] + dec.flush()
     assert settled(events)[len(TEXT) - 1].mark == "comma"
 
 
 @pytest.mark.parametrize("last,mark", [(SURE["none"], "period"), ([0.6, 0.0, 0.1, 0.3], "question")])
 def test_offline_end_of_input_and_repunctuate(last, mark):
-    dec = OfflineDecoder(ScriptedScorer(script_for(last)), pause_threshold=None)
+    dec = OfflineDecoder(ScriptedScorer(script_for(last)), DecoderSettings(pause_threshold=None))
     words = [Word(w) for w in TEXT]
     assert dec.decode(words)[-1].mark == "none"  # a piece of a longer text: no end yet
     assert dec.decode(words, end_of_input=True)[-1].mark == mark

@@ -4,6 +4,7 @@ import pytest
 
 from engine.punctuation.engine_thread import EngineFailed, PunctuationEngine
 from engine.punctuation.events import Settled
+from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.streaming import StreamingDecoder
 from engine.transcript.builder import TranscriptBuilder
 from engine.words import Word
@@ -11,7 +12,9 @@ from tests.scripted import SURE, UNSURE, ScriptedScorer
 
 
 def make_engine(script=lambda w, l, p: SURE["none"], **kw):
-    return PunctuationEngine(StreamingDecoder(ScriptedScorer(script), silence_gap=None, **kw), queue_size=8)
+    return PunctuationEngine(
+        StreamingDecoder(ScriptedScorer(script), DecoderSettings(silence_gap=None, **kw)), queue_size=8
+    )
 
 
 def test_engine_thread_matches_the_decoder_and_stops_cleanly():
@@ -101,7 +104,7 @@ def test_words_queued_while_the_engine_is_busy_share_one_inference():
         return slow_tag(*args, **kwargs)
 
     scorer.tag = tag
-    engine = PunctuationEngine(StreamingDecoder(scorer, silence_gap=None), queue_size=16)
+    engine = PunctuationEngine(StreamingDecoder(scorer, DecoderSettings(silence_gap=None)), queue_size=16)
     builder = TranscriptBuilder()
     engine.subscribe(builder.apply)
     engine.start()
@@ -118,7 +121,7 @@ def test_words_queued_while_the_engine_is_busy_share_one_inference():
 
 def test_words_committed_together_share_one_inference_however_the_threads_are_timed():
     scorer = ScriptedScorer(lambda w, l, p: SURE["period"] if w == "end" else SURE["none"])
-    engine = PunctuationEngine(StreamingDecoder(scorer, silence_gap=None), queue_size=4)
+    engine = PunctuationEngine(StreamingDecoder(scorer, DecoderSettings(silence_gap=None)), queue_size=4)
     builder = TranscriptBuilder()
     engine.subscribe(builder.apply)
     engine.start()

@@ -3,6 +3,7 @@ import numpy as np
 from engine.punctuation.model_inputs import build_window
 from engine.punctuation.offline import OfflineDecoder
 from engine.punctuation.scoring import ModelScorer
+from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.streaming import StreamingDecoder
 from engine.words import Word
 from tests.scripted import SURE, ScriptedScorer
@@ -15,11 +16,17 @@ def test_mask_combine_averages_the_windows_that_see_enough_context():
         return [0.1, 0.1, 0.8, 0.0] if l >= 4 else [0.1, 0.8, 0.1, 0.0]
 
     words = [Word(f"w{i}") for i in range(40)]
-    masked = OfflineDecoder(ScriptedScorer(script), window=18, stride=2, min_left=0, min_right=4)
+    masked = OfflineDecoder(
+        ScriptedScorer(script),
+        DecoderSettings(offline_window=18, offline_stride=2, offline_min_left=0, offline_min_right=4),
+    )
     punct, _ = masked.probabilities(words)
     assert np.allclose(punct[:36], [0.1, 0.1, 0.8, 0.0])  # every word with 4 words after it
     assert np.allclose(punct[-1], [0.1, 0.8, 0.1, 0.0])  # the last word: the end waives the mask
-    unmasked = OfflineDecoder(ScriptedScorer(script), window=18, stride=2, min_left=0, min_right=0)
+    unmasked = OfflineDecoder(
+        ScriptedScorer(script),
+        DecoderSettings(offline_window=18, offline_stride=2, offline_min_left=0, offline_min_right=0),
+    )
     punct, _ = unmasked.probabilities(words)
     assert punct[20, 1] > 0.1  # the short-context answers now take part in the average
 
@@ -31,7 +38,16 @@ def test_every_word_is_covered_whatever_the_settings():
         window, stride = int(rng.integers(3, 40)), int(rng.integers(1, 20))
         m_l, m_r = int(rng.integers(0, 8)), int(rng.integers(0, 8))
         scorer = ScriptedScorer(lambda w, l, pause: SURE["comma"])
-        dec = OfflineDecoder(scorer, window, stride, m_l, m_r, bool(rng.integers(2)), None)
+        edges = bool(rng.integers(2))
+        settings = DecoderSettings(
+            offline_window=window,
+            offline_stride=stride,
+            offline_min_left=m_l,
+            offline_min_right=m_r,
+            offline_edge_weighting=edges,
+            pause_threshold=None,
+        )
+        dec = OfflineDecoder(scorer, settings)
         out = dec.decode([Word(f"w{i}") for i in range(n)])
         assert [s.position for s in out] == list(range(n)) and all(s.mark == "comma" for s in out)
 
@@ -39,7 +55,14 @@ def test_every_word_is_covered_whatever_the_settings():
 def test_one_window_with_no_masks_is_one_tagger_pass(tiny_model):
     words = [Word(t) for t in "so we met on monday and i think the plan works".split()]
     dec = OfflineDecoder(
-        ModelScorer(tiny_model), window=64, stride=64, min_left=0, min_right=0, edge_weighting=True
+        ModelScorer(tiny_model),
+        DecoderSettings(
+            offline_window=64,
+            offline_stride=64,
+            offline_min_left=0,
+            offline_min_right=0,
+            offline_edge_weighting=True,
+        ),
     )
     punct, case = dec.probabilities(words)
     ids = tiny_model.tokenizer.encode_words([w.text for w in words])
@@ -50,7 +73,7 @@ def test_one_window_with_no_masks_is_one_tagger_pass(tiny_model):
 
 def test_decode_marks_case_and_progress():
     scorer = ScriptedScorer(lambda w, l, p: SURE["period"] if w == "done" else SURE["none"])
-    dec = OfflineDecoder(scorer, pause_threshold=None)
+    dec = OfflineDecoder(scorer, DecoderSettings(pause_threshold=None))
     words = [Word(t) for t in "we are done so i go".split()]
     seen = []
     out = dec.decode(words, progress=lambda done, total: seen.append((done, total)))
@@ -127,7 +150,9 @@ def test_a_progress_callback_that_raises_cancels_the_remaining_chunks():
         return SURE["none"]
 
     words = [Word(f"w{i}") for i in range(20 * 8 * OfflineDecoder.WINDOWS_PER_CHUNK)]
-    dec = OfflineDecoder(ScriptedScorer(script), stride=8, pause_threshold=None, workers=2)
+    dec = OfflineDecoder(
+        ScriptedScorer(script), DecoderSettings(offline_stride=8, pause_threshold=None), workers=2
+    )
 
     def progress(done, total):
         raise Stop()

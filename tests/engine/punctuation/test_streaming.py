@@ -4,6 +4,7 @@ import numpy as np
 
 from engine.punctuation.events import Appended, Provisional, Retracted, Settled, Withdrawn
 from engine.punctuation.scoring import entropy_bits
+from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.streaming import StreamingDecoder
 from engine.words import Word
 from tests.scripted import SURE, UNSURE, ScriptedScorer
@@ -35,7 +36,7 @@ def test_entropy_is_bits():
 
 def test_confident_positions_settle_at_l_min():
     scorer = ScriptedScorer(lambda w, l, pause: SURE["comma"] if w == "w2" else SURE["none"])
-    dec = StreamingDecoder(scorer, l_min=1, l_max=4, threshold=0.5, silence_gap=None)
+    dec = StreamingDecoder(scorer, DecoderSettings(l_min=1, l_max=4, threshold=0.5, silence_gap=None))
     events = run(dec, words(6))
     s = settled(events)
     assert sorted(s) == [0, 1, 2, 3, 4]  # the last word waits for its lookahead
@@ -48,7 +49,7 @@ def test_confident_positions_settle_at_l_min():
 
 def test_unsure_positions_wait_until_l_max():
     scorer = ScriptedScorer(lambda w, l, pause: UNSURE["period"] if w == "w1" else SURE["none"])
-    dec = StreamingDecoder(scorer, l_min=1, l_max=3, threshold=0.5, silence_gap=None)
+    dec = StreamingDecoder(scorer, DecoderSettings(l_min=1, l_max=3, threshold=0.5, silence_gap=None))
     events = run(dec, words(8))
     s = settled(events)
     assert s[1].lookahead_used == 3 and s[1].mark == "period"
@@ -68,7 +69,9 @@ def test_a_position_becomes_sure_with_more_context():
             return UNSURE["none"] if l < 2 else SURE["question"]
         return SURE["none"]
 
-    dec = StreamingDecoder(ScriptedScorer(script), l_min=1, l_max=4, threshold=0.5, silence_gap=None)
+    dec = StreamingDecoder(
+        ScriptedScorer(script), DecoderSettings(l_min=1, l_max=4, threshold=0.5, silence_gap=None)
+    )
     s = settled(run(dec, words(5)))
     assert s[0].mark == "question" and s[0].lookahead_used == 2
 
@@ -77,7 +80,9 @@ def test_provisional_comes_first_and_settled_never_changes():
     def script(w, l, pause):
         return UNSURE["comma"] if l == 0 else SURE["period"]
 
-    dec = StreamingDecoder(ScriptedScorer(script), l_min=1, l_max=4, threshold=0.5, silence_gap=None)
+    dec = StreamingDecoder(
+        ScriptedScorer(script), DecoderSettings(l_min=1, l_max=4, threshold=0.5, silence_gap=None)
+    )
     events = run(dec, words(5)) + dec.flush()
     for p in range(5):
         mine = [
@@ -93,7 +98,9 @@ def test_sentence_initial_capitals_follow_settled_marks():
     def script(w, l, pause):
         return SURE["period"] if w == "w1" else SURE["none"]
 
-    dec = StreamingDecoder(ScriptedScorer(script), l_min=1, l_max=2, threshold=0.5, silence_gap=None)
+    dec = StreamingDecoder(
+        ScriptedScorer(script), DecoderSettings(l_min=1, l_max=2, threshold=0.5, silence_gap=None)
+    )
     s = settled(run(dec, [Word("so"), Word("yes"), Word("i"), Word("think"), Word("i'm"), Word("here")]))
     s.update(settled(dec.flush()))
     # "w1" is not one of these words, so use positions: only mark-driven capitals and "I"
@@ -103,7 +110,8 @@ def test_sentence_initial_capitals_follow_settled_marks():
 
 def test_flush_settles_everything_with_available_context():
     dec = StreamingDecoder(
-        ScriptedScorer(lambda w, l, p: UNSURE["none"]), l_min=1, l_max=4, threshold=0.5, silence_gap=None
+        ScriptedScorer(lambda w, l, p: UNSURE["none"]),
+        DecoderSettings(l_min=1, l_max=4, threshold=0.5, silence_gap=None),
     )
     run(dec, words(3))
     assert dec.pending == 3
@@ -120,7 +128,8 @@ def test_silence_gap_settles_pending_and_marks_a_pause():
         return SURE["period"] if pause else UNSURE["none"]
 
     dec = StreamingDecoder(
-        ScriptedScorer(script), l_min=1, l_max=4, threshold=0.5, silence_gap=1.2, pause_threshold=0.28
+        ScriptedScorer(script),
+        DecoderSettings(l_min=1, l_max=4, threshold=0.5, silence_gap=1.2, pause_threshold=0.28),
     )
     run(dec, words(3))
     assert dec.pending == 3
@@ -140,11 +149,11 @@ def test_pauses_from_timings_reach_the_scorer():
         calls.append((w, pause))
         return SURE["none"]
 
-    dec = StreamingDecoder(ScriptedScorer(script), silence_gap=None, pause_threshold=0.28)
+    dec = StreamingDecoder(ScriptedScorer(script), DecoderSettings(silence_gap=None, pause_threshold=0.28))
     dec.push(Word("w0", 0.0, 0.2))
     dec.push(Word("w1", 0.6, 0.8))  # 0.4 s gap
     assert ("w0", True) in calls
-    dec2 = StreamingDecoder(ScriptedScorer(script), silence_gap=None, pause_threshold=None)
+    dec2 = StreamingDecoder(ScriptedScorer(script), DecoderSettings(silence_gap=None, pause_threshold=None))
     calls.clear()
     dec2.push(Word("w0", 0.0, 0.2))
     dec2.push(Word("w1", 0.6, 0.8))
@@ -155,7 +164,9 @@ def test_retraction_withdraws_settled_and_recomputes_pending():
     def script(w, l, pause):
         return SURE["none"] if w.startswith("w") else UNSURE["comma"]
 
-    dec = StreamingDecoder(ScriptedScorer(script), l_min=1, l_max=4, threshold=0.5, silence_gap=None)
+    dec = StreamingDecoder(
+        ScriptedScorer(script), DecoderSettings(l_min=1, l_max=4, threshold=0.5, silence_gap=None)
+    )
     run(dec, words(5))
     assert dec.first_unsettled == 4
     events = dec.retract(2)  # w3 (settled) and w4 (pending) replaced
@@ -172,7 +183,9 @@ def test_retraction_undecides_positions_that_used_removed_context():
     def script(w, l, pause):
         return UNSURE["none"] if w == "w0" else SURE["comma"]
 
-    dec = StreamingDecoder(ScriptedScorer(script), l_min=1, l_max=4, threshold=0.5, silence_gap=None)
+    dec = StreamingDecoder(
+        ScriptedScorer(script), DecoderSettings(l_min=1, l_max=4, threshold=0.5, silence_gap=None)
+    )
     run(dec, words(3))
     assert dec.first_unsettled == 0
     dec.retract(1)
@@ -183,7 +196,7 @@ def test_retraction_undecides_positions_that_used_removed_context():
 
 
 def test_long_stream_keeps_memory_bounded():
-    dec = StreamingDecoder(ScriptedScorer(lambda w, l, p: SURE["none"]), silence_gap=None)
+    dec = StreamingDecoder(ScriptedScorer(lambda w, l, p: SURE["none"]), DecoderSettings(silence_gap=None))
     run(dec, words(3000, gap=0.05))
     assert len(dec._slots) <= 3 * StreamingDecoder.KEEP_SETTLED
     assert dec.word_count == 3000 and dec.first_unsettled == 2999
@@ -191,7 +204,8 @@ def test_long_stream_keeps_memory_bounded():
 
 def test_live_threshold_change():
     dec = StreamingDecoder(
-        ScriptedScorer(lambda w, l, p: UNSURE["none"]), l_min=1, l_max=4, threshold=0.5, silence_gap=None
+        ScriptedScorer(lambda w, l, p: UNSURE["none"]),
+        DecoderSettings(l_min=1, l_max=4, threshold=0.5, silence_gap=None),
     )
     run(dec, words(3))
     assert dec.first_unsettled == 0
@@ -209,8 +223,8 @@ def test_words_that_arrive_together_share_one_inference_and_settle_with_more_loo
     ws = words(6)
     ws[3] = Word("end", ws[3].start, ws[3].end)
     one_by_one, together = ScriptedScorer(script), ScriptedScorer(script)
-    apart = run(StreamingDecoder(one_by_one, silence_gap=None, l_max=3), ws)
-    decoder = StreamingDecoder(together, silence_gap=None, l_max=3)
+    apart = run(StreamingDecoder(one_by_one, DecoderSettings(silence_gap=None, l_max=3)), ws)
+    decoder = StreamingDecoder(together, DecoderSettings(silence_gap=None, l_max=3))
     events = decoder.push_many(ws[:4]) + decoder.push_many(ws[4:])
 
     assert one_by_one.windows == [0, 1, 2, 3, 4, 5]

@@ -6,6 +6,7 @@ import pytest
 
 from engine.punctuation.model_inputs import pauses_from_times
 from engine.punctuation.offline import OfflineDecoder
+from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.text_input import InputError, parse_words
 from engine.words import Word
 from tests.scripted import SURE, ScriptedScorer
@@ -70,11 +71,11 @@ def test_vosk_timings_become_pause_tokens():
     words = parse_words(json.dumps(VOSK))
     assert pauses_from_times(words, 0.28) == [True, False]
     scorer = ScriptedScorer(lambda w, l, pause: SURE["period"] if pause else SURE["none"])
-    out = OfflineDecoder(scorer, pause_threshold=0.28).decode(words)
+    out = OfflineDecoder(scorer, DecoderSettings(pause_threshold=0.28)).decode(words)
     assert [s.mark for s in out] == ["period", "period"]  # the end of the recording is a pause too
-    out = OfflineDecoder(scorer, pause_threshold=0.28).decode(parse_words("hello world"))
+    out = OfflineDecoder(scorer, DecoderSettings(pause_threshold=0.28)).decode(parse_words("hello world"))
     assert [s.mark for s in out] == ["none", "none"]
-    out = OfflineDecoder(scorer, pause_threshold=None).decode(words)  # --no-pauses
+    out = OfflineDecoder(scorer, DecoderSettings(pause_threshold=None)).decode(words)  # --no-pauses
     assert [s.mark for s in out] == ["none", "none"]
 
 
