@@ -35,7 +35,9 @@ MONITOR_DEVICE = Key("audio/monitor_device", "")  # PulseAudio monitor source na
 
 # Punctuation
 LATENCY = Key("punctuation/latency", 50)  # slider 0 (fastest) .. 100 (most accurate)
-PAUSE_THRESHOLD = Key("punctuation/pause_threshold", 0.28)  # seconds; 0 disables [PAUSE]
+# Seconds; 0 disables [PAUSE]. Until the user sets it, sessions use the model's own (its config.json):
+# the default here is only what the settings page shows then.
+PAUSE_THRESHOLD = Key("punctuation/pause_threshold", 0.28)
 CASING = Key("punctuation/casing", True)
 PROFANITY_MASK = Key("display/profanity_mask", False)
 
@@ -73,6 +75,10 @@ class AppSettings:
 
     def set(self, key: Key, value: Any) -> None:
         self.store.setValue(key.name, _coerce(value, key.default))
+
+    def is_set(self, key: Key) -> bool:
+        """Whether the user ever set ``key`` (else ``get`` gives its default)."""
+        return self.store.contains(key.name)
 
     def reset(self, key: Key) -> None:
         self.store.remove(key.name)

@@ -3,7 +3,7 @@
 ``punctuate``, ``transcribe`` and the app's play mode run as a user runs them, each with a fresh,
 empty ``HOME`` (no ``XDG_*`` variables, so every library picks its default folders inside it);
 afterwards every file in that ``HOME`` must lie in a folder ``engine/files/paths.py`` names.
-Before issue 16, ONNX Runtime left ``~/.cache/Microsoft/DeveloperTools/.onnxruntime/deviceid``
+ONNX Runtime used to leave ``~/.cache/Microsoft/DeveloperTools/.onnxruntime/deviceid``
 and a telemetry queue there on every run.
 """
 

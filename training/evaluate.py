@@ -127,6 +127,7 @@ def evaluate(
     cfg, dec = model.config, model.config.decoder
     casing = CaseRenderer(cfg.lexicon)
     live = replace(dec, silence_gap=None)  # the shipped live decoder; text ends, nothing waits
+    reported = {"l_min": live.l_min, "l_max": live.l_max, "threshold": live.threshold, "silence_gap": None}
     conditions = ["text"] + (["pauses"] if cfg.pause_threshold is not None else [])
     report: dict = {}
     for condition in conditions:
@@ -173,7 +174,7 @@ def evaluate(
             log(f"[{condition}] {file} done")
         out = {
             "fixed": {str(l): rows.punctuation(("fixed", l)) for l in FIXED_LOOKAHEADS},
-            "live_default": {**live, **rows.punctuation("live")},
+            "live_default": {**reported, **rows.punctuation("live")},
             "offline": {
                 "window": dec.offline_window,
                 "stride": dec.offline_stride,
@@ -203,7 +204,7 @@ def evaluate(
                     for h in thresholds
                 ],
             }
-            out["etd_l_min_0"] = {**live, "l_min": 0, **rows.punctuation("l_min_0")}
+            out["etd_l_min_0"] = {**reported, "l_min": 0, **rows.punctuation("l_min_0")}
         report[condition] = out
     report["targets"] = targets(report)
     return report

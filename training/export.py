@@ -65,8 +65,8 @@ def export_onnx(model: PunctuationTagger, path: Path) -> None:
 
 
 # Node names as torch.onnx.export writes them for training.model. Two small attention output
-# projections stay fp32: no single matrix carries the int8 error, and these keep the file under
-# 25,000,000 bytes (docs/QUALITY.md, "Export: which MatMuls stay fp32").
+# projections stay fp32: no single matrix carries the int8 error, and these keep the file within
+# the shipped model's size limit (docs/experiments/2026-11-26-export-fp32-matmuls.md).
 KEEP_FP32 = ("/layers.0/attn_out/MatMul", "/layers.1/attn_out/MatMul")
 
 

@@ -15,15 +15,13 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from engine.evaluation.synthetic_model import EncoderShape
+
 
 @dataclass
-class EncoderConfig:
-    vocab_size: int = 30522
-    hidden: int = 384
-    layers: int = 6
-    heads: int = 12
-    intermediate: int = 1536
-    max_positions: int = 512
+class EncoderConfig(EncoderShape):
+    """The encoder's shape, and what training adds to it."""
+
     dropout: float = 0.1
     punct_classes: int = 4
     case_classes: int = 3

@@ -39,8 +39,9 @@ from training.prepare import load_corpus, save_corpus, split_documents
 # Where windows end, by source file (globs on the file name; the first match wins, else 1):
 # conversation is the closest text to live speech, so it is drawn up; technical prose (command
 # lines, API references) is drawn down so that it stays under a quarter of the mix; scripture and
-# Shakespeare, the text furthest from speech, are drawn half as often (docs/QUALITY.md, "Windows
-# and mix: the full run"). The shares this gives are logged at the start of a run ("mix").
+# Shakespeare, the text furthest from speech, are drawn half as often
+# (docs/experiments/2026-11-26-windows-and-mix.md). The shares this gives are logged at the start
+# of a run ("mix").
 SOURCE_WEIGHTS = {
     "chitchat": 3.0,
     "web_bible": 0.5,
@@ -70,15 +71,15 @@ class Recipe:
     # those steps are cheaper. 64 keeps the offline decoder's windows (W 64) in training.
     windows: tuple[int, ...] = (32, 32, 32, 64)
     batch: int = 32
-    # Main phase, with class weights. Sized to the 2.5-hour allowance of a 2-core CPU with bf16
-    # (AVX512-BF16); the model still gains from every step (3,600 -> 6,400 -> 9,000 -> 15,000 each
-    # raised F1 at every live lookahead). A CPU without bf16 is stopped by time_budget_min at a
-    # checkpoint and resumes on the next run (times in models/punct/MODEL_CARD.md).
+    # Main phase, with class weights. Sized to the training allowance of a 2-core CPU with bf16
+    # (AVX512-BF16); the model still gained from every longer run, at every live lookahead
+    # (docs/experiments/2026-11-26-recipe-length-15000-steps.md). A CPU without bf16 is stopped
+    # by time_budget_min at a checkpoint and resumes on the next run (times in the model card).
     steps: int = 16000
     pause_phase: float = 0.3  # the main phase's last 30 % adds synthetic [PAUSE]; before it, text only
     prior_steps: int = 200  # then a short pass without class weights restores the priors
     # Peak of the one-cycle schedule. 2e-4 beat 1e-4 on two seeds in short runs and then in a
-    # full run (docs/QUALITY.md, "Learning rate").
+    # full run (docs/experiments/2026-11-26-learning-rate.md).
     lr: float = 2e-4
     prior_lr: float = 1e-5
     weight_decay: float = 0.01
@@ -86,10 +87,10 @@ class Recipe:
     # ~87 % of words with no mark without the sampling that a tagger cannot do per word.
     class_weight_power: float = 0.5
     # Loss weight of a word by its lookahead: 1 for l <= live_lookahead, far_weight beyond.
-    # 1.0 weighs every word alike. Issue 15 asked for the live lookaheads to weigh at least as
-    # much as all the words further left (0.15 did that, for the fourth release), but the far-left
-    # words are labelled examples a window gives for free: a sweep and a full run both found 1.0
-    # better at every lookahead (docs/QUALITY.md, "Lookahead loss weights").
+    # 1.0 weighs every word alike. Weighing the live lookaheads up (a far_weight below 1) looks
+    # right for a live decoder, but the far-left words are labelled examples a window gives for
+    # free: a sweep and a full run both found 1.0 better at every lookahead
+    # (docs/experiments/2026-11-25-lookahead-loss-weights.md).
     live_lookahead: int = 4
     far_weight: float = 1.0
     case_loss_weight: float = 0.5
@@ -99,7 +100,8 @@ class Recipe:
     init_from: str | None = None  # warm start: model weights from an earlier run's checkpoint
     # Keep only the encoder's first N layers (after init_from): once each word costs one window,
     # a cheaper window is what is left to cut the engine's CPU; half the layers lose more accuracy
-    # than the targets can spare (docs/QUALITY.md, "A smaller network"), so the default keeps all.
+    # than the targets can spare (docs/experiments/2026-11-27-smaller-network-three-layers.md), so
+    # the default keeps all.
     # Dropping the top layers loses least (Sajjad et al., "On the effect of dropping layers of
     # pre-trained transformer models"). None keeps all six.
     layers: int | None = None
@@ -304,7 +306,8 @@ def train(recipe: Recipe) -> Path:
         [{"params": decay, "weight_decay": recipe.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
         lr=recipe.lr,
         # The same update in one kernel: the default loops over the weight tensors one op at a
-        # time, a cost the CPU recipe pays every step (docs/QUALITY.md, "Recipe length").
+        # time, a cost the CPU recipe pays every step
+        # (docs/experiments/2026-11-26-recipe-length-15000-steps.md).
         fused=device.type in ("cpu", "cuda"),
     )
     schedule = torch.optim.lr_scheduler.OneCycleLR(

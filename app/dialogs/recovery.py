@@ -48,7 +48,7 @@ def unfinished_sessions(journal_dir: str | os.PathLike[str] | None = None) -> li
 
 def local_started(started: str | None) -> str:
     """A journal's start time (ISO 8601, UTC) as the user reads times: local, in their locale's
-    short format, with no raw "+00:00" offset (issue 16)."""
+    short format, with no raw "+00:00" offset."""
     from datetime import datetime
 
     from PySide6.QtCore import QDateTime, QLocale

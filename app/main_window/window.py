@@ -99,7 +99,7 @@ class CaptionWindow(QMainWindow):
         self.pause_button = ActionButton(a.pause)
         self.elapsed_label = ElapsedClock()
         self.meter = LevelMeter()
-        # A bare thin bar reads as an empty progress bar: name it where it stands (issue 16).
+        # A bare thin bar reads as an empty progress bar: name it where it stands.
         self.meter_label = QLabel("Input level:")  # plain text: an emoji is a box without an emoji font
         self.meter_label.setBuddy(self.meter)
         source_label = QLabel("S&ource:")
@@ -219,7 +219,7 @@ class CaptionWindow(QMainWindow):
             threshold=setting.threshold,
             l_max=setting.l_max,
             casing=s.get(keys.CASING),
-            pause_threshold=s.get(keys.PAUSE_THRESHOLD),
+            pause_threshold=s.get(keys.PAUSE_THRESHOLD) if s.is_set(keys.PAUSE_THRESHOLD) else None,
         )
 
     def journal_folder(self) -> Path | None:

@@ -3,7 +3,7 @@
 A synchronous core, fed the engine's events (``apply``) and, per batch, which window has the
 keyboard focus. It returns the keystrokes to send, in order; ``DictationSink`` sends them.
 
-The rules (issue 17):
+The rules:
 
 - a word is typed only when its text, mark and capital are final: it has ``Settled`` and it is
   behind the recognizer's retraction horizon (``Finalized``: the utterance ended, or the word

@@ -61,7 +61,7 @@ class XdotoolTypist(Typist):
     tool = "xdotool"
     knows_focus = True
     # xdotool maps a character with no key to a spare keycode for each press; below its own
-    # default of 12 ms, a run like "«Ω»" lost a character now and then (CI, 2026-11-26)
+    # default delay, a run like "«Ω»" lost a character now and then
     KEY_DELAY_MS = 12
 
     def commands_for(self, keystroke: Keystroke) -> list[list[str]]:

@@ -20,8 +20,11 @@ import numpy as np
 from engine.words import CASE_LABELS, PUNCT_LABELS
 
 
-@dataclass(frozen=True)
+@dataclass
 class EncoderShape:
+    """The shape of a BERT encoder: what the synthetic graph here and the trainable tagger
+    (``training.model.EncoderConfig``, which adds its training settings) are built to."""
+
     vocab_size: int = 30522
     hidden: int = 384
     layers: int = 6

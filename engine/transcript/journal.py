@@ -265,7 +265,7 @@ def read_journal(path: str | os.PathLike[str]) -> JournalContents:
                 record = json.loads(line)
                 kind = record["t"]
                 if kind == "word":
-                    words[int(record["position"])] = _transcript_word(record)
+                    words[int(record["position"])] = TranscriptWord.from_dict(record, text_key="text")
                 elif kind == "withdrawn":
                     words.pop(int(record["position"]), None)
                 elif kind == "retracted":
@@ -283,19 +283,6 @@ def read_journal(path: str | os.PathLike[str]) -> JournalContents:
                 contents.skipped_lines += 1
     contents.transcript = Transcript([words[p] for p in sorted(words)])
     return contents
-
-
-def _transcript_word(record: dict) -> TranscriptWord:
-    start, end, form = record.get("start"), record.get("end"), record.get("form")
-    return TranscriptWord(
-        text=str(record["text"]),
-        start=None if start is None else float(start),
-        end=None if end is None else float(end),
-        confidence=float(record.get("confidence", 1.0)),
-        mark=str(record.get("mark", "none")),
-        case=str(record.get("case", "lower")),
-        form=None if form is None else str(form),
-    )
 
 
 def remove_journal(path: str | os.PathLike[str]) -> None:

@@ -74,10 +74,11 @@ class TranscriptWord:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TranscriptWord:
+    def from_dict(cls, data: Mapping[str, Any], text_key: str = "word") -> TranscriptWord:
+        """A word from its JSON: a transcript's (the text under "word") or a journal's ("text")."""
         start, end, form = data.get("start"), data.get("end"), data.get("form")
         return cls(
-            text=str(data["word"]),
+            text=str(data[text_key]),
             start=None if start is None else float(start),
             end=None if end is None else float(end),
             confidence=float(data.get("confidence", 1.0)),

@@ -1,4 +1,4 @@
-"""The launcher's display check (issue 16, item 6): a stale DISPLAY gets one line and exit 1 before
+"""The launcher's display check: a stale DISPLAY gets one line and exit 1 before
 Qt starts, instead of Qt's abort (exit 134) with advice about libraries. Real sockets throughout: a
 real Xvfb, a real listening Unix socket for Wayland, a real TCP listener for a remote X display."""
 

@@ -1,6 +1,7 @@
 """training.evaluate end to end on a tiny random model, and the table against the real model."""
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -176,3 +177,34 @@ def test_a_skip_starts_each_file_at_a_sentence_after_the_words_it_skips(tiny_dev
         assert start - 40 < 25 and marks[start - 1] >= PUNCT_LABELS.index("period")
         assert 15 <= len(kept.words) <= 30  # cut at a sentence end in the second half of the 30
         assert kept.marks.tolist() == marks[start : start + len(kept.words)].tolist()
+
+
+def test_evaluate_decodes_with_the_models_own_settings(tiny_dev, tmp_path, monkeypatch):
+    """training.evaluate builds its decoders from the model's config.json: the live row on the
+    text as it is (no timings, no silence to wait for), the offline decoder as exports run it."""
+    from dataclasses import replace as changed
+
+    from engine.punctuation.model import ModelConfig, PunctuationModel
+    from engine.punctuation.offline import OfflineDecoder
+    from engine.punctuation.settings import DecoderSettings
+    from tests.test_decoder_settings_everywhere import UNUSUAL
+
+    _, model_dir, dev = tiny_dev
+    folder = tmp_path / "model"
+    shutil.copytree(model_dir, folder)
+    config = ModelConfig.load(folder)
+    changed(config, decoder=DecoderSettings.from_config(UNUSUAL, pause_threshold=0.4)).save(folder)
+    configured = ModelConfig.load(folder).decoder
+    seen = []
+    for kind, cls in (("stream", StreamingDecoder), ("offline", OfflineDecoder)):
+        original = cls.__init__
+
+        def record(self, scorer, settings, *args, _original=original, _kind=kind, **kwargs):
+            seen.append((_kind, settings))
+            _original(self, scorer, settings, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "__init__", record)
+    ev.evaluate(PunctuationModel(folder), ev.load_dev(dev, 60), thresholds=(configured.threshold,))
+    live_text = changed(configured, silence_gap=None, pause_threshold=None)
+    assert ("stream", live_text) in seen and ("stream", changed(live_text, pause_threshold=0.4)) in seen
+    assert {s for k, s in seen if k == "offline"} == {configured, changed(configured, pause_threshold=None)}

@@ -173,6 +173,12 @@ def test_tiny_recipe_end_to_end(tmp_path):
     # and the others int8
     assert all(ops.get(f"/layers.{k}/ff_out/MatMul_quant") == "MatMulInteger" for k in range(6))
     model = PunctuationModel(shipped)  # the engine loads what export wrote
+    # No decoder flag given: the export keeps the shipped model's settings (its config.json is the
+    # one place they live), window included.
+    from engine.punctuation.model import ModelConfig, shipped_model_dir
+
+    ours = ModelConfig.load(shipped_model_dir())
+    assert model.config.decoder == ours.decoder and model.config.window == ours.window
     assert model.config.punct_bias == (-0.5, 0.0, 0.0, 0.0)  # the calibration, written after parity
     assert model.config.case_bias == (-1.0, 0.0, 0.0)
     ids = model.tokenizer.encode_words("it is a truth universally acknowledged".split())
@@ -280,7 +286,8 @@ def command_line(monkeypatch, tmp_path):
 
 
 def test_the_command_line_sets_the_recipes_lookahead_weight(command_line):
-    # the lookahead-weight sweep (docs/QUALITY.md) runs the recipe with --far-weight
+    # the lookahead-weight sweep (docs/experiments/2026-11-25-lookahead-loss-weights.md) runs the
+    # recipe with --far-weight
     from training.train import Recipe
 
     run, ran = command_line
@@ -291,7 +298,7 @@ def test_the_command_line_sets_the_recipes_lookahead_weight(command_line):
 
 
 def test_the_command_line_sets_the_dropout_and_refuses_impossible_ones(command_line, capsys):
-    # the dropout short runs (docs/QUALITY.md) run the recipe with --dropout
+    # the dropout short runs (docs/experiments/2026-11-26-dropout.md) run the recipe with --dropout
     from training.train import Recipe
 
     run, ran = command_line
@@ -304,7 +311,8 @@ def test_the_command_line_sets_the_dropout_and_refuses_impossible_ones(command_l
 
 
 def test_the_command_line_sets_the_layers_kept_and_refuses_impossible_ones(command_line, capsys):
-    # the smaller-network probe (docs/PERFORMANCE.md) runs the recipe with --layers
+    # the smaller-network probe (docs/experiments/2026-11-27-smaller-network-three-layers.md) runs
+    # the recipe with --layers
     run, ran = command_line
     assert run("--layers", "3") == 0
     assert ran[0].layers == 3
@@ -318,7 +326,7 @@ def test_the_command_line_sets_the_layers_kept_and_refuses_impossible_ones(comma
 
 
 def test_the_command_line_sets_the_window_lengths_and_refuses_impossible_ones(command_line, capsys):
-    # the window-length sweep (docs/QUALITY.md) runs the recipe with --windows
+    # the window-length sweep (docs/experiments/2026-11-26-windows-and-mix.md) runs the recipe with --windows
     from training.train import Recipe
 
     run, ran = command_line

@@ -1,4 +1,4 @@
-"""The recovery dialog's times: local, in the user's locale, never a raw UTC offset (issue 16)."""
+"""The recovery dialog's times: local, in the user's locale, never a raw UTC offset."""
 
 from datetime import UTC, datetime
 from pathlib import Path

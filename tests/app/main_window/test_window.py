@@ -547,7 +547,7 @@ def test_closing_while_a_session_starts_stops_it_cleanly_first(make_window, qtbo
     assert window.isVisible()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=30000)
     assert window.bridge.state == IDLE
-    # Closed cleanly: nothing to recover (a session closed before any word is not kept, issue 16).
+    # Closed cleanly: nothing to recover (a session closed before any word is not kept).
     journals = list((tmp_path / "journal").glob("session-*.jsonl"))
     assert recover(tmp_path / "journal") == [] and all('"t": "closed"' in j.read_text() for j in journals)
 

@@ -1,4 +1,4 @@
-"""The window's "Type into other apps" (issue 17): a real session typed by xdotool into a real X11
+"""The window's "Type into other apps": a real session typed by xdotool into a real X11
 text field in its own process (the window itself is offscreen), its indicator, the spoken-command
 settings, and ``livecap dictate --toggle`` reaching the window through the control socket."""
 

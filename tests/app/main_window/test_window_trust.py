@@ -1,4 +1,4 @@
-"""The window's way out of each failure (issue 16): a corrupt punctuation model falls back to the
+"""The window's way out of each failure: a corrupt punctuation model falls back to the
 shipped one with a banner naming the bad file, an unwritable data folder still captions and says
 where the journal went; and the small things a new user notices (the level meter's label, the
 placeholder's text, the recovery dialog's local time). Real Qt widgets offscreen, the real

@@ -1,4 +1,4 @@
-"""Broken and incomplete Vosk models, as the CLI user meets them (issue 16, items 5b and 5c): a real
+"""Broken and incomplete Vosk models, as the CLI user meets them: a real
 ``python -m engine.cli`` on a real tiny Vosk model that libvosk loads, then damaged."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Journals from the command line: ``recover`` for any kept session, retention, and ``listen`` when
-the data folder cannot be written (issue 16)."""
+the data folder cannot be written."""
 
 import json
 import os

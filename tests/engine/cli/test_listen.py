@@ -210,7 +210,7 @@ def test_models_list_and_path(env):
     assert r.returncode == 0 and "vosk-model-small-en-us" not in r.stdout and "-de-" in r.stdout
     r = livecap(env, "models", "path", timeout=60)
     assert r.returncode == 0 and r.stdout.strip() == str(Path(env["LIVECAP_DATA_DIR"]) / "vosk-models")
-    assert Path(r.stdout.strip()).is_dir()  # the folder printed is there to open (issue 16)
+    assert Path(r.stdout.strip()).is_dir()  # the folder printed is there to open
 
 
 # ---- recover ----------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""``livecap punctuate`` on a long text (issue 16, item 8): sentences are written as they settle,
+"""``livecap punctuate`` on a long text: sentences are written as they settle,
 a progress bar runs on stderr only when it is a terminal, and Ctrl-C keeps what is done."""
 
 import os

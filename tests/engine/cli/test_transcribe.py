@@ -1,5 +1,5 @@
 """``livecap transcribe`` never destroys a file: existing outputs, same-stem inputs, silent audio
-(issue 16, item 1). Real subprocesses, real PocketSphinx on espeak-ng speech."""
+Real subprocesses, real PocketSphinx on espeak-ng speech."""
 
 import os
 import subprocess

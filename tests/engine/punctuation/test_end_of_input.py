@@ -1,4 +1,4 @@
-"""The end of input is the end of a sentence (issue 16, item 9): the last word gets a period or a
+"""The end of input is the end of a sentence: the last word gets a period or a
 question mark, by the model's choice between them, in the streaming and offline decoders, in
 ``repunctuate`` and in every export; nothing changes before the end."""
 

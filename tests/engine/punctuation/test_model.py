@@ -108,7 +108,7 @@ def test_missing_and_broken_model_files_give_clear_errors(tiny_model_dir, tmp_pa
         PunctuationModel(broken)
 
 
-# -- a damaged model falls back to the shipped one (issue 16, item 5a) ------------------------------
+# -- a damaged model falls back to the shipped one ------------------------------
 def _corrupt_copy(source, folder, how="truncate"):
     shutil.copytree(source, folder)
     onnx = folder / "model.onnx"

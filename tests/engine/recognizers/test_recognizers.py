@@ -504,7 +504,7 @@ def test_asking_for_vosk_without_a_model_fails_clearly(tmp_path):
 
 
 def test_a_broken_vosk_model_offers_its_ways_out(tmp_path, monkeypatch):
-    # Issue 16, item 5b: the GUI turns these into buttons; the CLI prints their commands.
+    # The GUI turns these into buttons; the CLI prints their commands.
     monkeypatch.setenv("LIVECAP_DATA_DIR", str(tmp_path / "data"))
     name = "vosk-model-small-en-us-0.15"
     model = write_tiny_vosk_model(tmp_path / "data" / "vosk-models" / name)

@@ -106,7 +106,7 @@ def test_a_removal_in_progress_is_skipped_beside_a_real_model(tmp_path):
         create_recognizer("vosk", "missing", models)
 
 
-# -- incomplete folders are listed, never picked (issue 16, item 5c) --------------------------------
+# -- incomplete folders are listed, never picked --------------------------------
 def test_an_incomplete_hand_unpacked_folder_is_listed_with_what_it_lacks(tmp_path):
     models = tmp_path / "models"
     no_graph = write(models / "vosk-model-small-en-us-0.15", V2 + ["conf/mfcc.conf"])
