@@ -1,4 +1,4 @@
-"""``livecap transcribe`` never destroys a file: existing outputs, same-stem inputs, silent audio
+"""``livecap transcribe`` never destroys a file: existing outputs, same-stem inputs, silent audio.
 Real subprocesses, real PocketSphinx on espeak-ng speech."""
 
 import os
