@@ -608,3 +608,16 @@ def test_every_label_and_button_draws_with_the_font_it_has(window):
             (widget.text(), c) for c in widget.text() if not c.isspace() and not metrics.inFontUcs4(ord(c))
         ]
     assert missing == []
+
+
+@pytest.mark.parametrize("setting, kept", [(0, None), (30, 30.0), (1, 1.0)])
+def test_keep_sessions_means_the_same_in_the_window_and_on_the_command_line(window, setting, kept):
+    """One setting, one meaning: 0 keeps closed sessions forever in Settings and in --keep-days."""
+    from engine.cli.listen import session_spec
+    from engine.cli.main import build_parser
+
+    window.settings.set(keys.JOURNAL_KEEP_DAYS, setting)
+    args = build_parser().parse_args(["listen", "--keep-days", str(setting)])
+    assert window.spec().journal_keep_days == args.keep_days == session_spec(args).journal_keep_days == kept
+    forever = build_parser().parse_args(["recover", "--keep-days", "forever"])
+    assert forever.keep_days is None
