@@ -60,9 +60,13 @@ class XdotoolTypist(Typist):
     name = "X11 (xdotool)"
     tool = "xdotool"
     knows_focus = True
-    # xdotool maps a character with no key to a spare keycode for each press; below its own
-    # default delay, a run like "«Ω»" lost a character now and then
+    # xdotool maps a character with no key to a spare keycode for each press, and the window
+    # typed into reads that mapping only when it handles the press: if it handles it after the
+    # next character's remapping (a busy machine), it reads the wrong character, or none. Keys
+    # on the keyboard (ASCII) need no remapping and go at xdotool's own default pace; the others
+    # get more time each.
     KEY_DELAY_MS = 12
+    REMAPPED_KEY_DELAY_MS = 40
 
     def commands_for(self, keystroke: Keystroke) -> list[list[str]]:
         if isinstance(keystroke, PressKey):
@@ -74,17 +78,30 @@ class XdotoolTypist(Typist):
             # are pressed with Shift, on their own.
             if char.isupper() and not char.isascii() and char.lower() != char:
                 if run:
-                    commands.append(self._type(run))
+                    commands += self._type(run)
                     run = ""
                 commands.append(["xdotool", "key", "--clearmodifiers", f"shift+U{ord(char):04X}"])
             else:
                 run += char
         if run:
-            commands.append(self._type(run))
+            commands += self._type(run)
         return commands
 
-    def _type(self, text: str) -> list[str]:
-        return ["xdotool", "type", "--clearmodifiers", "--delay", str(self.KEY_DELAY_MS), "--", text]
+    def _type(self, text: str) -> list[list[str]]:
+        """Runs of ASCII and of other characters, each at its own pace."""
+        runs = []
+        for char in text:
+            if runs and runs[-1][-1].isascii() == char.isascii():
+                runs[-1] += char
+            else:
+                runs.append(char)
+        return [
+            ["xdotool", "type", "--clearmodifiers", "--delay", str(self._delay(run)), "--", run]
+            for run in runs
+        ]
+
+    def _delay(self, run: str) -> int:
+        return self.KEY_DELAY_MS if run.isascii() else self.REMAPPED_KEY_DELAY_MS
 
     def focused_window(self) -> str | None:
         result = self.runner(["xdotool", "getwindowfocus"])

@@ -54,6 +54,13 @@ def test_xdotool_presses_capital_accented_letters_with_shift():
     assert commands[0][-1] == "shift+U00DC" and commands[1][-1] == "nal and " and commands[3][-1] == "mile"
 
 
+def test_xdotool_gives_characters_it_must_remap_more_time_than_keys_on_the_keyboard():
+    """A busy target window read a remapped character late, as the next one: "naïve" lost its "ï"."""
+    commands = XdotoolTypist().commands_for(TypeText("naïve «ω» ok"))
+    runs = [(c[-1], int(c[c.index("--delay") + 1])) for c in commands]
+    assert runs == [("na", 12), ("ï", 40), ("ve ", 12), ("«ω»", 40), (" ok", 12)]
+
+
 def test_wayland_prefers_wtype_and_falls_back_to_ydotool_when_the_compositor_refuses():
     env = {"WAYLAND_DISPLAY": "wayland-0"}
     runner = FakeRunner()
