@@ -28,13 +28,13 @@ import argparse
 import importlib
 import os
 import re
+import runpy
 import shutil
 import struct
 import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 import wave
 import zlib
 from pathlib import Path
@@ -195,7 +195,9 @@ def png_pixels(path: Path) -> tuple[int, int, list[bytes]]:
 
 # -- the checks -----------------------------------------------------------------------------------
 def check_version(r: Runner) -> str:
-    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    version = runpy.run_path(str(ROOT / "engine" / "version.py"))[
+        "__version__"
+    ]  # the one place it is written
     out, _, s, rss = r.run("version", ["--version"])
     if out.strip() != f"livecap {version}":
         raise SmokeFailure(f"version: expected 'livecap {version}', got {out.strip()!r}")
