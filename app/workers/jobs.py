@@ -107,12 +107,6 @@ def _alive(job_ref: weakref.ref) -> Job | None:
     return job if job is not None and shiboken6.isValid(job) else None
 
 
-def _emit_on_job(job_ref: weakref.ref, name: str, *args) -> None:  # on the UI thread
-    job = _alive(job_ref)
-    if job is not None:
-        getattr(job, name).emit(*args)
-
-
 def call_on_ui_thread(target: QObject, method: str, *args) -> None:
     """Call ``target.method(*args)`` on the UI thread, from any thread, after everything posted
     before it; dropped if ``target`` was deleted first. The calling thread never emits on
@@ -153,7 +147,7 @@ class _PoolWork:
 
 
 def _post_signal(job_ref: weakref.ref, name: str, *args) -> None:
-    _post(partial(_emit_on_job, job_ref, name, *args))
+    _post(partial(_call_if_alive, job_ref, "_emit", (name, *args)))
 
 
 def _deliver_outcome(job_ref: weakref.ref, kind: str, value) -> None:  # on the UI thread
@@ -209,6 +203,9 @@ class Job(QObject):
         """A callable that emits this Job's signal ``signal_name`` on the UI thread, safe to call
         from the pool thread (as ``report`` is): for signals of a subclass's own."""
         return partial(_post_signal, weakref.ref(self), signal_name)
+
+    def _emit(self, signal_name: str, *args) -> None:  # on the UI thread
+        getattr(self, signal_name).emit(*args)
 
     def _end(self, kind: str, value) -> None:  # on the UI thread
         # The outcome is stored, and ``running`` cleared, before its signal is sent: its slots

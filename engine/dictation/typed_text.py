@@ -110,7 +110,7 @@ class DictationText:
     @property
     def tail(self) -> TypedTail:
         """The end of what was typed, and where: for the dictation that resumes this one."""
-        if self._typed.window is None and not self._typed.tail and self._resume is not None:
+        if self._resume is not None:
             return self._resume  # nothing typed since the pause: the earlier tail still holds
         return TypedTail(self._typed.window, self._typed.tail)
 
@@ -183,7 +183,9 @@ class DictationText:
         if focus is not None and focus in self.own_windows:
             self._skipping = self._skipping or not starts
             return False
-        if focus != self._typed.window:
+        # A pending resume takes its window on the first word, even when the focus is unknown
+        # (None) and so looks unchanged.
+        if focus != self._typed.window or self._resume is not None:
             if not starts:
                 self._skipping = True  # the focus moved mid-sentence: drop the rest of it
                 return False

@@ -180,3 +180,13 @@ def test_resuming_in_another_window_or_after_a_new_line_starts_afresh():
     after = DictationText(resume=before.tail)
     keys = after.apply(s.words("four.") + s.settle(4, 4) + [Finalized(5)], "editor")
     assert typed(keys) == "four."  # after the line break: no space; mid-sentence: no capital
+
+
+def test_resuming_where_the_desktop_cannot_name_the_window_still_continues_the_sentence():
+    """Wayland: the focus is unknown (None) before and after the pause; it is the same field."""
+    s, before = Stream(), DictationText()
+    keys = before.apply(s.words("look for it") + s.settle(0, 2) + [Finalized(3)], None)
+    assert typed(keys) == "Look for it"
+    after = DictationText(resume=before.tail)
+    keys = after.apply(s.words("now.") + s.settle(3, 3) + [Finalized(4)], None)
+    assert typed(keys) == " now."
