@@ -42,6 +42,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_model_options(p, threads=False)  # the window's sessions pick their own threads
     p.add_argument(
+        "--recognizer",
+        choices=["auto", "vosk", "whisper", "pocketsphinx"],
+        default=None,
+        help="speech recognizer, kept as the setting (Settings → Recognition shows it)",
+    )
+    p.add_argument(
+        "--marks",
+        choices=["auto", "engine", "recognizer"],
+        default=None,
+        help="whose punctuation: livecap's model (engine) or Whisper's own (recognizer); kept as the setting",
+    )
+    p.add_argument(
         "--settings",
         type=Path,
         default=None,

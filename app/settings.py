@@ -27,7 +27,9 @@ class Key:
 
 
 # Recognition
-RECOGNIZER = Key("recognition/recognizer", "auto")  # "auto" | "vosk" | "pocketsphinx"
+RECOGNIZER = Key("recognition/recognizer", "auto")  # "auto" | "vosk" | "whisper" | "pocketsphinx"
+# Whose marks and capitals: "auto" (the better for the recognizer), "engine", "recognizer" (Whisper's)
+MARKS = Key("recognition/marks", "auto")
 VOSK_MODEL = Key("recognition/vosk_model", "")  # catalogue name or folder path; "" = first installed
 SOURCE_KIND = Key("audio/source_kind", "mic")  # "mic" | "system" | "file"
 INPUT_DEVICE = Key("audio/input_device", "")  # device name; "" = the system default

@@ -19,6 +19,9 @@ class Word:
     start: float | None = None
     end: float | None = None
     confidence: float = 1.0
+    # The recognizer's own writing of the word, with its marks and capitals ("Budget,"), where it
+    # writes one (Whisper); "" for recognizers that give bare lower-case words (Vosk, PocketSphinx).
+    written: str = ""
 
     @property
     def has_times(self) -> bool:

@@ -86,6 +86,20 @@ def test_transcribe_writes_nothing_outside_livecaps_folders(tmp_path):
     env = fresh_home_env(tmp_path)
     run(env, "-m", "engine.cli", "transcribe", wav, "-o", tmp_path / "talk-out.txt")
     assert (tmp_path / "talk-out.txt").read_text().strip()
+    assert not (Path(env["HOME"]) / ".cache" / "huggingface").exists()
+    assert strays(env) == []
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
+def test_a_whisper_session_writes_nothing_outside_livecaps_folders(tmp_path):
+    """Whisper loads by path: no hub look-up, nothing under ~/.cache/huggingface."""
+    wav = write_speech_wav(tmp_path / "talk.wav", repeats=1)
+    env = fresh_home_env(tmp_path)
+    r = run(env, "-m", "engine.cli", "listen", "--source", wav, "--recognizer", "whisper")
+    assert "weather" in r.stdout.lower()
+    assert any(Path(env["HOME"]).rglob("session-*.jsonl"))  # it did write: its journal
+    assert not (Path(env["HOME"]) / ".cache" / "huggingface").exists()
     assert strays(env) == []
 
 

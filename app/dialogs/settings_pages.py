@@ -127,9 +127,18 @@ class RecognitionPage(SettingsPage):
         self.recognizer = _combo(
             "Speech recognizer",
             [
-                ("Automatic: Vosk if a model is installed, else PocketSphinx", "auto"),
-                ("Vosk (accurate; needs a downloaded model)", "vosk"),
-                ("PocketSphinx (built in, English only, less accurate)", "pocketsphinx"),
+                ("Automatic: Vosk if a model is installed, else Whisper", "auto"),
+                ("Vosk (accurate, light; needs a downloaded model)", "vosk"),
+                ("Whisper tiny.en (built in, English, uses about half a core)", "whisper"),
+                ("PocketSphinx (built in, English only, many mistakes)", "pocketsphinx"),
+            ],
+        )
+        self.marks = _combo(
+            "Punctuation and capitals",
+            [
+                ("Automatic: the better one for the recognizer", "auto"),
+                ("livecap's punctuation model", "engine"),
+                ("The recognizer's own (Whisper writes them)", "recognizer"),
             ],
         )
         self.model_choice = _combo("Vosk model to use")
@@ -137,6 +146,7 @@ class RecognitionPage(SettingsPage):
         form = QFormLayout()
         form.addRow("Recogni&zer:", self.recognizer)
         form.addRow("Model &to use:", self.model_choice)
+        form.addRow("&Punctuation:", self.marks)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(QLabel("Vosk speech models (downloads and removals take effect at once):"))
@@ -146,6 +156,7 @@ class RecognitionPage(SettingsPage):
     def controls(self) -> Controls:
         return {
             keys.RECOGNIZER: (self.recognizer.currentData, lambda v: _select(self.recognizer, v)),
+            keys.MARKS: (self.marks.currentData, lambda v: _select(self.marks, v)),
             keys.VOSK_MODEL: (
                 self.model_choice.currentData,
                 lambda v: _select(self.model_choice, v, f"{v} (not installed)"),
@@ -154,7 +165,7 @@ class RecognitionPage(SettingsPage):
 
     def validate(self) -> Problem | None:
         model, installed = self.model_choice.currentData(), self.models.installed_names()
-        if self.recognizer.currentData() != "pocketsphinx":
+        if self.recognizer.currentData() in ("auto", "vosk"):
             if model and model not in installed and not Path(model).expanduser().is_dir():
                 return self.model_choice, (
                     f"The Vosk model {model} is not installed. Download it on the "

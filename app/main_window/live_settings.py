@@ -7,7 +7,7 @@ from app import settings as keys
 from app.workers.session_bridge import IDLE
 
 SOURCE = (keys.SOURCE_KIND, keys.INPUT_DEVICE, keys.MONITOR_DEVICE)
-RECOGNITION = (keys.RECOGNIZER, keys.VOSK_MODEL)
+RECOGNITION = (keys.RECOGNIZER, keys.VOSK_MODEL, keys.MARKS)
 # What a running session cannot take up: it applies from the next Start.
 NEXT_SESSION = (
     (keys.CASING, keys.PAUSE_THRESHOLD, keys.JOURNAL_DIR, keys.JOURNAL_KEEP_DAYS) + RECOGNITION + SOURCE

@@ -39,7 +39,7 @@ def catalogue_entry(name: str):
 class ModelOffer(QObject):
     installed = Signal(str)  # the new model's folder: the next session should use it
     removed = Signal(str)  # a model's name: the next session must not look for it
-    use_builtin = Signal()  # the user chose PocketSphinx over a Vosk model that will not load
+    use_builtin = Signal()  # the user chose the embedded Whisper over a Vosk model that will not load
     status = Signal(str, int)  # a message for the status bar, and for how many ms
 
     def __init__(self, banners: BannerArea, jobs: JobRunner, window: QWidget):

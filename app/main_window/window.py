@@ -213,6 +213,7 @@ class CaptionWindow(QMainWindow):
             realtime=self.realtime,
             recognizer=s.get(keys.RECOGNIZER),
             vosk_model=s.get(keys.VOSK_MODEL),
+            marks=s.get(keys.MARKS),
             model_dir=self.model_dir,
             journal_dir=self.journal_folder(),
             journal_keep_days=keep_days(s.get(keys.JOURNAL_KEEP_DAYS)),
@@ -357,9 +358,9 @@ class CaptionWindow(QMainWindow):
         self.models_ready.emit()  # loaded either way (play mode starts before the preload reports)
 
     def _use_builtin_recognizer(self) -> None:
-        """The user's answer to a Vosk model that will not load: PocketSphinx from now on (Settings
-        → Recognition changes it back)."""
-        self.settings.set(keys.RECOGNIZER, "pocketsphinx")
+        """The user's answer to a Vosk model that will not load: the embedded Whisper from now on
+        (Settings → Recognition changes it back)."""
+        self.settings.set(keys.RECOGNIZER, "whisper")
         self.statusBar().showMessage(
             "Using the built-in recognizer (Settings → Recognition to change).", 8000
         )

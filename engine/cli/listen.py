@@ -33,6 +33,7 @@ def session_spec(args) -> SessionSpec:
         realtime=args.realtime,
         recognizer=args.recognizer or "auto",
         vosk_model=args.model or "",
+        marks=getattr(args, "marks", "auto"),
         model_dir=args.model_dir,
     )
 
@@ -62,6 +63,8 @@ def build_session(args):
             where = f" in {Path(exc.filename).parent}" if exc.filename else ""
             raise CliError(f"cannot create the session journal{where}: {exc.strerror or exc}") from None
         raise CliError(f"audio capture is unavailable: {exc}") from None  # sounddevice without PortAudio
+    if info.punctuation_notice:  # another language than the model's, or the shipped model instead
+        warn(info.punctuation_notice)
     if info.journal_notice:  # the journal went to a fallback folder, or crash recovery is off
         warn(info.journal_notice)
     return session

@@ -85,12 +85,23 @@ def add_model_options(p: argparse.ArgumentParser, threads: bool = True) -> None:
 def _add_recognizer_options(p) -> None:
     p.add_argument(
         "--recognizer",
-        choices=["vosk", "pocketsphinx"],
+        choices=["vosk", "whisper", "pocketsphinx"],
         default=None,
-        help="speech recognizer (default: Vosk if a model is installed, else the built-in PocketSphinx)",
+        help="speech recognizer (default: Vosk if a model is installed, else the embedded Whisper "
+        "tiny.en, else the built-in PocketSphinx where Whisper cannot keep up)",
     )
     p.add_argument(
-        "--model", default=None, metavar="NAME|PATH", help="Vosk model: an installed name or a folder"
+        "--model",
+        default=None,
+        metavar="NAME|PATH",
+        help="Vosk or Whisper (faster-whisper) model: an installed name or a folder",
+    )
+    p.add_argument(
+        "--marks",
+        choices=["auto", "engine", "recognizer"],
+        default="auto",
+        help="whose punctuation and capitals: livecap's punctuation model (engine), the ones "
+        "Whisper writes (recognizer), or the better for the recognizer (auto, the default)",
     )
     add_model_options(p)
     p.add_argument(

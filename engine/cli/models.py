@@ -89,6 +89,12 @@ def _list(lang: str | None) -> int:
     for m in installed:
         if m.entry is None:
             print(f"* {m.name:{width}}  (added by hand: {m.path})")
+    from engine.files import paths
+    from engine.recognizers.whisper_model import SHIPPED_NAME, installed_whisper_folders
+
+    for folder in installed_whisper_folders(paths.vosk_models_dir()):
+        print(f"* {folder.name:{width}}  (Whisper, added by hand: {folder})")
+    print(f"  {SHIPPED_NAME:{width}}  {'English':18} {'76M':>8}  Whisper, built in")
     for m in incomplete:
         # A folder that is not loadable is skipped by every recognizer choice; say why, and how to
         # repair it, rather than leave the user wondering where their model went.

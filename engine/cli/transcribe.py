@@ -93,6 +93,9 @@ def cmd_transcribe(args) -> int:
         args.recognizer, args.model, live=False, verbose=getattr(args, "verbose", False)
     )
     model = load_model(args.model_dir, args.threads)
+    from engine.session.build import keeps_written_marks
+
+    written = keeps_written_marks(recognizer, getattr(args, "marks", "auto"))
     for path, target, seconds in zip(files, targets, durations):
         bar = ProgressBar(path.name)
 
@@ -101,7 +104,7 @@ def cmd_transcribe(args) -> int:
 
         interrupted = None
         try:
-            transcript = transcribe_file(path, recognizer, model, progress)
+            transcript = transcribe_file(path, recognizer, model, progress, written_marks=written)
         except Interrupted as stop:  # Ctrl-C: write what was heard, then stop
             interrupted, transcript = stop, stop.transcript
         except (AudioError, RecognizerError) as exc:

@@ -61,6 +61,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--display", default=None, help="an X display to use (default: start an Xvfb)")
     parser.add_argument("--model-dir", type=Path, default=None, help="punctuation model (default: shipped)")
+    parser.add_argument(
+        "--recognizer", choices=("pocketsphinx", "whisper"), default="pocketsphinx", help="speech recognizer"
+    )
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = parser.parse_args(argv)
     log = lambda msg: print(f"dictation_latency: {msg}", file=sys.stderr, flush=True)  # noqa: E731
@@ -99,7 +102,13 @@ def main(argv=None) -> int:
         model = PunctuationModel(args.model_dir, threads=1)
         # The session users run (build_live_session): a file played in real time, no journal.
         spec = SessionSpec(journal=False)
-        loaded = SessionResources(lambda kind, name: (PocketSphinxRecognizer(), ""), lambda folder: model)
+        if args.recognizer == "whisper":
+            from engine.recognizers.whisper_rec import WhisperRecognizer
+
+            recognizer = WhisperRecognizer(live=True)
+        else:
+            recognizer = PocketSphinxRecognizer()
+        loaded = SessionResources(lambda kind, name: (recognizer, ""), lambda folder: model)
         session, _ = build_live_session(spec, loaded, source=FileSource(wav, realtime=True))
         sink = DictationSink(typist)
         session.subscribe(sink)
@@ -139,6 +148,7 @@ def main(argv=None) -> int:
         "date": time.strftime("%Y-%m-%d"),
         **cpu_description(),
         "typist": typist.name,
+        "recognizer": recognizer.name,
         "audio_seconds": round(len(speech.audio) / 16000, 1),
         "words_settled": len(words),
         "words_typed": sink.words_typed,

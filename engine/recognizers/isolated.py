@@ -63,6 +63,7 @@ class IsolatedRecognizer:
 
     def __init__(self, factory, name: str, **settings):
         self.name = name
+        self.language = settings.pop("language", None)  # the wrapped recognizer's, as it declares it
         self.final_pass = bool(settings.get("final_pass", False))
         # spawn, not fork: a fork of a process with Qt and ONNX Runtime threads may deadlock.
         context = multiprocessing.get_context("spawn")

@@ -98,6 +98,7 @@ class PocketSphinxRecognizer:
     name = "pocketsphinx"
     sample_rate = SAMPLE_RATE
     final_pass = False
+    language = "en-us"  # its built-in model
 
     def __init__(
         self,

@@ -61,14 +61,21 @@ def _divergence(a: list[Word], b: list[Word]) -> int:
 
 class WordStabiliser:
     def __init__(
-        self, agreement: int = 2, max_age: float = 1.0, rewrite_agreement: int = 4, freeze_after: int = 5
+        self,
+        agreement: int = 2,
+        max_age: float = 1.0,
+        rewrite_agreement: int = 4,
+        freeze_after: int = 5,
+        commit_partials: bool = True,
     ):
         """``agreement``, ``max_age``: see the module notes. ``rewrite_agreement``: partials a rewrite
         of a committed word must stand for (or ``max_age`` seconds) before the committed words from
         there on are withdrawn (at least ``agreement``); meanwhile nothing new is committed. A
         recognizer that flips a word back and forth then costs no retraction: with PocketSphinx, 4
         rather than 2 took retractions down at the same settled-mark latency (``python -m
-        engine.evaluation.e2e --fast [--rewrite-agreement 2]``; figures in docs/QUALITY.md)."""
+        engine.evaluation.e2e --fast [--rewrite-agreement 2]``; figures in docs/QUALITY.md).
+        ``commit_partials=False``: for a recognizer that commits its own words (Whisper's local
+        agreement, see ``for_recognizer``): only its finals are committed, its partials are shown."""
         if agreement < 1:
             raise ValueError(f"agreement must be at least 1, got {agreement}")
         if max_age <= 0:
@@ -80,9 +87,17 @@ class WordStabiliser:
         self.agreement = agreement
         self.max_age = max_age
         self.rewrite_agreement = max(agreement, rewrite_agreement)
+        self.commit_partials = commit_partials
         self.committed = 0  # words ever committed (replacements included)
         self.retracted = 0  # words ever retracted
         self._reset_utterance()
+
+    @classmethod
+    def for_recognizer(cls, recognizer, **settings) -> WordStabiliser:
+        """The stabiliser ``recognizer`` needs: one whose finals are its own commitments
+        (``commits_words``) gets none of its partial words committed a second way."""
+        settings.setdefault("commit_partials", not getattr(recognizer, "commits_words", False))
+        return cls(**settings)
 
     @property
     def retraction_rate(self) -> float:
@@ -96,6 +111,10 @@ class WordStabiliser:
             self._reconcile(update.final, out)
             out.endpoint = True
         self._observe(update.partial, now)
+        if not self.commit_partials:
+            out.unstable = list(update.partial)
+            out.horizon = self.horizon
+            return out
         stable = self._stable_prefix(update.partial, now)
         d = _divergence(stable, self._utterance)
         if d < len(stable) and (d == len(self._utterance) or self._rewrite_confirmed(d, now)):
@@ -113,7 +132,7 @@ class WordStabiliser:
         """End of stream with no final to come: commit the whole current hypothesis as it is."""
         out = StabiliserOutput(endpoint=True)
         d = _divergence(self._partial, self._utterance)
-        if d < len(self._partial):
+        if d < len(self._partial) and self.commit_partials:
             self._replace_from(d, self._partial[d:], out)
         self._end_utterance()
         out.horizon = self.horizon

@@ -108,7 +108,7 @@ def vosk_ways_out(folder: Path) -> tuple[WayOut, ...]:
     from engine.vosk_models.catalogue import DEFAULT_ENGLISH, CatalogueError, load_catalogue
 
     name = folder.name
-    ways = [WayOut("use_builtin", "Use the built-in recognizer", "--recognizer pocketsphinx")]
+    ways = [WayOut("use_builtin", "Use the built-in recognizer", "--recognizer whisper")]
     try:
         catalogued = name in {entry.name for entry in load_catalogue()}
     except CatalogueError:
@@ -218,6 +218,9 @@ class VoskRecognizer:
                 ways,
             ) from failure
         self.model_path = folder
+        from engine.vosk_models.catalogue import model_language
+
+        self.language = model_language(folder)  # None: unknown, taken for English
         self.reset()
 
     def accept(self, pcm) -> RecognizerUpdate:

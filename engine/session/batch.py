@@ -124,22 +124,37 @@ def repunctuate(
     )
 
 
+def keep_written_marks(words: Sequence[Word]) -> Transcript:
+    """``words`` with the marks and capitals their recognizer wrote (``written_marks``)."""
+    from engine.punctuation.recognizer_marks import written_marks
+
+    return Transcript(
+        [TranscriptWord(w.text, w.start, w.end, w.confidence, *written_marks(w)) for w in words]
+    )
+
+
 def transcribe_file(
     path: str | Path,
     recognizer: Recognizer,
     model,
     progress: Progress | None = None,
     settings: DecoderSettings | None = None,
+    written_marks: bool = False,
 ) -> Transcript:
-    """Recognize a whole file, then ``repunctuate`` its words. Ctrl-C while recognizing raises
-    ``Interrupted`` with the words heard so far, punctuated: an hour's work is not thrown away."""
+    """Recognize a whole file, then ``repunctuate`` its words (``written_marks``: keep the marks
+    the recognizer wrote instead). Ctrl-C while recognizing raises ``Interrupted`` with the words
+    heard so far, punctuated: an hour's work is not thrown away."""
     from engine.audio.file_source import read_all
 
     audio = read_all(path)
     on_step = (lambda done, total: progress("punctuating", done, total)) if progress else None
+
+    def punctuate(words, step=None):
+        return keep_written_marks(words) if written_marks else repunctuate(words, model, settings, step)
+
     try:
         words = recognize_audio(audio, recognizer, progress)
     except _PartialRecognition as partial:
-        raise Interrupted(repunctuate(partial.words, model, settings), partial.seconds) from None
+        raise Interrupted(punctuate(partial.words), partial.seconds) from None
     del audio  # an hour of audio is 115 MB; the model does not need it any more
-    return repunctuate(words, model, settings, on_step)
+    return punctuate(words, on_step)

@@ -34,8 +34,11 @@ class SessionSpec:
 
     source: SourceChoice = field(default_factory=lambda: SourceChoice("mic"))
     realtime: bool = True  # pace a file like live audio (False: as fast as it decodes, for tests)
-    recognizer: str = "auto"  # "auto" | "vosk" | "pocketsphinx"
-    vosk_model: str = ""  # a name or folder; "" = the first installed
+    recognizer: str = "auto"  # "auto" | "vosk" | "whisper" | "pocketsphinx"
+    vosk_model: str = ""  # a Vosk or Whisper model's name or folder; "" = the default choice
+    # Whose marks and capitals: "engine" (livecap's punctuation model), "recognizer" (the ones
+    # Whisper writes), "auto" (the better of the two for the recognizer, ``WRITTEN_MARKS_BY_DEFAULT``).
+    marks: str = "auto"
     model_dir: Path | None = None  # punctuation model; None = the shipped one
     journal: bool = True
     journal_dir: Path | None = None  # None = the per-user folder (or its fallback, see journal_folder)
@@ -74,6 +77,57 @@ class RecognizerInfo:
         return self.model if self.model is not None else ("built-in" if self.name == "pocketsphinx" else None)
 
 
+# Recognizers whose own marks are the default ("auto"), because they scored better than the
+# engine's on the same words (docs/QUALITY.md, "Whisper's marks against the engine's").
+WRITTEN_MARKS_BY_DEFAULT = frozenset({"whisper"})
+MARKS = ("auto", "engine", "recognizer")
+
+
+def is_english(language: str | None) -> bool:
+    """A recognizer language the English punctuation model fits (None: unknown, taken for English)."""
+    return language is None or language.lower().split("-")[0] in ("en", "eng")
+
+
+def choose_decoder(model, settings, recognizer, marks: str = "auto"):
+    """(decoder, notice): the streaming decoder for ``recognizer``'s words. Livecap's punctuation
+    model is English: a recognizer of another language gets its words through unmarked, with a
+    notice. ``marks`` ("auto", "engine", "recognizer"): see ``SessionSpec.marks``."""
+    from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
+    from engine.punctuation.streaming import StreamingDecoder
+
+    if marks not in MARKS:
+        raise ValueError(f"marks must be one of {', '.join(MARKS)}, got {marks!r}")
+    language = getattr(recognizer, "language", None)
+    if not is_english(language):
+        from engine.vosk_models.catalogue import language_name
+
+        writes = "its own marks" if getattr(recognizer, "multilingual", False) else "no punctuation"
+        return RecognizerMarksDecoder(settings), (
+            f"The recognizer hears {language_name(language)} and livecap's punctuation model is "
+            f"English: the words are shown as recognized, with {writes}."
+        )
+    if keeps_written_marks(recognizer, marks):
+        return RecognizerMarksDecoder(settings), ""
+    notice = (
+        ""
+        if marks != "recognizer"
+        else f"{recognizer.name} writes no marks: livecap's punctuation model adds them."
+    )
+    return StreamingDecoder.from_model(model, settings), notice
+
+
+def keeps_written_marks(recognizer, marks: str = "auto") -> bool:
+    """Whether ``recognizer``'s own marks are kept (live and for files alike): asked for, or the
+    default for it; a multilingual Whisper model may hear any language, so it keeps its own."""
+    if recognizer.name != "whisper" or marks == "engine":
+        return False
+    return (
+        marks == "recognizer"
+        or recognizer.name in WRITTEN_MARKS_BY_DEFAULT
+        or getattr(recognizer, "multilingual", False)
+    )
+
+
 # (kind, vosk model) -> (recognizer, notice) or (recognizer, notice, ways out)
 RecognizerFactory = Callable[[str, str], tuple]
 
@@ -87,8 +141,9 @@ def open_recognizer(
     verbose: bool = False,
     fall_back: bool = False,
 ) -> tuple:
-    """(recognizer, notice, ways out) for ``kind`` ("auto", "vosk", "pocketsphinx") and a Vosk
-    ``model`` ("" = the first installed): the one recognizer factory of every front end.
+    """(recognizer, notice, ways out) for ``kind`` ("auto", "vosk", "whisper", "pocketsphinx") and
+    a Vosk or Whisper ``model`` ("" = the default choice, ``create_recognizer``): the one
+    recognizer factory of every front end.
 
     ``isolated``: PocketSphinx in a child process, for a GUI: in the caller's process its binding
     holds the GIL at the end of each utterance, long enough to freeze a window
@@ -109,7 +164,8 @@ def open_recognizer(
     except RecognizerError as exc:
         if not fall_back or kind == "pocketsphinx" or not exc.ways_out:
             raise
-        recognizer, _ = create_recognizer("pocketsphinx", None, live=live, isolated=isolated)
+        # The built-in choice: Whisper, or PocketSphinx where Whisper is missing or too slow.
+        recognizer, _ = create_recognizer(None, None, None, live=live, isolated=isolated)
         reason = str(exc).split(". ", 1)[0].split("; ", 1)[0]
         return recognizer, f"{reason}. Captions use the built-in recognizer meanwhile.", exc.ways_out
 
@@ -210,12 +266,12 @@ def build_live_session(
     on the fly, a file read in lock-step with the engine, a stabiliser with other settings, used
     instead of ``spec.source`` and the default stabiliser; the rest is what users run.
     """
-    from engine.punctuation.streaming import StreamingDecoder
-
     source = source if source is not None else open_source(spec.source, spec.realtime)
     model = resources.punctuation_model(spec.model_dir)
     recognizer, info = resources.recognizer(spec.recognizer, spec.vosk_model)
-    decoder = StreamingDecoder.from_model(model, spec.decoder_settings(model.config.decoder))
+    decoder, marks_notice = choose_decoder(
+        model, spec.decoder_settings(model.config.decoder), recognizer, spec.marks
+    )
     journal, journal_notice = None, ""
     if spec.journal:
         header = {
@@ -227,7 +283,9 @@ def build_live_session(
         journal, journal_notice = _open_journal(spec, header)
     info = replace(
         info,
-        punctuation_notice=resources.punctuation_problem(spec.model_dir),
+        punctuation_notice=" ".join(
+            filter(None, (resources.punctuation_problem(spec.model_dir), marks_notice))
+        ),
         journal_notice=journal_notice,
     )
     return LiveSession(source, recognizer, decoder, journal, stabiliser=stabiliser), info

@@ -88,7 +88,7 @@ class LiveSession:
     ):
         self.source = source
         self.recognizer = recognizer
-        self.stabiliser = stabiliser or WordStabiliser()
+        self.stabiliser = stabiliser or WordStabiliser.for_recognizer(recognizer)
         self.engine = PunctuationEngine(decoder)
         self.journal = journal
         self.read_timeout = read_timeout

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import secrets
 import shutil
 from dataclasses import dataclass
@@ -91,6 +92,34 @@ def find(name: str, entries: tuple[CatalogueEntry, ...] | None = None) -> Catalo
 def default_english() -> CatalogueEntry:
     """The model offered on first run: 40 MB and fast enough for any laptop."""
     return find(DEFAULT_ENGLISH)
+
+
+def model_language(folder: str | os.PathLike[str]) -> str | None:
+    """The language of the Vosk model in ``folder``: the catalogue's code ("en-us", "ko") when it
+    knows the folder's name, else the code in the usual name pattern (``vosk-model[-small]-LANG-…``),
+    else the language the model's README names on its first line ("Small Korean for Vosk"), else
+    None (unknown)."""
+    folder = Path(folder)
+    entries = load_catalogue()
+    by_name = {e.name: e for e in entries}
+    if folder.name in by_name:
+        return by_name[folder.name].lang
+    match = re.match(r"vosk-model-(?:small-)?([a-z]{2,3})(?:-|$)", folder.name.lower())
+    if match:
+        return match.group(1)
+    try:
+        first = (folder / "README").read_text(encoding="utf-8", errors="replace").splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    words = set(re.findall(r"[a-z]+", first.lower()))
+    named = [e.lang for e in entries if e.lang_text.lower() in words]
+    return named[0] if named else None
+
+
+def language_name(code: str) -> str:
+    """ "Korean" for "ko": the catalogue's name for a language code, else the code itself."""
+    names = {e.lang: e.lang_text for e in load_catalogue()}
+    return names.get(code, code)
 
 
 def installed_models(models_dir: str | os.PathLike[str] | None = None) -> list[InstalledModel]:

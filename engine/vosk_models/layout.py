@@ -78,6 +78,8 @@ def incomplete_model_folders(models_dir: str | os.PathLike[str]) -> list[tuple[P
     for child in children:
         if child.name.startswith(".") or not child.is_dir():
             continue
+        if (child / "model.bin").is_file():  # a Whisper model the user unpacked: not a Vosk one
+            continue
         problems = model_problems(child)
         if not problems:
             continue

@@ -473,11 +473,14 @@ def test_vosk_through_the_stabiliser(tiny_vosk):
 
 
 # -- choosing a recognizer -------------------------------------------------------------------------
-def test_without_a_vosk_model_pocketsphinx_is_used_with_a_notice(tmp_path):
+def test_without_vosk_or_whisper_pocketsphinx_is_used_with_a_notice(tmp_path, monkeypatch):
+    # faster-whisper is a dependency; a broken install is what leaves PocketSphinx alone
+    monkeypatch.setattr(
+        "engine.recognizers.whisper_model.shipped_model_folder", lambda: tmp_path / "no-such-model"
+    )
     recognizer, notice = create_recognizer(None, None, tmp_path)
-    assert recognizer.name == "pocketsphinx" and notice == FALLBACK_NOTICE
-    recognizer, notice = create_recognizer(None, None, None)
-    assert recognizer.name == "pocketsphinx" and notice == FALLBACK_NOTICE
+    assert recognizer.name == "pocketsphinx" and notice.endswith(FALLBACK_NOTICE)
+    assert "no such Whisper model folder" in notice
 
 
 def test_an_installed_vosk_model_is_preferred(tmp_path):
@@ -500,7 +503,7 @@ def test_asking_for_vosk_without_a_model_fails_clearly(tmp_path):
     with pytest.raises(RecognizerError, match="No Vosk model named 'missing'.*installed: none"):
         create_recognizer("vosk", "missing", tmp_path)
     with pytest.raises(RecognizerError, match="Unknown recognizer"):
-        create_recognizer("whisper", None, tmp_path)
+        create_recognizer("kaldi", None, tmp_path)
 
 
 def test_a_broken_vosk_model_offers_its_ways_out(tmp_path, monkeypatch):

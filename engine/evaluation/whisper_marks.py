@@ -1,0 +1,155 @@
+"""Whisper's own marks against the punctuation engine's, on the same words: ``python -m
+engine.evaluation.whisper_marks`` (prints JSON).
+
+Speech: the e2e excerpts (``engine.evaluation.e2e``'s default set), and per dev file a set of
+excerpts of that file alone (``--per-file``), read by espeak-ng. The live Whisper recognizer
+hears each reading once, fed 0.1 s at a time as the session feeds it; its committed words are
+then punctuated three ways, and each is scored against the text that was read
+(``engine.evaluation.e2e_score``):
+
+- ``whisper``: the marks and capitals Whisper wrote (``written_marks``);
+- ``engine_live``: the streaming decoder on the same words, stripped of marks, lower-cased and
+  timed, fed in the batches the recognizer committed them in, with the audio clock advancing
+  as in a session (silence settles marks), on the model's default settings;
+- ``engine_offline``: the offline decoder on the same words (what a saved transcript gets).
+
+The session's default for Whisper (``engine.session.build.WRITTEN_MARKS_BY_DEFAULT``) was chosen
+from these figures (docs/QUALITY.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from engine.evaluation.corpus import dev_corpus
+from engine.evaluation.e2e_score import case_class, score
+from engine.evaluation.e2e_speech import SAMPLE_RATE, choose_excerpts, load_excerpts, synthesize
+from engine.punctuation.labelled_text import prepare_folder
+
+CHUNK = 1600  # 0.1 s, as a live source delivers
+
+
+def recognize_live(recognizer, audio: np.ndarray) -> list[tuple[list, float]]:
+    """The batches of words ``recognizer`` committed, each with the stream time it came at."""
+    recognizer.reset()
+    batches = []
+    for at in range(0, len(audio), CHUNK):
+        update = recognizer.accept(audio[at : at + CHUNK])
+        if update.final:
+            batches.append((update.final, (at + CHUNK) / SAMPLE_RATE))
+    final = recognizer.flush().final
+    if final:
+        batches.append((final, len(audio) / SAMPLE_RATE))
+    return batches
+
+
+def engine_live_marks(model, batches) -> list[tuple[str, str]]:
+    """(mark, displayed form) per word from the streaming decoder, fed as a session feeds it."""
+    from engine.punctuation.events import Settled
+    from engine.punctuation.streaming import StreamingDecoder
+    from engine.words import Word
+
+    decoder = StreamingDecoder.from_model(model)
+    settled: dict[int, tuple[str, str]] = {}
+
+    def take(events):
+        for e in events:
+            if isinstance(e, Settled):
+                settled[e.position] = (e.mark, e.form)
+
+    for words, now in batches:
+        take(decoder.push_many([Word(w.text, w.start, w.end, w.confidence) for w in words]))
+        take(decoder.advance_time(now))
+    take(decoder.flush())
+    return [settled[p] for p in range(decoder.word_count)]
+
+
+def scored(excerpts, speech, words, marks, forms) -> dict:
+    result = score(
+        excerpts, speech.spans, [w.text for w in words], marks, [case_class(f) for f in forms],
+        [(w.start + w.end) / 2 for w in words],
+    )  # fmt: skip
+    micro = result["marks"]["micro"]
+    return {
+        "marks_f1": micro["f1"],
+        "per_mark_f1": {m: result["marks"][m]["f1"] for m in ("comma", "period", "question")},
+        "nonlower_f1": result["casing"]["nonlower"]["f1"],
+        "wer": result["wer"],
+    }
+
+
+def compare(name: str, excerpts, recognizer, model, log) -> dict:
+    from engine.punctuation.recognizer_marks import written_marks
+    from engine.session.batch import repunctuate
+
+    speech = synthesize(excerpts)
+    log(f"{name}: {len(excerpts)} excerpts, {len(speech.audio) / SAMPLE_RATE:.0f} s of speech")
+    started = time.monotonic()
+    batches = recognize_live(recognizer, speech.audio)
+    words = [w for batch, _ in batches for w in batch]
+    log(f"{name}: {len(words)} words recognized in {time.monotonic() - started:.0f} s")
+    own = [written_marks(w) for w in words]
+    live = engine_live_marks(model, batches)
+    offline = repunctuate(words, model).words
+    return {
+        "excerpts": len(excerpts),
+        "reference_words": sum(len(e.words) for e in excerpts),
+        "audio_seconds": round(len(speech.audio) / SAMPLE_RATE, 1),
+        "whisper": scored(excerpts, speech, words, [m for m, _, _ in own], [f for _, _, f in own]),
+        "engine_live": scored(excerpts, speech, words, [m for m, _ in live], [f for _, f in live]),
+        "engine_offline": scored(
+            excerpts, speech, words, [w.mark for w in offline], [w.word for w in offline]
+        ),
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine.evaluation.whisper_marks", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("--corpus", type=Path, default=None, help="folder of punctuated .txt (default: dev)")
+    parser.add_argument("--per-file", type=int, default=12, help="excerpts read from each file (0: none)")
+    parser.add_argument("--min-words", type=int, default=60)
+    parser.add_argument("--max-words", type=int, default=100)
+    parser.add_argument("--skip-e2e", action="store_true", help="only the per-file readings")
+    parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
+    args = parser.parse_args(argv)
+    log = lambda msg: print(f"whisper_marks: {msg}", file=sys.stderr, flush=True)  # noqa: E731
+
+    from engine.evaluation.bench import cpu_description
+    from engine.punctuation.model import PunctuationModel
+    from engine.recognizers.whisper_rec import WhisperRecognizer
+
+    corpus = args.corpus or dev_corpus()
+    recognizer = WhisperRecognizer(live=True)
+    model = PunctuationModel(None, threads=1)
+    results = {}
+    if not args.skip_e2e:
+        results["e2e_excerpts"] = compare("e2e", load_excerpts(corpus, 12, 40, 60, 0), recognizer, model, log)
+    if args.per_file:
+        docs = prepare_folder(corpus)
+        for source in sorted({d.name.rsplit("#", 1)[0] for d in docs}):
+            mine = [d for d in docs if d.name.rsplit("#", 1)[0] == source]
+            excerpts = choose_excerpts(mine, args.per_file, args.min_words, args.max_words, seed=1)
+            results[source] = compare(source, excerpts, recognizer, model, log)
+    out = {
+        "command": "python -m engine.evaluation.whisper_marks " + " ".join(argv or sys.argv[1:]),
+        "date": time.strftime("%Y-%m-%d"),
+        **cpu_description(),
+        "recognizer": {"model": str(recognizer.model_path), "cadence": recognizer.options.cadence},
+        **results,
+    }
+    text = json.dumps(out, indent=1)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

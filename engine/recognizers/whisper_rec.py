@@ -1,0 +1,291 @@
+"""Whisper (faster-whisper, CTranslate2, int8 on the CPU) behind the streaming interface.
+
+Whisper decodes a whole buffer of audio at a time; it cannot extend a hypothesis word by word
+as Vosk does. So, live, the recognizer re-decodes a growing buffer every ``cadence`` seconds of
+new speech and commits the words two consecutive decodes agree on (``LocalAgreement``): those
+come out as ``final`` and are never retracted; the unconfirmed tail is the ``partial``.
+
+- The Silero VAD (``StreamingVad``) watches every 32 ms frame. Without speech in the buffer
+  there is no decode, so silence costs next to nothing; ``end_silence`` of it ends the
+  utterance: the buffer is decoded once more, all of it committed, and the buffer emptied.
+- The buffer is trimmed at a committed sentence end once it is long, and at the last
+  committed word past ``max_buffer``: a decode always costs a 30 s window, but the decoder's
+  share grows with the words in the buffer.
+- Word times come from Whisper's word timestamps, on the stream's clock, so ``[PAUSE]`` and the
+  exports work as with any recognizer.
+
+For a whole file (``live=False``) the same VAD packs speech into windows of up to ``pack``
+seconds, each decoded once and committed whole: no re-decoding, nothing provisional.
+
+Nothing reaches the network: the model is loaded by path with ``local_files_only``, the
+tokenizer comes from the model folder (``REQUIRED_FILES``), and the hub is told to stay offline.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.audio import SAMPLE_RATE
+from engine.recognizers.base import RecognizerError, RecognizerUpdate, as_pcm_bytes, clamp_confidence
+from engine.recognizers.local_agreement import LocalAgreement, bare_word
+from engine.recognizers.silero_vad import FRAME, StreamingVad
+from engine.recognizers.whisper_model import check_whisper_model, shipped_model_folder
+from engine.words import Word
+
+SENTENCE_ENDS = (".", "?", "!")
+PROMPT_CHARS = 200  # whisper_streaming's prompt length: enough context, a bounded decoder cost
+WINDOW = 30.0  # Whisper's window: audio past it is not heard in one decode
+# A decode that takes longer than the cadence sets the next interval to this many times its own
+# length: the CPU then keeps a little time for the rest of the pipeline.
+SLOWDOWN_MARGIN = 1.25
+
+
+@dataclass(frozen=True)
+class WhisperOptions:
+    """How the Whisper recognizer decodes. The live defaults were chosen from the cadence curve in
+    docs/PERFORMANCE.md (latency against CPU and WER)."""
+
+    cadence: float = 0.75  # live: seconds of new audio between two decodes while speech goes on
+    threads: int | None = None  # CTranslate2 threads; None: 1 live (a core stays free), up to 4 for files
+    prompt: bool = False  # live: prompt each decode with the committed text before the buffer
+    end_silence: float = 0.5  # seconds of silence that end an utterance
+    trim_after: float = 8.0  # live: past this buffer length, trim at the last committed sentence end
+    max_buffer: float = 15.0  # live: past this, trim at the last committed word whatever it is
+    pack: float = 24.0  # files: decode once this much audio is gathered and an utterance has ended
+    speech_threshold: float = 0.5  # Silero's probability above which a frame is speech
+    beam_size: int = 1  # greedy: beam search costs several times more for a point or two of WER
+
+    def __post_init__(self):
+        if not 0.1 <= self.cadence <= 10:
+            raise ValueError(f"cadence must be between 0.1 and 10 seconds, got {self.cadence}")
+        if self.pack > WINDOW - 1 or self.max_buffer > WINDOW - 1:
+            raise ValueError(f"pack and max_buffer must stay under Whisper's {WINDOW:.0f} s window")
+
+
+class WhisperRecognizer:
+    name = "whisper"
+    sample_rate = SAMPLE_RATE
+    # Its finals are local-agreement commitments and its partials are for display only: the
+    # stabiliser must not commit partial words itself (``WordStabiliser.for_recognizer``).
+    commits_words = True
+
+    def __init__(
+        self, model_path: str | Path | None = None, live: bool = True, options: WhisperOptions | None = None
+    ):
+        self.model_path = check_whisper_model(
+            model_path if model_path is not None else shipped_model_folder()
+        )
+        self.live = live
+        self.options = options or WhisperOptions()
+        threads = self.options.threads or (1 if live else max(1, min(4, os.cpu_count() or 1)))
+        # Loaded by path; the hub must not be asked for anything, even a missing file's name.
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        from engine.punctuation.runtime import disable_telemetry
+
+        disable_telemetry()  # faster-whisper's VAD module may import onnxruntime
+        try:
+            from faster_whisper import WhisperModel
+        except ImportError as exc:
+            raise RecognizerError(
+                f"The Whisper recognizer needs faster-whisper ({exc}): reinstall livecap, "
+                "or choose `--recognizer pocketsphinx`"
+            ) from exc
+        try:
+            self._model = WhisperModel(
+                str(self.model_path), device="cpu", compute_type="int8", cpu_threads=threads,
+                num_workers=1, local_files_only=True,
+            )  # fmt: skip
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise RecognizerError(
+                f"{self.model_path}: Whisper could not load it ({exc}); unpack the model again"
+            ) from exc
+        self.threads = threads
+        self.multilingual = bool(self._model.model.is_multilingual)
+        # What the last decode heard; an English-only model hears English, a multilingual one says.
+        self.language = "en" if not self.multilingual else None
+        self._vad = StreamingVad()
+        self.decodes = 0  # decodes so far: the measuring tools report them
+        self.decode_seconds = 0.0
+        self.reset()
+
+    # -- the interface -----------------------------------------------------------------------
+    def reset(self) -> None:
+        self._vad.reset()
+        self._agreement = LocalAgreement()
+        self._audio = np.zeros(0, dtype=np.float32)
+        self._start = 0  # stream sample of self._audio[0]
+        self._samples = 0  # samples accepted since the reset
+        self._vad_at = 0  # stream sample up to which the VAD has judged frames
+        self._last_speech = 0  # stream sample where the latest speech frame ended
+        self._in_speech = False
+        self._has_speech = False  # the buffer holds speech not yet committed
+        self._since_decode = 0
+        # Seconds of audio between decodes: the cadence, or longer while a decode takes longer than
+        # that (a slow or busy CPU), so that the recognizer never falls further and further behind.
+        self._interval = self.options.cadence
+        self._committed: list[Word] = []  # recent committed words, for the prompt
+
+    def accept(self, pcm) -> RecognizerUpdate:
+        chunk = np.frombuffer(as_pcm_bytes(pcm), dtype="<i2").astype(np.float32) / 32768.0
+        self._audio = np.concatenate([self._audio, chunk])
+        self._samples += len(chunk)
+        self._since_decode += len(chunk)
+        self._watch(self._vad.probabilities(chunk))
+        if not self._has_speech:
+            self._drop_silence()
+            return RecognizerUpdate(partial=self._agreement.unconfirmed)
+        silence = (self._vad_at - self._last_speech) / SAMPLE_RATE
+        if self.live:
+            # Past max_buffer with nothing committed to cut at (a noise Whisper hears no words in,
+            # a speaker who never pauses): end the utterance rather than outgrow the window.
+            stuck = len(self._audio) > (self.options.max_buffer + 2 * self.options.cadence) * SAMPLE_RATE
+            if silence >= self.options.end_silence or stuck:
+                return RecognizerUpdate(partial=[], final=self._end_utterance())
+            if self._since_decode >= self._interval * SAMPLE_RATE:
+                committed, tail = self._agreement.agree(self._decode(self._audio))
+                self._remember(committed)
+                self._trim()
+                return RecognizerUpdate(partial=tail, final=committed or None)
+            return RecognizerUpdate(partial=self._agreement.unconfirmed)
+        buffered = len(self._audio) / SAMPLE_RATE
+        if (silence >= self.options.end_silence and buffered >= self.options.pack) or silence >= 2.0:
+            return RecognizerUpdate(final=self._end_utterance())
+        if buffered >= WINDOW - 1:
+            return RecognizerUpdate(final=self._decode_full_window())
+        return RecognizerUpdate()
+
+    def flush(self) -> RecognizerUpdate:
+        """End of input: decode what the buffer holds and commit all of it."""
+        return RecognizerUpdate(
+            partial=[], final=self._end_utterance() if self._has_speech else self._agreement.finish()
+        )
+
+    def time_decode(self) -> float:
+        """Seconds one live decode of a typical buffer takes on this CPU: 5 s of audio decoded
+        once to warm up, then timed. The stream's state is untouched."""
+        import time
+
+        rng = np.random.default_rng(0)
+        audio = (rng.standard_normal(5 * SAMPLE_RATE) * 0.01).astype(np.float32)
+        decodes, spent = self.decodes, self.decode_seconds
+        self._transcribe(audio, 0.0)
+        started = time.perf_counter()
+        self._transcribe(audio, 0.0)
+        took = time.perf_counter() - started
+        self.decodes, self.decode_seconds = decodes, spent
+        return took
+
+    # -- decoding ------------------------------------------------------------------------------
+    def _decode(self, audio: np.ndarray) -> list[Word]:
+        import time
+
+        started = time.perf_counter()
+        words = self._transcribe(
+            audio, self._start / SAMPLE_RATE, self._prompt() if (self.live and self.options.prompt) else None
+        )
+        self._interval = max(self.options.cadence, SLOWDOWN_MARGIN * (time.perf_counter() - started))
+        self._since_decode = 0
+        return words
+
+    def _transcribe(self, audio: np.ndarray, offset: float, prompt: str | None = None) -> list[Word]:
+        """Whisper's words for ``audio``, with times from ``offset`` (seconds on the stream's clock)."""
+        import time
+
+        started = time.perf_counter()
+        segments, info = self._model.transcribe(
+            audio, language="en" if not self.multilingual else None, beam_size=self.options.beam_size,
+            temperature=0.0, condition_on_previous_text=False, initial_prompt=prompt,
+            word_timestamps=True, without_timestamps=False, vad_filter=False,
+        )  # fmt: skip
+        words = []
+        for segment in segments:  # the decoding happens as the generator runs
+            for w in segment.words or ():
+                text = bare_word(w.word)
+                if text:
+                    words.append(
+                        Word(
+                            text,
+                            offset + w.start,
+                            offset + w.end,
+                            clamp_confidence(w.probability),
+                            w.word.strip(),
+                        )
+                    )
+        if self.multilingual:
+            self.language = info.language
+        self.decodes += 1
+        self.decode_seconds += time.perf_counter() - started
+        return words
+
+    def _end_utterance(self) -> list[Word]:
+        committed = self._agreement.finish(self._decode(self._audio))
+        self._remember(committed)
+        self._start += len(self._audio)
+        self._audio = np.zeros(0, dtype=np.float32)
+        self._has_speech = False
+        return committed
+
+    def _decode_full_window(self) -> list[Word]:
+        """Files: the buffer reached Whisper's window in one long stretch of speech. Commit all but
+        the last word (it may be cut in two) and keep the audio from its start."""
+        words = self._decode(self._audio)
+        keep = self._agreement.finish(words[:-1] if len(words) > 1 else words)
+        self._remember(keep)
+        cut = len(self._audio) if len(words) <= 1 else int(words[-1].start * SAMPLE_RATE) - self._start
+        self._cut(max(0, min(cut, len(self._audio))))
+        return keep
+
+    # -- the buffer ----------------------------------------------------------------------------
+    def _watch(self, probabilities: np.ndarray) -> None:
+        """Follow speech and silence, frame by frame (with Silero's hysteresis: once in speech, a
+        frame stays speech down to 0.15 below the threshold)."""
+        high = self.options.speech_threshold
+        for p in probabilities:
+            self._vad_at += FRAME
+            if p >= high or (self._in_speech and p >= high - 0.15):
+                self._in_speech = True
+                self._has_speech = True
+                self._last_speech = self._vad_at
+            else:
+                self._in_speech = False
+
+    def _drop_silence(self) -> None:
+        # Keep a little audio before speech starts: Whisper needs the onset of the first word.
+        keep = int(0.4 * SAMPLE_RATE)
+        if len(self._audio) > 2 * keep:
+            self._cut(len(self._audio) - keep)
+
+    def _trim(self) -> None:
+        """Live: keep the buffer short, cutting only where every word before is committed."""
+        seconds = len(self._audio) / SAMPLE_RATE
+        if seconds <= self.options.trim_after:
+            return
+        buffer_start = self._start / SAMPLE_RATE
+        inside = [w for w in self._committed if w.end is not None and w.end > buffer_start]
+        ends = [w for w in inside if w.written.endswith(SENTENCE_ENDS)]
+        if ends:
+            at = ends[-1].end
+        elif seconds > self.options.max_buffer and inside:
+            at = inside[-1].end
+        else:
+            return
+        self._cut(int(round(at * SAMPLE_RATE)) - self._start)
+        self._agreement.forget_before(at)
+
+    def _cut(self, samples: int) -> None:
+        self._audio = self._audio[samples:]
+        self._start += samples
+
+    def _remember(self, committed: list[Word]) -> None:
+        self._committed = (self._committed + committed)[-64:]
+
+    def _prompt(self) -> str | None:
+        buffer_start = self._start / SAMPLE_RATE
+        text = " ".join(
+            w.written or w.text for w in self._committed if w.end is not None and w.end <= buffer_start
+        )
+        return text[-PROMPT_CHARS:] or None

