@@ -12,6 +12,8 @@ folder (so no Vosk model a developer installed changes the outcome):
   devices     PortAudio loads from the bundle (no sound hardware needed), and system programs
               it starts (pactl) get the user's LD_LIBRARY_PATH, not the bundle's
   transcribe  espeak-ng speech through the built-in PocketSphinx: the spoken words come back
+  whisper     the same speech through the embedded Whisper tiny.en (CTranslate2, its model's digest
+              checked, the Silero VAD): nearly every word back, with Whisper's marks
   vosk        libvosk loads and decodes: a tiny generated Vosk model on generated tones
   privacy     transcribe with a fresh, empty HOME and no XDG_* or LIVECAP_* variables leaves
               no file outside livecap's own folders (ONNX Runtime's telemetry files included)
@@ -276,6 +278,25 @@ def check_transcribe(r: Runner) -> str:
     return f"{found}/{len(spoken)} words: {out.strip()}  ({s:.1f} s, {rss:.0f} MiB)"
 
 
+def check_whisper(r: Runner) -> str:
+    wav = spoken_wav(r)
+    out, err, s, rss = r.run("whisper", ["transcribe", str(wav), "--recognizer", "whisper", "-o", "-"])
+    heard = words_of(out)
+    remaining, found = list(heard), 0
+    for word in SPOKEN.split() * 2:
+        if word in remaining:
+            remaining.remove(word)
+            found += 1
+    if found < 0.8 * 2 * len(SPOKEN.split()):
+        raise SmokeFailure(
+            f"whisper: only {found} of {2 * len(SPOKEN.split())} spoken words recognised:\n"
+            f"  heard:  {out.strip()}\n  stderr: {err.strip()[-500:]}"
+        )
+    if not out.strip()[:1].isupper() or not out.strip().endswith((".", "?", "!")):
+        raise SmokeFailure(f"whisper: the transcript has no marks or capitals: {out.strip()}")
+    return f"{found}/{2 * len(SPOKEN.split())} words: {out.strip()}  ({s:.1f} s, {rss:.0f} MiB)"
+
+
 def check_vosk(r: Runner) -> str:
     RATE, _tone_script, write_tiny_vosk_model = from_tests(
         "vosk",
@@ -367,6 +388,7 @@ CHECKS = {
     "punctuate": check_punctuate,
     "devices": check_devices,
     "transcribe": check_transcribe,
+    "whisper": check_whisper,
     "vosk": check_vosk,
     "privacy": check_privacy,
     "app": check_app,

@@ -99,11 +99,13 @@ def test_punctuate(monkeypatch, built, model_dir, configured, mode):
 
 @pytest.mark.needs_espeak
 def test_listen_and_transcribe(monkeypatch, built, model_dir, configured, speech, tmp_path):
-    assert run_cli(monkeypatch, "listen", "--source", speech, "--model-dir", model_dir) == 0
+    # The engine's marks on the default recognizer's words (Whisper's own are the default for it).
+    engine = ("--marks", "engine")
+    assert run_cli(monkeypatch, "listen", "--source", speech, "--model-dir", model_dir, *engine) == 0
     assert only(built, "stream") == configured
     built.clear()
     out = tmp_path / "talk.txt"
-    assert run_cli(monkeypatch, "transcribe", speech, "-o", out, "--model-dir", model_dir) == 0
+    assert run_cli(monkeypatch, "transcribe", speech, "-o", out, "--model-dir", model_dir, *engine) == 0
     assert out.read_text().strip() and only(built, "offline") == configured
 
 
@@ -111,7 +113,7 @@ def test_listen_and_transcribe(monkeypatch, built, model_dir, configured, speech
 def test_dictate(monkeypatch, built, model_dir, configured, speech, xvfb):
     monkeypatch.setenv("DISPLAY", xvfb[0])
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    code = run_cli(monkeypatch, "dictate", "--source", speech, "--model-dir", model_dir)
+    code = run_cli(monkeypatch, "dictate", "--source", speech, "--model-dir", model_dir, "--marks", "engine")
     if code == 2 and not any(Path(p, "xdotool").exists() for p in os.environ["PATH"].split(":")):
         pytest.skip("xdotool is not installed (apt-get install xdotool)")
     assert code == 0 and only(built, "stream") == configured
@@ -140,11 +142,13 @@ def test_e2e(built, model_dir, configured, speech):
 def test_the_window_live_and_after_stop(qtbot, built, model_dir, configured, speech, tmp_path):
     from PySide6.QtCore import QSettings, QThreadPool
 
+    from app import settings as keys
     from app.main_window.window import CaptionWindow
     from app.settings import AppSettings
     from app.workers.session_bridge import IDLE
 
     settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    settings.set(keys.MARKS, "engine")  # the engine's marks on the default recognizer's words
     window = CaptionWindow(settings, model_dir=model_dir, journal_dir=tmp_path / "journal")
     window.realtime, window.confirm_on_close = False, False
     qtbot.addWidget(window)

@@ -56,11 +56,13 @@ class ModelOffer(QObject):
                 BANNER, "warning", info.notice, [(way.label, self._action(way)) for way in info.ways_out]
             )
         elif info.notice and info.name == "pocketsphinx":
+            # Why PocketSphinx (Whisper too slow here, or missing), then what would do better.
+            why = info.notice.split(": using the built-in", 1)[0].split(". ", 1)[0].rstrip(".")
             self.banners.show_banner(
                 BANNER,
                 "info",
-                "Captions come from the built-in PocketSphinx recognizer, which makes many "
-                "mistakes. The free English Vosk model (about 40 MB) is much more accurate.",
+                f"{why}. Captions come from the built-in PocketSphinx recognizer, which makes many "
+                "mistakes. The free English Vosk model (about 40 MB) is light and much more accurate.",
                 [("Download it", lambda: self.start_download())],
             )
         elif info.notice:

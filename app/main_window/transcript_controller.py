@@ -62,8 +62,13 @@ class TranscriptController(QObject):
         words = snapshot(transcript)
         # The live engine is idle now: every core may help (ONNX Runtime runs without the GIL).
         workers = max(1, min(4, os.cpu_count() or 1))
+        keep = self._recognizer_marks()
+        if keep and not note:
+            note = "Done. The recognizer's own punctuation is kept; the text is yours to edit now."
 
         def work(report, cancelled):
+            if keep:  # the marks Whisper wrote, as chosen: the offline decoder would replace them
+                return words
             model = self.bridge.punctuation_model(self.model_dir)
             progress = cancellable(report, cancelled)
             return refine(words, model, casing, pauses, progress=progress, workers=workers)
@@ -90,6 +95,11 @@ class TranscriptController(QObject):
             work, done, failed, skipped, ("Improving punctuation with the whole transcript", "Skip")
         )
         return self._refining
+
+    def _recognizer_marks(self) -> bool:
+        """The session showed the recognizer's own marks (Whisper's), which stay in the text."""
+        info = self.bridge.recognizer_info
+        return info is not None and getattr(info, "marks", "engine") == "recognizer"
 
     def _load_final(self, transcript: Transcript, note: str) -> None:
         self._refining = None
@@ -181,8 +191,10 @@ class TranscriptController(QObject):
             return None
         casing, pauses = self._decoding()
 
+        keep = self._recognizer_marks()
+
         def work(report, cancelled):
-            if not final:  # still live: the words so far go through the offline decoder first
+            if not final and not keep:  # still live: the words so far go through the offline decoder first
                 model = self.bridge.punctuation_model(self.model_dir)
                 progress = cancellable(report, cancelled)
                 return write(refine(transcript, model, casing, pauses, progress=progress), fmt, path)

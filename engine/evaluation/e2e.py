@@ -327,6 +327,24 @@ def evaluate(
     return result
 
 
+def silence_cost(recognizer, model, seconds: float, folder: Path) -> dict:
+    """The live session on a quiet room, paced: what listening costs while nobody speaks."""
+    import soundfile as sf
+
+    rng = np.random.default_rng(0)
+    quiet = (rng.standard_normal(int(seconds * SAMPLE_RATE)) * 32768 * 10 ** (-60 / 20)).astype(np.int16)
+    wav = folder / "quiet.wav"
+    sf.write(wav, quiet, SAMPLE_RATE, subtype="PCM_16")
+    decodes = getattr(recognizer, "decodes", None)
+    run = run_live(wav, recognizer, model, realtime=True)
+    return {
+        "audio_seconds": round(run["audio"], 1),
+        "cpu_share_of_one_core": round(run["cpu"] / run["wall"], 4) if run["wall"] else None,
+        "words": len(run["transcript"].words),
+        "recognizer_decodes": None if decodes is None else recognizer.decodes - decodes,
+    }
+
+
 def whole_file_wer(excerpts, speech: Speech, wav: Path, model: str | None) -> dict:
     """Whisper on the whole WAV as ``livecap transcribe`` decodes it (VAD-packed windows, each
     decoded once): the recognizer's own WER, the bound the live WER is judged against."""
@@ -430,6 +448,13 @@ def main(argv=None) -> int:
         help="Whisper streaming setting (WhisperOptions), e.g. cadence=0.75 or prompt=true (repeatable)",
     )
     parser.add_argument(
+        "--silence",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="also run this long a recording of a quiet room (noise at -60 dBFS), paced: CPU in silence",
+    )
+    parser.add_argument(
         "--whole-file",
         action="store_true",
         help="Whisper: also decode the WAV as one file (transcribe's path) and report its WER",
@@ -489,6 +514,7 @@ def main(argv=None) -> int:
     log = lambda msg: print(f"e2e: {msg}", file=sys.stderr, flush=True)
     began = time.monotonic()
 
+    from engine.evaluation.bench import cpu_description
     from engine.files import paths
     from engine.punctuation.model import PunctuationModel, model_folder
     from engine.recognizers.select import create_recognizer
@@ -554,10 +580,14 @@ def main(argv=None) -> int:
             l_max=args.l_max,
             marks=args.marks,
         )
+        if args.silence > 0:
+            result["silence"] = silence_cost(recognizer, model, args.silence, Path(scratch))
         if args.whole_file and args.recognizer == "whisper":
             result["whole_file"] = whole_file_wer(excerpts, speech, wav, args.model)
     result = {
         "command": "python -m engine.evaluation.e2e " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "date": time.strftime("%Y-%m-%d"),
+        **cpu_description(),
         "recognizer": recognizer.name,
         "recognizer_model": str(getattr(recognizer, "model_path", "built-in")),
         "recognizer_settings": (

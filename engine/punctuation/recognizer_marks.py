@@ -28,8 +28,9 @@ _FIRST_PERSON = frozenset({"i", "i'm", "i'll", "i've", "i'd"})
 def written_marks(word: Word) -> tuple[str, str, str]:
     """(mark, case class, displayed form) of ``word`` as its recognizer wrote it; a word without
     a writing of its own (``Word.written`` is "") passes through unmarked, as recognized."""
-    written = word.written.strip() or word.text
-    core = written.strip(_AROUND)
+    if not word.written.strip():
+        return "none", "lower", word.text
+    core = word.written.strip().strip(_AROUND)
     mark = "none"
     while core and core[-1] in MARK_CLASS:
         # The mark nearest the end decides ("word?!" ends as "!" does: a period).

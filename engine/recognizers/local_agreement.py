@@ -8,6 +8,9 @@ implementation. ``LocalAgreement`` is that rule as one small synchronous class: 
 hypothesis (words with times on the stream's clock), get back the words it commits (final,
 never retracted) and the unconfirmed tail (shown provisional).
 
+The newest hypothesis's last word is never committed before the utterance ends: it is the word
+the speaker may still be saying, and Whisper ends every buffer with a sentence mark.
+
 Words are compared by their bare text (``bare_word``: lower case, no marks), so that a word
 Whisper wrote "budget." at the end of one buffer and "budget," in the next still agrees; the
 committed word keeps the newest hypothesis's writing, the one that heard more after it.
@@ -53,6 +56,11 @@ class LocalAgreement:
         n = 0
         while n < min(len(new), len(self._previous)) and new[n].text == self._previous[n].text:
             n += 1
+        if n and n == len(new):
+            # The newest hypothesis's last word is the one Whisper is still hearing: it ends the
+            # buffer, where Whisper writes a sentence mark whatever comes next. It waits for the
+            # next decode, or for the end of the utterance (``finish``).
+            n -= 1
         committed = new[:n]
         self._remember(committed)
         self._previous = new[n:]

@@ -129,7 +129,7 @@ def vosk_ways_out(folder: Path) -> tuple[WayOut, ...]:
 
 
 def describe_ways_out(ways: tuple[WayOut, ...]) -> str:
-    """The ways out as one line: "use the built-in recognizer: --recognizer pocketsphinx; …"."""
+    """The ways out as one line: "use the built-in recognizer: --recognizer whisper; …"."""
     return "; ".join(f"{way.label[0].lower()}{way.label[1:]}: {way.command}" for way in ways)
 
 

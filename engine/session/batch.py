@@ -125,11 +125,19 @@ def repunctuate(
 
 
 def keep_written_marks(words: Sequence[Word]) -> Transcript:
-    """``words`` with the marks and capitals their recognizer wrote (``written_marks``)."""
-    from engine.punctuation.recognizer_marks import written_marks
+    """``words`` with the marks and capitals their recognizer wrote, as the live captions show
+    them (``RecognizerMarksDecoder``: a sentence's first word capitalised)."""
+    from engine.punctuation.events import Settled
+    from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
 
+    settled = [
+        e for e in RecognizerMarksDecoder(DecoderSettings()).push_many(list(words)) if isinstance(e, Settled)
+    ]
     return Transcript(
-        [TranscriptWord(w.text, w.start, w.end, w.confidence, *written_marks(w)) for w in words]
+        [
+            TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form)
+            for w, s in zip(words, settled)
+        ]
     )
 
 

@@ -67,9 +67,12 @@ class RecognizerInfo:
     # was bad and the shipped one runs; the journal went to a fallback folder, or crash recovery is off.
     punctuation_notice: str = ""
     journal_notice: str = ""
-    # What the user can do about a Vosk model that would not load (PocketSphinx captions meanwhile):
-    # ``WayOut``s a front end turns into buttons; () when all is well.
+    # What the user can do about a Vosk model that would not load (the built-in recognizer
+    # captions meanwhile): ``WayOut``s a front end turns into buttons; () when all is well.
     ways_out: tuple = ()
+    # Whose marks the session shows: "engine" (the punctuation model's) or "recognizer" (Whisper's
+    # own, or none for a language the model does not know); the text after Stop keeps the latter.
+    marks: str = "engine"
 
     @property
     def journal_model(self) -> str | None:
@@ -266,6 +269,8 @@ def build_live_session(
     on the fly, a file read in lock-step with the engine, a stabiliser with other settings, used
     instead of ``spec.source`` and the default stabiliser; the rest is what users run.
     """
+    from engine.punctuation.streaming import StreamingDecoder
+
     source = source if source is not None else open_source(spec.source, spec.realtime)
     model = resources.punctuation_model(spec.model_dir)
     recognizer, info = resources.recognizer(spec.recognizer, spec.vosk_model)
@@ -283,6 +288,7 @@ def build_live_session(
         journal, journal_notice = _open_journal(spec, header)
     info = replace(
         info,
+        marks="engine" if isinstance(decoder, StreamingDecoder) else "recognizer",
         punctuation_notice=" ".join(
             filter(None, (resources.punctuation_problem(spec.model_dir), marks_notice))
         ),

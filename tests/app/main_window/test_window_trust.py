@@ -169,7 +169,7 @@ def _damaged_vosk_model():
 
 
 @pytest.mark.needs_espeak
-def test_a_broken_vosk_model_captions_with_pocketsphinx_and_offers_three_ways_out(
+def test_a_broken_vosk_model_captions_with_the_built_in_recognizer_and_offers_three_ways_out(
     data_dir, settings, qtbot, speech_wav, tiny_model_dir, tmp_path, monkeypatch
 ):
     import hashlib
@@ -182,7 +182,7 @@ def test_a_broken_vosk_model_captions_with_pocketsphinx_and_offers_three_ways_ou
     model = _damaged_vosk_model()
     window = open_window(qtbot, settings, model_dir=tiny_model_dir, journal_dir=tmp_path / "journal")
     final = play(window, qtbot, speech_wav)
-    assert len(words_of(final)) >= 3  # captions ran, on PocketSphinx
+    assert len(words_of(final)) >= 3  # captions ran, on the built-in recognizer (Whisper)
     assert window.banners.text("error") is None, window.banners.text("error")
     banner = window.banners.banners["model"]
     assert str(model) in banner.text and "built-in recognizer" in banner.text and "NAME" not in banner.text
@@ -221,11 +221,11 @@ def test_a_broken_vosk_model_captions_with_pocketsphinx_and_offers_three_ways_ou
         timeout=30000,
     )
     window.banners.banners["model"].buttons["Use the built-in recognizer"].click()
-    assert settings.get(keys.RECOGNIZER) == "pocketsphinx"
+    assert settings.get(keys.RECOGNIZER) == "whisper"
     qtbot.waitUntil(
         lambda: "Download again" not in getattr(window.banners.banners.get("model"), "buttons", {}),
         timeout=30000,
     )
     window.bridge.wait(30000)
-    assert window.banners.text("model") is None  # PocketSphinx was chosen: nothing to say
+    assert window.banners.text("model") is None  # the built-in Whisper was chosen: nothing to say
     QThreadPool.globalInstance().waitForDone(30000)

@@ -62,7 +62,7 @@ def test_a_broken_vosk_model_fails_in_one_line_with_real_commands(tmp_path, sile
     assert "VoskAPI" not in r.stderr and "Options:" not in r.stderr and "Traceback" not in r.stderr
     line = lines[-1]
     assert str(model) in line and "NAME" not in line
-    assert "use the built-in recognizer: --recognizer pocketsphinx" in line
+    assert "use the built-in recognizer: --recognizer whisper" in line
     assert f"download again: livecap models download {NAME} --replace" in line
     assert f"remove: livecap models remove {NAME}" in line
 

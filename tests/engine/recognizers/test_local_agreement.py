@@ -53,7 +53,10 @@ def test_committed_words_never_change_whatever_the_later_hypotheses_say():
         snapshots.append([w.text for w in all_committed])
     for earlier, later in zip(snapshots, snapshots[1:]):
         assert later[: len(earlier)] == earlier  # only ever extended
-    assert snapshots[-1] == "the cat sat on the mat and then slept".split()
+    # the last word is the one still being heard: it waits for the end of the utterance
+    assert snapshots[-1] == "the cat sat on the mat and then".split()
+    assert [w.text for w in agree.finish()] == ["slept"]
+    assert agree.finish() == []
 
 
 def test_a_revised_tail_is_not_committed_until_it_agrees():
@@ -79,6 +82,15 @@ def test_words_re_heard_at_a_buffer_start_are_not_committed_twice():
     for text in ("three four five six", "three four five six seven"):
         later += agree.agree(hyp(text, start=0.8))[0]
     assert [w.text for w in later] == ["five", "six"]
+
+
+def test_the_word_at_the_buffers_end_waits_even_when_two_decodes_agree_on_it():
+    agree = LocalAgreement()
+    agree.agree(hyp("we agreed to."))
+    committed, tail = agree.agree(hyp("we agreed to."))  # a pause mid-sentence: the same twice
+    assert [w.text for w in committed] == ["we", "agreed"] and [w.written for w in tail] == ["to."]
+    committed, _ = agree.agree(hyp("we agreed to postpone it"))
+    assert [w.written for w in committed] == ["to"]  # its mark came from the buffer's end: gone
 
 
 def test_finish_commits_the_whole_last_hypothesis():
@@ -110,6 +122,7 @@ def test_through_the_stabiliser_a_revised_tail_is_shown_then_withdrawn_and_never
             if isinstance(event, Settled):
                 settled.append(event.form + ("." if event.mark == "period" else ""))
     out = stabiliser.update(RecognizerUpdate(partial=[], final=agree.finish()), now=4.0)
+    displayed.append([w.text for w in out.unstable])
     for event in decoder.push_many(out.commit):
         if isinstance(event, Settled):
             settled.append(event.form + ("." if event.mark == "period" else ""))

@@ -21,7 +21,7 @@ from engine.recognizers.whisper_rec import WhisperRecognizer
 from engine.session.build import SessionResources, SessionSpec, build_live_session, choose_decoder
 from engine.vosk_models.layout import incomplete_model_folders
 from tests.engine.recognizers.test_recognizers import write_tiny_vosk_model
-from tests.speech import espeak
+from tests.speech import espeak, write_speech_wav
 
 SPOKEN = "the council met on tuesday to discuss the budget and they agreed to meet again next month"
 
@@ -126,13 +126,15 @@ def test_ten_seconds_of_silence_cost_no_decoding_and_give_no_words(sentence_wav,
 def test_a_file_is_decoded_once_per_window_with_whispers_marks(tmp_path):
     from engine.session.batch import transcribe_file
 
-    clip, rate = espeak("Where is the station? It is near the old bridge.", tmp_path / "q.wav")
+    wav = write_speech_wav(
+        tmp_path / "q.wav", "Where is the train station? I think it is near the bridge.", 1
+    )
     recognizer = WhisperRecognizer(live=False)
-    transcript = transcribe_file(tmp_path / "q.wav", recognizer, None, written_marks=True)
+    transcript = transcribe_file(wav, recognizer, None, written_marks=True)
     text = " ".join(
         w.form + {"none": "", "comma": ",", "period": ".", "question": "?"}[w.mark] for w in transcript.words
     )
-    assert text.startswith("Where is the station?"), text
+    assert text.startswith("Where is the train station?"), text
     assert recognizer.decodes == 1  # a 4 s file is one window
 
 
@@ -234,3 +236,30 @@ def test_whisper_marks_by_default_and_the_engines_on_request(live_whisper):
     other = "engine" if default is RecognizerMarksDecoder else "recognizer"
     decoder, _ = choose_decoder(model, model.config.decoder, live_whisper, other)
     assert type(decoder) is not default
+
+
+def test_on_a_cpu_too_slow_for_the_cadence_decodes_space_out_instead_of_falling_behind(
+    sentence_wav, monkeypatch
+):
+    """A slow CPU is the absent hardware here: the real decode is made slower by a sleep."""
+    import time
+
+    from engine.recognizers.whisper_rec import SLOWDOWN_MARGIN, WhisperOptions
+
+    recognizer = WhisperRecognizer(live=True, options=WhisperOptions(cadence=0.2))
+    real = recognizer._transcribe
+
+    def slow(*args, **kwargs):
+        time.sleep(0.4)  # twice the cadence
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(recognizer, "_transcribe", slow)
+    audio = read_all(sentence_wav)
+    at_decode = []
+    for at in range(0, len(audio), 1600):
+        before = recognizer.decodes
+        recognizer.accept(audio[at : at + 1600])
+        if recognizer.decodes > before:
+            at_decode.append(at / 16000)
+    gaps = np.diff(at_decode[:-1])  # the last decode ends the utterance, off the cadence
+    assert len(gaps) >= 2 and gaps.min() >= SLOWDOWN_MARGIN * 0.4 - 0.1

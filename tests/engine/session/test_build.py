@@ -89,7 +89,9 @@ def test_a_missing_file_fails_before_any_model_loads(tmp_path):
         build_live_session(spec, SessionResources(never, never))
 
 
-def test_a_vosk_model_that_will_not_load_falls_back_to_pocketsphinx_with_ways_out(tmp_path, monkeypatch):
+def test_a_vosk_model_that_will_not_load_falls_back_to_the_built_in_recognizer_with_ways_out(
+    tmp_path, monkeypatch
+):
     """The app's factory: captions go on with the built-in recognizer, and the front end gets the
     three ways out as actions, each with its real command."""
     from engine.files import paths
@@ -104,7 +106,7 @@ def test_a_vosk_model_that_will_not_load_falls_back_to_pocketsphinx_with_ways_ou
     resources = SessionResources()
     try:
         recognizer, info = resources.recognizer("auto", "")
-        assert recognizer.name == info.name == "pocketsphinx"
+        assert recognizer.name == info.name == "whisper"  # the built-in recognizer, embedded
         assert str(model) in info.notice and "built-in recognizer meanwhile" in info.notice
         assert "\n" not in info.notice and "livecap models" not in info.notice  # the buttons say that
         assert [(w.action, w.label) for w in info.ways_out] == [

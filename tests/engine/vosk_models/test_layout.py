@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.recognizers import RecognizerError
-from engine.recognizers.select import FALLBACK_NOTICE, create_recognizer
+from engine.recognizers.select import create_recognizer
 from engine.recognizers.vosk_rec import check_vosk_model
 from engine.vosk_models import catalogue, layout
 
@@ -92,7 +92,7 @@ def test_auto_select_never_picks_a_model_being_removed(tmp_path):
     write(models / ".vosk-model-x.removing-0123abcd", FOLDERS["v2-mfcc-hclg"][0])
     assert layout.installed_model_folders(models) == [] and catalogue.installed_models(models) == []
     recognizer, notice = create_recognizer(None, None, models)
-    assert recognizer.name == "pocketsphinx" and notice == FALLBACK_NOTICE
+    assert recognizer.name == "whisper" and notice == ""  # no Vosk model: the embedded Whisper
     with pytest.raises(RecognizerError, match="No Vosk model installed"):
         create_recognizer("vosk", None, models)
 
@@ -128,7 +128,7 @@ def test_auto_select_skips_an_incomplete_folder_and_says_so(tmp_path):
     models = tmp_path / "models"
     write(models / "a-incomplete", V2 + ["conf/mfcc.conf"])  # sorts first
     recognizer, notice = create_recognizer(None, None, models)
-    assert recognizer.name == "pocketsphinx"
+    assert recognizer.name == "whisper" and notice.endswith("using Whisper")
     assert "a-incomplete is incomplete: missing graph/HCLG.fst" in notice and "livecap models list" in notice
     with pytest.raises(RecognizerError, match="a-incomplete is incomplete"):
         create_recognizer("vosk", None, models)
