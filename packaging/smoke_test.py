@@ -15,7 +15,7 @@ folder (so no Vosk model a developer installed changes the outcome):
   whisper     the same speech through the embedded Whisper tiny.en (CTranslate2, its model's digest
               checked, the Silero VAD): nearly every word back, with Whisper's marks
   vosk        libvosk loads and decodes: a tiny generated Vosk model on generated tones
-  privacy     transcribe with a fresh, empty HOME and no XDG_* or LIVECAP_* variables leaves
+  privacy     transcribe (Whisper) with a fresh, empty HOME and no XDG_* or LIVECAP_* variables leaves
               no file outside livecap's own folders (ONNX Runtime's telemetry files included)
   app         the GUI plays a file offscreen and saves a screenshot that is not blank
 
@@ -341,7 +341,7 @@ def check_privacy(r: Runner) -> str:
     out_file = r.workdir / "privacy-transcript.txt"
     _, err, s, rss = r.run(
         "privacy",
-        ["transcribe", str(wav), "--recognizer", "pocketsphinx", "-o", str(out_file)],
+        ["transcribe", str(wav), "--recognizer", "whisper", "-o", str(out_file)],
         env=binary_env,
         inherit_env=False,
     )

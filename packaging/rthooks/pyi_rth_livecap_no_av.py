@@ -3,7 +3,7 @@
 faster-whisper imports ``av`` at the top of its audio module, but only calls it to decode audio
 files; livecap always hands Whisper samples it decoded itself (soundfile, soxr). Bundling PyAV
 would add about 100 MB of FFmpeg for nothing, so the bundle has this empty module instead: any
-call into it fails loudly with the reason, never silently.
+use of it fails loudly with the reason, never silently.
 """
 import sys
 import types
@@ -11,7 +11,8 @@ import types
 
 class _NotBundled(types.ModuleType):
     def __getattr__(self, name):
-        raise ImportError(f"PyAV (av.{name}) is not in livecap's frozen build: livecap decodes audio itself")
+        # AttributeError, as for any missing attribute: introspection (hasattr, inspect) asks too.
+        raise AttributeError(f"PyAV (av.{name}) is not in livecap's frozen build: livecap decodes audio itself")
 
 
 sys.modules.setdefault("av", _NotBundled("av"))
