@@ -23,7 +23,10 @@ tokenizer comes from the model folder (``REQUIRED_FILES``), and the hub is told 
 
 from __future__ import annotations
 
+import atexit
 import os
+import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +45,19 @@ WINDOW = 30.0  # Whisper's window: audio past it is not heard in one decode
 # A decode that takes longer than the cadence sets the next interval to this many times its own
 # length: the CPU then keeps a little time for the rest of the pipeline.
 SLOWDOWN_MARGIN = 1.25
+
+
+# Every recognizer not closed yet: closed at exit, while the interpreter is whole. CTranslate2's
+# model left to the end of the process (a reference kept by a traceback after Ctrl-C, say) was
+# destroyed after its threads' runtime had gone: the process then crashed on its way out
+# (SIGSEGV or "terminate called without an active exception") after the transcript was saved.
+_OPEN: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for recognizer in list(_OPEN):
+        recognizer.close()
 
 
 @dataclass(frozen=True)
@@ -107,6 +123,8 @@ class WhisperRecognizer:
         # What the last decode heard; an English-only model hears English, a multilingual one says.
         self.language = "en" if not self.multilingual else None
         self._vad = StreamingVad()
+        self._lock = threading.Lock()  # close() waits for a decode in progress
+        _OPEN.add(self)
         self.decodes = 0  # decodes so far: the measuring tools report them
         self.decode_seconds = 0.0
         self.reset()
@@ -158,6 +176,21 @@ class WhisperRecognizer:
             return RecognizerUpdate(final=self._decode_full_window())
         return RecognizerUpdate()
 
+    def close(self) -> None:
+        """Release the model (CTranslate2 stops its threads). Idempotent; a later decode raises
+        ``RecognizerError``."""
+        with self._lock:
+            if self._model is not None:
+                # The CTranslate2 object itself, not only faster-whisper's wrapper: a frame kept
+                # alive elsewhere may still hold the wrapper (CTranslate2's issue #2085).
+                self._model.model = None
+            self._model = None
+        _OPEN.discard(self)
+
+    @property
+    def closed(self) -> bool:
+        return self._model is None
+
     def flush(self) -> RecognizerUpdate:
         """End of input: decode what the buffer holds and commit all of it."""
         return RecognizerUpdate(
@@ -201,6 +234,14 @@ class WhisperRecognizer:
         import time
 
         started = time.perf_counter()
+        with self._lock:
+            if self._model is None:
+                raise RecognizerError("The Whisper recognizer was closed; start a new session")
+            return self._words(audio, offset, prompt, started)
+
+    def _words(self, audio: np.ndarray, offset: float, prompt: str | None, started: float) -> list[Word]:
+        import time
+
         segments, info = self._model.transcribe(
             audio, language="en" if not self.multilingual else None, beam_size=self.options.beam_size,
             temperature=0.0, condition_on_previous_text=False, initial_prompt=prompt,

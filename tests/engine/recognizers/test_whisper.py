@@ -263,3 +263,15 @@ def test_on_a_cpu_too_slow_for_the_cadence_decodes_space_out_instead_of_falling_
             at_decode.append(at / 16000)
     gaps = np.diff(at_decode[:-1])  # the last decode ends the utterance, off the cadence
     assert len(gaps) >= 2 and gaps.min() >= SLOWDOWN_MARGIN * 0.4 - 0.1
+
+
+def test_close_releases_the_model_and_later_use_says_so(sentence_wav):
+    """Closing drops CTranslate2's object while the interpreter is whole (at exit too, by atexit:
+    left to the end of the process it crashed it after the transcript was saved; the SIGTERM test
+    in tests/engine/cli/test_journal_cli.py runs that path)."""
+    recognizer = WhisperRecognizer(live=False)
+    recognizer.close()
+    recognizer.close()  # idempotent
+    assert recognizer.closed
+    with pytest.raises(RecognizerError, match="closed"):
+        feed(recognizer, read_all(sentence_wav))
