@@ -129,7 +129,7 @@ class RecognitionPage(SettingsPage):
             [
                 ("Automatic: Vosk if a model is installed, else Whisper", "auto"),
                 ("Vosk (accurate, light; needs a downloaded model)", "vosk"),
-                ("Whisper tiny.en (built in, English, uses about half a core)", "whisper"),
+                ("Whisper tiny.en (built in, English; most of a core while you speak)", "whisper"),
                 ("PocketSphinx (built in, English only, many mistakes)", "pocketsphinx"),
             ],
         )
