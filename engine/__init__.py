@@ -55,6 +55,7 @@ _PUBLIC = {
     "RecognizerInfo": ("engine.session.build", "RecognizerInfo"),
     "build_live_session": ("engine.session.build", "build_live_session"),
     "isolated_recognizer": ("engine.session.build", "isolated_recognizer"),
+    "whose_marks": ("engine.session.build", "whose_marks"),
     "AudioLevel": ("engine.session.live", "AudioLevel"),
     "PartialWords": ("engine.session.live", "PartialWords"),
     "SourceNotice": ("engine.session.live", "SourceNotice"),

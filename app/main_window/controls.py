@@ -258,6 +258,18 @@ class LatencyControl(QWidget):
     def setting(self) -> LatencySetting:
         return self.map.setting(self.slider.value())
 
+    def show_marks_by_recognizer(self, label: str | None, detail: str = "") -> None:
+        """The recognizer decides the marks (Whisper's own, or none for a language livecap's model
+        does not know): they come with the words, so there is nothing to trade, and the slider
+        rests, ``label`` and ``detail`` saying why. None: livecap's model marks the words again."""
+        self.slider.setEnabled(label is None)
+        if label is None:
+            self._on_value(self.slider.value(), emit=False)
+            return
+        self.description.setText(label)
+        self.description.setToolTip(detail)
+        self.slider.setAccessibleDescription(f"{label}. {detail}")
+
     def set_value(self, value: int) -> None:
         self.slider.setValue(value)
 

@@ -347,6 +347,16 @@ class CaptionWindow(QMainWindow):
 
     def _on_ready(self, info) -> None:
         self.model_offer.show_recognizer(info)
+        if info.marks != "recognizer":
+            self.latency.show_marks_by_recognizer(None)
+        elif info.name == "whisper":
+            self.latency.show_marks_by_recognizer(
+                "marks: Whisper's own",
+                "Whisper writes its own punctuation; it comes with the words. "
+                "Settings → Recognition → Punctuation chooses livecap's instead.",
+            )
+        else:  # a language livecap's punctuation model does not know (the banner says so)
+            self.latency.show_marks_by_recognizer("no marks", info.punctuation_notice)
         # Problems the session works around: say them once, captions run regardless.
         for topic, notice in (("punctuation", info.punctuation_notice), ("journal", info.journal_notice)):
             if notice:

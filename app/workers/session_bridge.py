@@ -48,6 +48,7 @@ from engine import (
     TranscriptBuilder,
     build_live_session,
     isolated_recognizer,
+    whose_marks,
 )
 
 log = logging.getLogger(__name__)
@@ -175,8 +176,12 @@ class SessionBridge(QObject):
     def _preload_work(self, spec: SessionSpec) -> None:
         try:
             self.punctuation_model(spec.model_dir)
-            _, info = self.resources.recognizer(spec.recognizer, spec.vosk_model)
-            info = replace(info, punctuation_notice=self.resources.punctuation_problem(spec.model_dir))
+            recognizer, info = self.resources.recognizer(spec.recognizer, spec.vosk_model)
+            info = replace(
+                info,
+                punctuation_notice=self.resources.punctuation_problem(spec.model_dir),
+                marks=whose_marks(recognizer, spec.marks),
+            )
         except Exception as exc:
             call_on_ui_thread(self, "_on_preloaded", None, _message(exc))
             return

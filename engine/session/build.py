@@ -109,7 +109,7 @@ def choose_decoder(model, settings, recognizer, marks: str = "auto"):
             f"The recognizer hears {language_name(language)} and livecap's punctuation model is "
             f"English: the words are shown as recognized, with {writes}."
         )
-    if keeps_written_marks(recognizer, marks):
+    if whose_marks(recognizer, marks) == "recognizer":
         return RecognizerMarksDecoder(settings), ""
     notice = (
         ""
@@ -117,6 +117,15 @@ def choose_decoder(model, settings, recognizer, marks: str = "auto"):
         else f"{recognizer.name} writes no marks: livecap's punctuation model adds them."
     )
     return StreamingDecoder.from_model(model, settings), notice
+
+
+def whose_marks(recognizer, marks: str = "auto") -> str:
+    """ "recognizer" when the words keep the marks their recognizer wrote (or pass unmarked, for a
+    language the punctuation model does not know), "engine" when the punctuation model marks them:
+    what ``choose_decoder`` builds, for a front end to say before a session starts."""
+    if not is_english(getattr(recognizer, "language", None)) or keeps_written_marks(recognizer, marks):
+        return "recognizer"
+    return "engine"
 
 
 def keeps_written_marks(recognizer, marks: str = "auto") -> bool:

@@ -626,3 +626,21 @@ def test_keep_sessions_means_the_same_in_the_window_and_on_the_command_line(wind
     assert window.spec().journal_keep_days == args.keep_days == session_spec(args).journal_keep_days == kept
     forever = build_parser().parse_args(["recover", "--keep-days", "forever"])
     assert forever.keep_days is None
+
+
+@pytest.mark.slow
+def test_with_whispers_own_marks_the_latency_slider_rests_and_says_why(window, qtbot, speech_wav):
+    """A real session on the default recognizer (Whisper, its own marks): the marks come with the
+    words, so the Faster/More accurate slider has nothing to trade; with livecap's marks it works."""
+    play(window, qtbot, speech_wav)
+    info = window.bridge.recognizer_info
+    assert info.name == "whisper" and info.marks == "recognizer"
+    assert not window.latency.slider.isEnabled()
+    assert window.latency.description.text() == "marks: Whisper's own"
+    assert "Settings → Recognition → Punctuation" in window.latency.description.toolTip()
+    window.settings.set(keys.MARKS, "engine")
+    window.text.mark_saved()  # nothing to lose: no question before the next session
+    play(window, qtbot, speech_wav)
+    assert window.bridge.recognizer_info.marks == "engine"
+    assert window.latency.slider.isEnabled()
+    assert window.latency.description.text() == window.latency.setting.describe()  # the trade again
