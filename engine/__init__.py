@@ -14,7 +14,7 @@ import os
 
 # One OpenBLAS thread, set before numpy loads (a user's own setting wins). numpy's matrix products
 # here are small (Whisper's mel filterbank), and a second BLAS thread spinning beside CTranslate2's
-# made each live decode cost 10-15 % more CPU for no speed (docs/PERFORMANCE.md).
+# made each live decode cost more CPU for no speed (docs/PERFORMANCE.md).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from engine.version import __version__ as __version__  # `engine.__version__`, for anyone who asks

@@ -26,9 +26,9 @@ Kind = Literal["vosk", "whisper", "pocketsphinx"]
 
 # How slow a CPU may be and still run Whisper live: one timed decode's CPU time over the cadence.
 # Up to the cadence, Whisper keeps its pace; beyond it, decodes space out (``SLOWDOWN_MARGIN``) and
-# words show later, which still beats PocketSphinx's words (docs/QUALITY.md) until about 1.5: a
-# decode of speech (about 1.2 times the timed one, of noise) then takes nearly 2 s and captions
-# trail the speaker by 4 s and more.
+# words show later, which still beats PocketSphinx's words (docs/QUALITY.md) up to this limit;
+# past it (a decode of speech costs more than the timed one, of noise) captions trail the speaker
+# by several seconds (docs/PERFORMANCE.md).
 REALTIME_LIMIT = 1.5
 
 FALLBACK_NOTICE = (

@@ -182,7 +182,7 @@ class WhisperRecognizer:
         with self._lock:
             if self._model is not None:
                 # The CTranslate2 object itself, not only faster-whisper's wrapper: a frame kept
-                # alive elsewhere may still hold the wrapper (CTranslate2's issue #2085).
+                # alive elsewhere may still hold the wrapper (a known CTranslate2 exit problem).
                 self._model.model = None
             self._model = None
         _OPEN.discard(self)
