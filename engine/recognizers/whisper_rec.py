@@ -26,6 +26,7 @@ from __future__ import annotations
 import atexit
 import os
 import threading
+import time
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -203,8 +204,6 @@ class WhisperRecognizer:
         programs busy for a moment (a build, a browser starting) must not decide for the whole
         session; while they are, the recognizer spaces its decodes out (``SLOWDOWN_MARGIN``).
         The stream's state is untouched."""
-        import time
-
         rng = np.random.default_rng(0)
         audio = (rng.standard_normal(5 * SAMPLE_RATE) * 0.01).astype(np.float32)
         decodes, spent = self.decodes, self.decode_seconds
@@ -219,8 +218,6 @@ class WhisperRecognizer:
 
     # -- decoding ------------------------------------------------------------------------------
     def _decode(self, audio: np.ndarray) -> list[Word]:
-        import time
-
         started = time.perf_counter()
         words = self._transcribe(
             audio, self._start / SAMPLE_RATE, self._prompt() if (self.live and self.options.prompt) else None
@@ -231,17 +228,16 @@ class WhisperRecognizer:
 
     def _transcribe(self, audio: np.ndarray, offset: float, prompt: str | None = None) -> list[Word]:
         """Whisper's words for ``audio``, with times from ``offset`` (seconds on the stream's clock)."""
-        import time
-
         started = time.perf_counter()
         with self._lock:
             if self._model is None:
                 raise RecognizerError("The Whisper recognizer was closed; start a new session")
-            return self._words(audio, offset, prompt, started)
+            words = self._words(audio, offset, prompt)
+        self.decodes += 1
+        self.decode_seconds += time.perf_counter() - started
+        return words
 
-    def _words(self, audio: np.ndarray, offset: float, prompt: str | None, started: float) -> list[Word]:
-        import time
-
+    def _words(self, audio: np.ndarray, offset: float, prompt: str | None) -> list[Word]:
         segments, info = self._model.transcribe(
             audio, language="en" if not self.multilingual else None, beam_size=self.options.beam_size,
             temperature=0.0, condition_on_previous_text=False, initial_prompt=prompt,
@@ -263,8 +259,6 @@ class WhisperRecognizer:
                     )
         if self.multilingual:
             self.language = info.language
-        self.decodes += 1
-        self.decode_seconds += time.perf_counter() - started
         return words
 
     def _end_utterance(self) -> list[Word]:
