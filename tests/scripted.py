@@ -29,7 +29,7 @@ class ScriptedScorer:
         self.calls: list[list[tuple[str, int]]] = []  # per score(): the (word, lookahead) requests
         self.windows: list[int] = []  # the right edge of every window tagged
 
-    def tag(self, words, pauses, ends, window=None):
+    def tag(self, words, pauses, ends, window=None, cues=None):
         """Windows as the model sees them if every word were one token: at most window - 2 words."""
         reach = (window or self.window) - 2
         out = []
@@ -40,7 +40,7 @@ class ScriptedScorer:
             out.append(Tagged(first, np.array(punct, dtype=float), np.array([LOWER] * len(punct))))
         return out
 
-    def score(self, words, pauses, requests, window=None):
+    def score(self, words, pauses, requests, window=None, cues=None):
         self.calls.append([(words[p], l) for p, l in requests])
         return score_from_tags(self, words, pauses, requests, window)
 

@@ -11,7 +11,8 @@ window w and any offline window W in that range.
 
 The phases of the recipe (docs/METHOD.md, "Training"):
 1. steps [0, pause_from): text only;
-2. steps [pause_from, steps): the same, with synthetic ``[PAUSE]`` tokens;
+2. steps [pause_from, steps): the same, with timings (``[PAUSE]`` and, for a model that reads
+   them, word cues and recognizer hints) in most windows;
 3. steps [steps, steps + prior_steps): the loss without class weights, restoring the priors
    (the trainer switches the weights; the windows are drawn the same way).
 """
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.punctuation.model_inputs import SpecialIds
-from training.dataset import Noise, WindowMaker, WordStream, collate
+from training.dataset import Noise, WindowMaker, WordStream, collate, collate_cues
 
 
 def source_weights(stream: WordStream, weights: dict[str, float]) -> np.ndarray:
@@ -55,9 +56,11 @@ class BatchPlan:
     windows: tuple[int, ...]  # the recipe's (Recipe.windows); one is drawn per step
     weights: dict[str, float] = field(default_factory=dict)
     seed: int = 1234
+    cues: object = None  # training.speech_cues.SpeechCues for a model that reads word cues
+    cue_count: int = 0
 
     def __post_init__(self):
-        self.maker = WindowMaker(self.stream, self.special, self.noise)
+        self.maker = WindowMaker(self.stream, self.special, self.noise, self.cues)
         per_word = source_weights(self.stream, self.weights)[self.stream.source]
         self._cumulative = np.cumsum(per_word)
 
@@ -67,10 +70,10 @@ class BatchPlan:
         return np.minimum(np.searchsorted(self._cumulative, draws, side="right"), len(self.stream) - 1)
 
     def __call__(self, step: int):
-        """(input_ids, attention_mask, punct labels, case labels, lookaheads) [B, T] numpy arrays."""
+        """(input_ids, attention_mask, punct labels, case labels, lookaheads) [B, T] numpy arrays,
+        and the word cues [B, T, cue_count]."""
         rng = np.random.default_rng([self.seed, 1, step])
         window = int(rng.choice(self.windows))
         pauses = None if step >= self.pause_from else False
-        return collate(
-            [self.maker.make(int(e), window, rng, pauses) for e in self.ends(rng)], self.special.pad
-        )
+        made = [self.maker.make(int(e), window, rng, pauses) for e in self.ends(rng)]
+        return (*collate(made, self.special.pad), collate_cues(made, self.cue_count))

@@ -60,7 +60,7 @@ class CachedScorer:
                 self.by_end.append(t)
                 self.cache[_key(words, pauses, t.first + len(punct) - 1, w)] = (len(punct) - 1, punct, case)
 
-    def tag(self, words, pauses, ends, window=None) -> list[Tagged]:
+    def tag(self, words, pauses, ends, window=None, cues=None) -> list[Tagged]:
         window = window or self.window
         out: list[Tagged | None] = []
         missing = []
@@ -114,7 +114,7 @@ class CachedScorer:
 
         return shift
 
-    def score(self, words, pauses, requests, window=None):
+    def score(self, words, pauses, requests, window=None, cues=None):
         return score_from_tags(self, words, pauses, requests, window)
 
     def fixed(self, lookahead: int) -> tuple[np.ndarray, np.ndarray]:

@@ -29,6 +29,7 @@ from engine.punctuation.labelled_text import prepare_folder
 from engine.punctuation.model import ModelConfig, ModelError, PunctuationModel, model_folder
 from engine.punctuation.model_inputs import DEFAULT_WINDOW
 from engine.punctuation.settings import DecoderSettings
+from engine.punctuation.word_cues import CUE_NAMES
 from training.base_model import fetch_base_model
 from training.dataset import IGNORE, WindowMaker, build_stream, collate
 from training.metrics import punctuation_scores
@@ -45,18 +46,22 @@ def load_checkpoint(path: Path) -> PunctuationTagger:
 
 def export_onnx(model: PunctuationTagger, path: Path) -> None:
     ids = torch.tensor([[101, 5, 6, 7, 102]])  # any in-vocabulary ids: the axes are dynamic
+    cues = model.config.cues
+    inputs = (ids, torch.ones_like(ids)) + ((torch.zeros(1, 5, cues),) if cues else ())
+    names = ["input_ids", "attention_mask"] + (["word_cues"] if cues else [])
     warnings.filterwarnings("ignore", category=DeprecationWarning)  # the legacy exporter is the one that fits
     warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
     torch.onnx.export(
         model,
-        (ids, torch.ones_like(ids)),
+        inputs,
         str(path),
         dynamo=False,
         opset_version=17,
-        input_names=["input_ids", "attention_mask"],
+        input_names=names,
         output_names=["punct_logits", "case_logits"],
         dynamic_axes={
             "input_ids": {0: "batch", 1: "tokens"},
+            **({"word_cues": {0: "batch", 1: "tokens"}} if cues else {}),
             "attention_mask": {0: "batch", 1: "tokens"},
             "punct_logits": {0: "batch", 1: "tokens"},
             "case_logits": {0: "batch", 1: "tokens"},
@@ -112,6 +117,8 @@ def parity(torch_model, fp32_dir: Path, int8_dir: Path, windows: int, threads: i
         at = labels != IGNORE
         marks.append(labels[at])
         feeds = {"input_ids": ids, "attention_mask": mask}
+        if int8.uses_cues:  # parity on bare text: the cues' own effect is measured by training.evaluate
+            feeds["word_cues"] = np.zeros((*ids.shape, len(int8.config.cues)), dtype=np.float32)
         for name, runtime in (("int8", int8), ("fp32", fp32)):
             logits = runtime._session.run(["punct_logits"], feeds)[0]
             session_outputs[name].append(logits.argmax(-1)[at])
@@ -196,6 +203,11 @@ def main(argv=None) -> int:
         metavar="NODE",
         help="MatMul nodes left in fp32 (default: %(default)s; none: quantize every one)",
     )
+    parser.add_argument(
+        "--base",
+        type=Path,
+        help="folder with the encoder's tokenizer.json (default: fetched as training does)",
+    )
     parser.add_argument("--parity-windows", type=int, default=1000)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument(
@@ -208,7 +220,7 @@ def main(argv=None) -> int:
         )
         return 2
     model = load_checkpoint(args.checkpoint)
-    base = fetch_base_model()
+    base = args.base or fetch_base_model()
     corpus = args.corpus or args.checkpoint.parent / "corpus.npz"
     lexicon = build_lexicon(load_corpus(corpus)) if corpus.exists() else {}
     args.out.mkdir(parents=True, exist_ok=True)
@@ -225,7 +237,19 @@ def main(argv=None) -> int:
     )
     # Parity compares the network's own answers (torch, fp32, int8), so the bias joins the
     # shipped config only after it.
-    config = ModelConfig(window=args.window, decoder=decoder, lexicon=lexicon)
+    config = ModelConfig(
+        window=args.window,
+        decoder=decoder,
+        lexicon=lexicon,
+        cues=CUE_NAMES if model.config.cues else (),
+    )
+    if model.config.cues and model.config.cues != len(CUE_NAMES):
+        print(
+            f"export: the checkpoint reads {model.config.cues} cues, this livecap computes "
+            f"{len(CUE_NAMES)}; train it again with this livecap",
+            file=sys.stderr,
+        )
+        return 2
     with tempfile.TemporaryDirectory() as tmp:
         fp32_dir = Path(tmp)
         export_onnx(model, fp32_dir / "model.onnx")

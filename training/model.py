@@ -25,6 +25,7 @@ class EncoderConfig(EncoderShape):
     dropout: float = 0.1
     punct_classes: int = 4
     case_classes: int = 3
+    cues: int = 0  # word cues read beside the tokens (engine.punctuation.word_cues); 0: none
 
 
 class Layer(nn.Module):
@@ -61,15 +62,25 @@ class PunctuationTagger(nn.Module):
         self.word_emb = nn.Embedding(c.vocab_size, c.hidden)
         self.pos_emb = nn.Embedding(c.max_positions, c.hidden)
         self.type_emb = nn.Embedding(2, c.hidden)
+        if c.cues:
+            # A linear map of each token's cue row onto its embedding, starting at zero: the
+            # pre-trained encoder begins exactly where it was, and bare text (all-zero cues)
+            # stays the input it always was.
+            self.cue_proj = nn.Linear(c.cues, c.hidden, bias=False)
+            nn.init.zeros_(self.cue_proj.weight)
         self.emb_norm = nn.LayerNorm(c.hidden, eps=1e-12)
         self.dropout = nn.Dropout(c.dropout)
         self.layers = nn.ModuleList(Layer(c) for _ in range(c.layers))
         self.punct_head = nn.Linear(c.hidden, c.punct_classes)
         self.case_head = nn.Linear(c.hidden, c.case_classes)
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor):
+    def forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, word_cues: torch.Tensor | None = None
+    ):
         t = input_ids.shape[1]
         x = self.word_emb(input_ids) + self.pos_emb.weight[:t] + self.type_emb.weight[0]
+        if self.config.cues and word_cues is not None:
+            x = x + self.cue_proj(word_cues)
         x = self.dropout(self.emb_norm(x))
         mask_bias = (1.0 - attention_mask[:, None, None, :].float()) * -1e4
         for layer in self.layers:
@@ -77,8 +88,9 @@ class PunctuationTagger(nn.Module):
         return self.punct_head(x), self.case_head(x)
 
 
-def load_pretrained(weights: Path, dropout: float = 0.1) -> PunctuationTagger:
-    """Build the tagger from a HuggingFace BERT ``model.safetensors`` (heads start fresh)."""
+def load_pretrained(weights: Path, dropout: float = 0.1, cues: int = 0) -> PunctuationTagger:
+    """Build the tagger from a HuggingFace BERT ``model.safetensors`` (heads and the cue
+    projection start fresh)."""
     from safetensors.torch import load_file
 
     w = load_file(str(weights))
@@ -90,6 +102,7 @@ def load_pretrained(weights: Path, dropout: float = 0.1) -> PunctuationTagger:
         intermediate=w["encoder.layer.0.intermediate.dense.weight"].shape[0],
         max_positions=w["embeddings.position_embeddings.weight"].shape[0],
         dropout=dropout,
+        cues=cues,
     )
     c.heads = c.hidden // 32  # MiniLM-L6-H384 uses 12 heads of 32
     model = PunctuationTagger(c)
@@ -112,5 +125,6 @@ def load_pretrained(weights: Path, dropout: float = 0.1) -> PunctuationTagger:
             state[f"layers.{i}.ff_out.{part}"] = w[p + f"output.dense.{part}"]
             state[f"layers.{i}.ff_norm.{part}"] = w[p + f"output.LayerNorm.{part}"]
     missing, unexpected = model.load_state_dict(state, strict=False)
-    assert not unexpected and all(m.startswith(("punct_head", "case_head")) for m in missing), missing
+    fresh = ("punct_head", "case_head", "cue_proj")
+    assert not unexpected and all(m.startswith(fresh) for m in missing), missing
     return model

@@ -27,6 +27,7 @@ import torch.nn.functional as F
 from engine.evaluation.corpus import modern_corpus, train_corpus
 from engine.punctuation.labelled_text import prepare_folder
 from engine.punctuation.model_inputs import WordTokenizer
+from engine.punctuation.word_cues import CUE_COUNT
 from engine.words import PUNCT_LABELS
 from training.base_model import fetch_base_model
 from training.batches import BatchPlan, mix_shares
@@ -34,6 +35,7 @@ from training.dataset import IGNORE, Noise, WindowMaker, build_stream, collate
 from training.metrics import punctuation_scores
 from training.model import load_pretrained
 from training.prepare import load_corpus, save_corpus, split_documents
+from training.speech_cues import DEFAULT_STATS, SpeechCues
 
 # ---- the recipe: plain values -------------------------------------------------
 # Where windows end, by source file (globs on the file name; the first match wins, else 1):
@@ -76,7 +78,11 @@ class Recipe:
     # (docs/experiments/2026-11-26-recipe-length-15000-steps.md). A CPU without bf16 is stopped
     # by time_budget_min at a checkpoint and resumes on the next run (times in the model card).
     steps: int = 16000
-    pause_phase: float = 0.3  # the main phase's last 30 % adds synthetic [PAUSE]; before it, text only
+    pause_phase: float = 0.3  # the main phase's last 30 % adds timings and hints; before it, text only
+    # Word cues (timing and recognizer hints, engine.punctuation.word_cues) drawn from the
+    # recognizer statistics in this file (python -m training.speech_timing makes it); None trains
+    # a model that reads text and [PAUSE] alone.
+    cue_stats: str | None = str(DEFAULT_STATS)
     prior_steps: int = 200  # then a short pass without class weights restores the priors
     # Peak of the one-cycle schedule. 2e-4 beat 1e-4 on two seeds in short runs and then in a
     # full run (docs/experiments/2026-11-26-learning-rate.md).
@@ -274,6 +280,8 @@ def train(recipe: Recipe) -> Path:
     )
     # Phase one is text only (Minixhofer 2021, §4.5-4.6: learn the language first; the pause cue is
     # so easy that mixing it in from the start lets the model lean on it).
+    cues = SpeechCues.load(recipe.cue_stats) if recipe.cue_stats else None
+    cue_count = CUE_COUNT if cues is not None else 0
     plan = BatchPlan(
         train_stream,
         tokenizer.special,
@@ -284,6 +292,8 @@ def train(recipe: Recipe) -> Path:
         windows=tuple(recipe.windows),
         weights=recipe.source_weights,
         seed=recipe.seed,
+        cues=cues,
+        cue_count=cue_count,
     )
     amp = autocast_dtype(recipe, device)
     log(event="precision", autocast=str(amp) if amp else "fp32")
@@ -291,7 +301,7 @@ def train(recipe: Recipe) -> Path:
     valid_ends = np.random.default_rng(0).permutation(len(valid_stream))[: recipe.valid_windows]
     valid_window = max(recipe.windows)
 
-    model = load_pretrained(base / "model.safetensors", dropout=recipe.dropout).to(device)
+    model = load_pretrained(base / "model.safetensors", dropout=recipe.dropout, cues=cue_count).to(device)
     if recipe.init_from and not (out / "last.pt").exists():
         model.load_state_dict(torch.load(recipe.init_from, weights_only=False)["model"])
         log(event="warm_start", weights=recipe.init_from)
@@ -345,7 +355,7 @@ def train(recipe: Recipe) -> Path:
     weight_on_device = torch.tensor(punct_weight, dtype=torch.float32, device=device)
     model.train()
     window_loss, t_last = [], time.time()
-    for batch_step, ids, mask, marks, cases, lookahead in loader:
+    for batch_step, ids, mask, marks, cases, lookahead, word_cues in loader:
         assert batch_step == step, (batch_step, step)
         prior_pass = step >= recipe.steps
         if prior_pass:  # prior-restoring pass: low constant learning rate, no class weights
@@ -354,8 +364,9 @@ def train(recipe: Recipe) -> Path:
         ids, mask = ids.to(device, non_blocking=True), mask.to(device, non_blocking=True)
         marks, cases = marks.to(device, non_blocking=True), cases.to(device, non_blocking=True)
         lookahead = lookahead.to(device, non_blocking=True)
+        word_cues = word_cues.to(device, non_blocking=True) if cue_count else None
         with torch.autocast(device.type, dtype=amp or torch.bfloat16, enabled=amp is not None):
-            punct_logits, case_logits = model(ids, mask)
+            punct_logits, case_logits = model(ids, mask, word_cues)
         loss = token_losses(
             punct_logits,
             case_logits,
@@ -472,6 +483,18 @@ def main(argv=None) -> int:
         type=float,
         help=recipe_help("far_weight", "loss weight of words beyond the live lookahead (1.0: all alike)"),
     )
+    parser.add_argument(
+        "--cue-stats",
+        help="recognizer timing statistics to draw word cues from (python -m training.speech_timing); "
+        "'none' trains a model without cues (default: training/speech_cue_stats.json)",
+    )
+    parser.add_argument(
+        "--exclude-source",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave the source files matching GLOB out of training (the leave-one-source-out check)",
+    )
     parser.add_argument("--seed", type=int, help=recipe_help("seed", "seed of the data order and the noise"))
     parser.add_argument("--dropout", type=float, help=recipe_help("dropout", "dropout inside the encoder"))
     parser.add_argument(
@@ -496,6 +519,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.windows is not None:
         args.windows = tuple(args.windows)
+    for glob in args.exclude_source:
+        args.source_weight.append(f"{glob}=0")
     given: dict[str, float] = {}
     for item in args.source_weight:
         glob, _, weight = item.partition("=")
@@ -536,6 +561,11 @@ def main(argv=None) -> int:
     ):
         if getattr(args, key) is not None:
             setattr(recipe, key, getattr(args, key))
+    if args.cue_stats is not None:
+        recipe.cue_stats = None if args.cue_stats == "none" else args.cue_stats
+    if recipe.cue_stats and not Path(recipe.cue_stats).is_file():
+        print(f"training: --cue-stats {recipe.cue_stats}: no such file", file=sys.stderr)
+        return 2
     # the first matching glob wins: the command line's come before the recipe's own
     recipe.source_weights = {**given, **{k: v for k, v in recipe.source_weights.items() if k not in given}}
     if not all(8 <= w <= 512 for w in recipe.windows):  # 512: the encoder's position embeddings

@@ -38,7 +38,7 @@ class MemoScorer:
         self.scorer, self.window, self.memo = ModelScorer(model), model.config.window, {}
         self.document = None
 
-    def tag(self, words, pauses, ends, window=None):
+    def tag(self, words, pauses, ends, window=None, cues=None):
         keys = [(self.document, window, e) for e in ends]
         todo = [e for k, e in zip(keys, ends) if k not in self.memo]
         for e, t in zip(todo, self.scorer.tag(words, pauses, todo, window)):

@@ -37,8 +37,9 @@ MINILM_L6 = EncoderShape()
 TINY = EncoderShape(vocab_size=0, hidden=32, layers=2, heads=2, intermediate=64, max_positions=64)
 
 
-def build_graph(shape: EncoderShape, seed: int = 0, opset: int = 17):
-    """Return an ``onnx.ModelProto`` for ``shape`` with random float32 weights."""
+def build_graph(shape: EncoderShape, seed: int = 0, opset: int = 17, cues: int = 0):
+    """Return an ``onnx.ModelProto`` for ``shape`` with random float32 weights; ``cues`` > 0 adds
+    the ``word_cues`` input [B, T, cues], projected onto the embeddings as the trained model does."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -78,6 +79,8 @@ def build_graph(shape: EncoderShape, seed: int = 0, opset: int = 17):
     )
     x = node("Add", [words, positions], "emb.sum")
     x = node("Add", [x, weight("emb.type", d)], "emb.sum_type")
+    if cues:
+        x = node("Add", [x, linear("word_cues", "emb.cues", cues, d)], "emb.sum_cues")
     x = layer_norm(x, "emb.ln")
 
     # Additive attention mask [B, 1, 1, T]: 0 where attended, -1e4 on padding.
@@ -133,6 +136,11 @@ def build_graph(shape: EncoderShape, seed: int = 0, opset: int = 17):
         inputs=[
             helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "tokens"]),
             helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"]),
+            *(
+                [helper.make_tensor_value_info("word_cues", TensorProto.FLOAT, ["batch", "tokens", cues])]
+                if cues
+                else []
+            ),
         ],
         outputs=[
             helper.make_tensor_value_info("punct_logits", TensorProto.FLOAT, ["batch", "tokens", 4]),
@@ -184,8 +192,10 @@ def write_model_dir(
     quantize: bool = False,
     decoder: dict | None = None,
     lexicon: dict[str, str] | None = None,
+    cues: bool = False,
 ) -> Path:
-    """Write ``model.onnx``, ``tokenizer.json`` and ``config.json`` for a random-weight model."""
+    """Write ``model.onnx``, ``tokenizer.json`` and ``config.json`` for a random-weight model;
+    ``cues``: one that reads ``word_cues`` too."""
     import onnx
 
     from engine.punctuation.model import ModelConfig
@@ -198,7 +208,9 @@ def write_model_dir(
         len(vocab), shape.hidden, shape.layers, shape.heads, shape.intermediate, shape.max_positions
     )
     write_tokenizer(directory / "tokenizer.json", vocab)
-    model = build_graph(shape, seed=seed)
+    from engine.punctuation.word_cues import CUE_NAMES
+
+    model = build_graph(shape, seed=seed, cues=len(CUE_NAMES) if cues else 0)
     if quantize:
         from engine.punctuation.runtime import disable_telemetry
 
@@ -217,6 +229,6 @@ def write_model_dir(
     else:
         onnx.save(model, directory / "model.onnx")
     defaults = DecoderSettings(**(decoder or {}))
-    config = ModelConfig(decoder=defaults, lexicon=lexicon or {})
+    config = ModelConfig(decoder=defaults, lexicon=lexicon or {}, cues=CUE_NAMES if cues else ())
     config.save(directory)
     return directory

@@ -1,7 +1,8 @@
 """The punctuation model on disk and the ONNX Runtime session that runs it.
 
 Contract, format 2 (shared with ``training/export.py`` and ``engine/evaluation/synthetic_model.py``):
-inputs ``input_ids`` and ``attention_mask`` (int64 [B, T]); outputs
+inputs ``input_ids`` and ``attention_mask`` (int64 [B, T]), and, for a model whose config
+lists ``"cues"``, ``word_cues`` (float32 [B, T, cues]: ``word_cues.CUE_NAMES`` per token); outputs
 ``punct_logits`` [B, T, 4] (none, comma, period, question: the mark after the
 word) and ``case_logits`` [B, T, 3] (lower, capitalized, upper), one row per
 token; a word's answer is the row of its carrier token (``model_inputs.Window``).
@@ -29,8 +30,10 @@ from engine.punctuation.model_inputs import (
     Window,
     WordTokenizer,
     pad_batch,
+    pad_cues,
 )
 from engine.punctuation.settings import DecoderSettings
+from engine.punctuation.word_cues import CUE_NAMES
 from engine.words import CASE_LABELS, PUNCT_LABELS
 
 CONFIG_FILE = "config.json"
@@ -67,6 +70,9 @@ class ModelConfig:
     # Added to the case logits, one value per label. A negative bias on "lower" trades the case
     # head's surplus precision on names for recall, chosen on held-apart dev text like punct_bias.
     case_bias: tuple[float, ...] = (0.0,) * len(CASE_LABELS)
+    # The timing and hint cues the model reads (``word_cues.CUE_NAMES``, an extra ONNX input
+    # ``word_cues``); () for a model that reads text and [PAUSE] alone.
+    cues: tuple[str, ...] = ()
 
     @property
     def pause_threshold(self) -> float | None:
@@ -85,6 +91,7 @@ class ModelConfig:
             "punct_logit_bias": dict(zip(PUNCT_LABELS, self.punct_bias)),
             "case_logit_bias": dict(zip(CASE_LABELS, self.case_bias)),
             "lexicon": dict(sorted(self.lexicon.items())),
+            **({"cues": list(self.cues)} if self.cues else {}),
         }
 
     @classmethod
@@ -124,6 +131,13 @@ class ModelConfig:
             )
             punct_bias = _logit_bias(data, "punct_logit_bias", PUNCT_LABELS, source)
             case_bias = _logit_bias(data, "case_logit_bias", CASE_LABELS, source)
+            cues = tuple(str(c) for c in data.get("cues", ()))
+            if cues and cues != CUE_NAMES:
+                raise ModelError(
+                    f"{source}: the model reads cues {list(cues)}, this livecap computes "
+                    f"{list(CUE_NAMES)}; re-export it with this livecap's training.export",
+                    source,
+                )
             return cls(
                 window=int(data.get("window", DEFAULT_WINDOW)),
                 pause_token=special.get("pause", "[unused1]"),
@@ -134,6 +148,7 @@ class ModelConfig:
                 lexicon={str(k).lower(): str(v) for k, v in data.get("lexicon", {}).items()},
                 punct_bias=punct_bias,
                 case_bias=case_bias,
+                cues=cues,
             )
         except (TypeError, ValueError, AttributeError) as exc:
             raise ModelError(f"{source} is malformed: {exc}", source) from exc
@@ -225,6 +240,12 @@ class PunctuationModel:
                 f"{sorted(inputs)}, outputs {sorted(outputs)} need one row per token)",
                 model_path,
             )
+        if bool(self.config.cues) != ("word_cues" in inputs):
+            raise ModelError(
+                f"{model_path} and its {CONFIG_FILE} disagree on the word_cues input "
+                f"(model inputs {sorted(inputs)}, config cues {list(self.config.cues)})",
+                model_path,
+            )
         self.threads = options.intra_op_num_threads
         self.max_batch = max_batch
         self._punct_bias = np.asarray(self.config.punct_bias, dtype=np.float32)
@@ -234,6 +255,11 @@ class PunctuationModel:
     def special(self):
         return self.tokenizer.special
 
+    @property
+    def uses_cues(self) -> bool:
+        """The model reads word cues (timings, recognizer hints) beside the tokens."""
+        return bool(self.config.cues)
+
     def tag(self, windows: Sequence[Window]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Softmax probabilities for every word of each window, in word order: punctuation
         [words, 4] and case [words, 3]. Up to ``max_batch`` windows share one inference."""
@@ -241,9 +267,10 @@ class PunctuationModel:
         for i in range(0, len(windows), self.max_batch):
             batch = windows[i : i + self.max_batch]
             ids, mask = pad_batch([w.ids for w in batch], self.special.pad)
-            punct, case = self._session.run(
-                ["punct_logits", "case_logits"], {"input_ids": ids, "attention_mask": mask}
-            )
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if self.config.cues:
+                feeds["word_cues"] = pad_cues(batch, ids.shape[1], len(self.config.cues))
+            punct, case = self._session.run(["punct_logits", "case_logits"], feeds)
             for row, w in enumerate(batch):
                 out.append(
                     (

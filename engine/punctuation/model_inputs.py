@@ -116,6 +116,9 @@ class Window:
     ids: list[int]
     first: int
     carriers: list[int]
+    # float32 [len(ids), CUE_COUNT]: each word's cue row (``word_cues``) on every one of its
+    # pieces, zeros on [CLS], [SEP] and [PAUSE]; None when the caller gave no cues.
+    cues: np.ndarray | None = None
 
     @property
     def end(self) -> int:
@@ -128,11 +131,13 @@ def build_window(
     special: SpecialIds,
     pauses: Sequence[bool] | None = None,
     window: int = DEFAULT_WINDOW,
+    cues: np.ndarray | None = None,
 ) -> Window:
     """The window whose right edge is word ``end``, as many whole words to its left as fit.
 
     ``word_ids`` holds each word's WordPiece ids (training may put ``special.drop``
-    there for contextual dropout); ``pauses[j]`` puts ``[PAUSE]`` after word j.
+    there for contextual dropout); ``pauses[j]`` puts ``[PAUSE]`` after word j; ``cues[j]``
+    (``word_cues.word_cues``) is word j's row of timing and hint cues.
     A single word longer than the window keeps its first pieces (its carrier is
     then the last piece kept), so every window holds word ``end``.
     """
@@ -160,13 +165,31 @@ def build_window(
     first = j + 1
     ids = [special.cls]
     carriers = []
+    spans = []  # (first token, past the last of the word's own pieces) per word
     for k, chunk in enumerate(reversed(chunks)):
+        start = len(ids)
         ids.extend(chunk)
         word = first + k
         has_pause = pauses is not None and pauses[word] and len(chunk) > 1 and chunk[-1] == pause
         carriers.append(len(ids) - (2 if has_pause else 1))
+        spans.append((start, carriers[-1] + 1))
     ids.append(special.sep)
-    return Window(ids, first, carriers)
+    rows = None
+    if cues is not None:
+        rows = np.zeros((len(ids), cues.shape[1]), dtype=np.float32)
+        for k, (a, b) in enumerate(spans):
+            rows[a:b] = cues[first + k]
+    return Window(ids, first, carriers, rows)
+
+
+def pad_cues(windows: Sequence[Window], width: int, count: int) -> np.ndarray:
+    """The windows' cue rows right-padded into float32 [B, width, count]; zeros where a window
+    has none (bare text)."""
+    out = np.zeros((len(windows), width, count), dtype=np.float32)
+    for row, w in enumerate(windows):
+        if w.cues is not None:
+            out[row, : len(w.cues)] = w.cues
+    return out
 
 
 def pad_batch(samples: Sequence[Sequence[int]], pad_id: int) -> tuple[np.ndarray, np.ndarray]:

@@ -22,6 +22,7 @@ from engine.punctuation.events import Settled
 from engine.punctuation.model_inputs import pauses_from_times
 from engine.punctuation.scoring import ModelScorer, Scorer, sentence_final_mark
 from engine.punctuation.settings import DecoderSettings
+from engine.punctuation.word_cues import word_cues
 from engine.words import CASE_LABELS, PUNCT_LABELS, Word
 
 ProgressCallback = Callable[[int, int], None]
@@ -104,6 +105,9 @@ class OfflineDecoder:
         pauses = pauses_from_times(words, self.pause_threshold)
         if self.pause_threshold is not None and words[-1].end is not None:
             pauses[-1] = True  # the end of the recording is a pause
+        cues = None
+        if getattr(self.scorer, "uses_cues", False):
+            cues = word_cues(words, pause_after_last=words[-1].end is not None)
         ends = window_ends(n, self.stride)
         chunks = [ends[k : k + self.WINDOWS_PER_CHUNK] for k in range(0, len(ends), self.WINDOWS_PER_CHUNK)]
         punct = np.zeros((n, len(PUNCT_LABELS)))
@@ -114,7 +118,7 @@ class OfflineDecoder:
         last = n - 1
 
         def tag(chunk):
-            return self.scorer.tag(texts, pauses, chunk, self.window)
+            return self.scorer.tag(texts, pauses, chunk, self.window, cues=cues)
 
         # Windows are added in the same order whatever the workers, so any number gives the same
         # answer. A progress callback may raise to cancel: chunks not yet started are dropped.
@@ -139,7 +143,7 @@ class OfflineDecoder:
                 following = chunks[index + 1][0] if index + 1 < len(chunks) else None
                 ready = n if following is None else max(done, following - reach)
                 if ready > done:
-                    yield self._finish(texts, pauses, range(done, ready), punct, case, weight, context)
+                    yield self._finish(texts, pauses, cues, range(done, ready), punct, case, weight, context)
                     done = ready
                     if progress:
                         progress(done, n)
@@ -147,7 +151,7 @@ class OfflineDecoder:
             if pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
 
-    def _finish(self, texts, pauses, positions: range, punct, case, weight, context):
+    def _finish(self, texts, pauses, cues, positions: range, punct, case, weight, context):
         """Normalise a run's sums. A word no window counted (long words crowded it out, or masks
         left nothing) is read from a window that ends ``min_right`` words after it, unmasked."""
         span = slice(positions.start, positions.stop)
@@ -155,7 +159,8 @@ class OfflineDecoder:
         if bare:
             last = len(texts) - 1
             edges = [min(last, i + self.min_right) for i in bare]
-            for i, end, t in zip(bare, edges, self.scorer.tag(texts, pauses, edges, self.window)):
+            tagged = self.scorer.tag(texts, pauses, edges, self.window, cues=cues)
+            for i, end, t in zip(bare, edges, tagged):
                 row = max(0, i - t.first)
                 punct[i], case[i], weight[i], context[i] = t.punct[row], t.case[row], 1.0, end - i
         return positions, punct[span] / weight[span, None], case[span] / weight[span, None], context[span]

@@ -29,11 +29,18 @@ class Tagged:
 
 class Scorer(Protocol):
     window: int
+    uses_cues: bool  # the decoders compute word cues (``word_cues``) only for a scorer that reads them
 
     def tag(
-        self, words: Sequence[str], pauses: Sequence[bool], ends: Sequence[int], window: int | None = None
+        self,
+        words: Sequence[str],
+        pauses: Sequence[bool],
+        ends: Sequence[int],
+        window: int | None = None,
+        cues: np.ndarray | None = None,
     ) -> list[Tagged]:
-        """One window per entry of ``ends``, each ending at that word: every word's distributions."""
+        """One window per entry of ``ends``, each ending at that word: every word's distributions.
+        ``cues``: one ``word_cues`` row per word, or None (bare text)."""
 
     def score(
         self,
@@ -41,20 +48,23 @@ class Scorer(Protocol):
         pauses: Sequence[bool],
         requests: Sequence[tuple[int, int]],
         window: int | None = None,
+        cues: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Probabilities [len(requests), 4] and [len(requests), 3] for (position, lookahead) requests."""
 
 
-def score_from_tags(scorer: Scorer, words, pauses, requests, window=None) -> tuple[np.ndarray, np.ndarray]:
+def score_from_tags(
+    scorer: Scorer, words, pauses, requests, window=None, cues=None
+) -> tuple[np.ndarray, np.ndarray]:
     """(position, lookahead) requests answered from windows: position p at lookahead l is read from
     the window ending at word p + l. The streaming decoder's pending positions all share the newest
     word as that edge, so a step costs one window. A word that a window cannot reach (long words
     before it fill the window) is read from the window ending at itself."""
     edges = sorted({p + l for p, l in requests})
-    tagged = dict(zip(edges, scorer.tag(words, pauses, edges, window)))
+    tagged = dict(zip(edges, scorer.tag(words, pauses, edges, window, cues=cues)))
     missing = sorted({p for p, l in requests if p < tagged[p + l].first})
     if missing:
-        tagged_alone = dict(zip(missing, scorer.tag(words, pauses, missing, window)))
+        tagged_alone = dict(zip(missing, scorer.tag(words, pauses, missing, window, cues=cues)))
     punct, case = [], []
     for p, l in requests:
         t = tagged[p + l]
@@ -73,7 +83,11 @@ class ModelScorer:
         self.window = window or model.config.window
         self.windows_tagged = 0  # the model's work, counted for the live pipeline's report
 
-    def tag(self, words, pauses, ends, window=None) -> list[Tagged]:
+    @property
+    def uses_cues(self) -> bool:
+        return bool(getattr(self.model, "uses_cues", False))
+
+    def tag(self, words, pauses, ends, window=None, cues=None) -> list[Tagged]:
         window = window or self.window
         if not ends:
             return []
@@ -83,13 +97,14 @@ class ModelScorer:
         hi = max(ends) + 1
         ids = self.model.tokenizer.encode_words(words[lo:hi])
         flags = pauses[lo:hi]
-        windows = [build_window(ids, end - lo, self.model.special, flags, window) for end in ends]
+        rows = cues[lo:hi] if cues is not None and self.uses_cues else None
+        windows = [build_window(ids, end - lo, self.model.special, flags, window, rows) for end in ends]
         return [
             Tagged(lo + w.first, punct, case) for w, (punct, case) in zip(windows, self.model.tag(windows))
         ]
 
-    def score(self, words, pauses, requests, window=None):
-        return score_from_tags(self, words, pauses, requests, window)
+    def score(self, words, pauses, requests, window=None, cues=None):
+        return score_from_tags(self, words, pauses, requests, window, cues)
 
 
 def entropies_bits(probs: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.events import Appended, Event, Provisional, Retracted, Settled, Withdrawn
 from engine.punctuation.scoring import ModelScorer, Scorer, entropies_bits, sentence_final_mark
 from engine.punctuation.settings import DecoderSettings
+from engine.punctuation.word_cues import word_cues
 from engine.words import CASE_LABELS, PUNCT_LABELS, SENTENCE_END_MARKS, Word
 
 
@@ -204,7 +205,12 @@ class StreamingDecoder:
             slots = self._slots[lo - self._base :]
             words = [s.word.text for s in slots]
             pauses = [s.pause_after for s in slots]
-            punct, case = self.scorer.score(words, pauses, [(p - lo, l) for p, l in requests])
+            cues = None
+            if getattr(self.scorer, "uses_cues", False):
+                # flush() marks the silence after the newest word; the gaps between words are
+                # read from their times
+                cues = word_cues([s.word for s in slots], pause_after_last=slots[-1].pause_after)
+            punct, case = self.scorer.score(words, pauses, [(p - lo, l) for p, l in requests], cues=cues)
             sure = entropies_bits(punct) <= self.threshold  # one numpy call for the whole batch
             for k, (p, lookahead) in enumerate(requests):
                 slot = self._slot(p)

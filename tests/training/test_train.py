@@ -78,10 +78,13 @@ def test_noise_adds_pauses_and_drops_and_never_loses_a_mark(tiny_dir):
         dropped = [k for k, token in enumerate(w.ids) if token == tok.special.drop]
         assert (w.marks[dropped] == IGNORE).all()  # a dropped word teaches nothing about itself
     # ASR noise deletes only words with no mark after them, and keeps every mark where it was
-    words = [(stream.word_ids[j], int(stream.marks[j]), int(stream.cases[j])) for j in range(200)]
+    words = [
+        (stream.word_ids[j], int(stream.marks[j]), int(stream.cases[j]), int(stream.letters[j]), 0)
+        for j in range(200)
+    ]
     heard = noisy.asr_noise(words, np.random.default_rng(2))
     assert len(heard) != len(words)
-    assert [m for _, m, _ in heard if m] == [m for _, m, _ in words if m]
+    assert [w[1] for w in heard if w[1]] == [w[1] for w in words if w[1]]
     # ... and never the window's own last word: a one-word window at a document's start stays one
     always = WindowMaker(stream, tok.special, Noise(delete=1.0, substitute=0.0, insert=0.0))
     assert always.asr_noise(words[:1], np.random.default_rng(0)) == words[:1]
@@ -249,7 +252,7 @@ def test_batches_depend_only_on_the_step_whatever_the_workers(tiny_dir):
     loader = torch.utils.data.DataLoader(StepBatches(plan, 5, 16), batch_size=None, num_workers=2)
     seen = list(loader)
     assert [int(b[0]) for b in seen] == list(range(5, 16))  # in order, resumed at step 5
-    for step, ids, _mask, marks, _cases, lookahead in seen:
+    for step, ids, _mask, marks, _cases, lookahead, _cues in seen:
         assert np.array_equal(ids.numpy(), first[int(step)][0])
         assert np.array_equal(marks.numpy(), first[int(step)][2])
         assert np.array_equal(lookahead.numpy(), first[int(step)][4])

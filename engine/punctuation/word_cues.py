@@ -1,0 +1,138 @@
+"""What a recognizer's words carry beyond their text, as numbers the tagger reads beside them.
+
+Speakers mark punctuation with time: a pause after the word, a word drawn out before a
+boundary (pre-boundary lengthening), a change of pace. And a recognizer that writes its own
+marks (Whisper) gives a hint of where they fall. Silva, Theobald and Apostoloff, *Multimodal
+punctuation prediction with contextual dropout*, found acoustic cues worth most on commas,
+where text alone is least sure; Faber, *Punctuation Prediction for Speech Data*, uses pause
+durations. ``word_cues`` turns any recognizer's word times (Vosk, Whisper, PocketSphinx alike)
+into one row of ``CUE_NAMES`` per word; ``build_window`` places each row on its word's tokens,
+and a model trained with them adds a projection of the row to its token embeddings.
+
+Every cue is 0 when it is unknown, so bare text (no times, no hints) is the all-zero input
+that a model trained with text-only windows in its mix reads as it always did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from engine.punctuation.recognizer_marks import written_marks
+from engine.words import Word
+
+CUE_NAMES = (
+    "timed",  # the word has start and end times
+    "pause",  # the gap after the word, log-scaled: 0 at 0 s, 1 at PAUSE_SCALE_MAX
+    "pause_known",  # the gap after the word is known (a next word has come, or silence began)
+    "pause_over_0.15",  # the same gap in bins: a projection of one log-scaled number is a line,
+    "pause_over_0.35",  # and the difference between a breath and a sentence end is not
+    "pause_over_0.7",
+    "lengthening",  # log of the word's time per letter against the speaker's recent pace
+    "rate",  # log of the speaker's recent time per letter against a typical one
+    "hinted",  # the recognizer wrote this word with its own marks and capitals
+    "hint_comma",
+    "hint_period",
+    "hint_question",
+    "hint_capital",  # the recognizer capitalised the word
+)
+CUE_COUNT = len(CUE_NAMES)
+_INDEX = {name: k for k, name in enumerate(CUE_NAMES)}
+PAUSE_BINS = (0.15, 0.35, 0.7)
+PAUSE_SCALE_MAX = 3.0  # seconds: a longer gap says nothing more
+# A typical time per letter (letters + 2, so that short words are not all vowel), in seconds;
+# only a reference point for "rate", which the model reads relative to it.
+TYPICAL_SECONDS_PER_LETTER = 0.055
+PACE_WORDS = 8  # the speaker's recent pace: the median over this many words up to this one
+LOG_LIMIT = 1.5  # lengthening and rate are clipped to +-this: a mis-timed word is not evidence
+
+
+def letters(text: str) -> int:
+    return sum(ch.isalnum() for ch in text) + 2
+
+
+def seconds_per_letter(words: Sequence[Word]) -> np.ndarray:
+    """Each timed word's duration per letter (``letters``); NaN where a word has no times."""
+    out = np.full(len(words), np.nan)
+    for j, w in enumerate(words):
+        if w.start is not None and w.end is not None:
+            out[j] = max(w.end - w.start, 0.02) / letters(w.text)
+    return out
+
+
+def recent_pace(per_letter: np.ndarray) -> np.ndarray:
+    """The median time per letter over the last ``PACE_WORDS`` timed words up to each word:
+    only words already heard, so a word's pace does not move when later words arrive."""
+    n = len(per_letter)
+    if not n:
+        return np.zeros(0)
+    padded = np.concatenate([np.full(PACE_WORDS - 1, np.nan), per_letter])
+    recent = np.lib.stride_tricks.sliding_window_view(padded, PACE_WORDS)  # [n, PACE_WORDS]
+    ordered = np.sort(recent, axis=1)  # NaN sorts last
+    count = (~np.isnan(recent)).sum(axis=1)
+    rows = np.arange(n)
+    low, high = np.maximum(count - 1, 0) // 2, count // 2
+    high = np.minimum(high, PACE_WORDS - 1)
+    out = (ordered[rows, low] + ordered[rows, high]) / 2  # the median of the timed words
+    return np.where(count > 0, out, np.nan)
+
+
+def written_hint(written: str) -> tuple[str, bool] | None:
+    """(mark, capitalised) as a recognizer wrote a word, or None when it wrote nothing of its own."""
+    if not written.strip():
+        return None
+    mark, case, _ = written_marks(Word(written.strip(), written=written))
+    return mark, case != "lower"
+
+
+def word_cues(words: Sequence[Word], pause_after_last: bool = False, hints: bool = True) -> np.ndarray:
+    """One row of ``CUE_NAMES`` per word, float32 [len(words), CUE_COUNT].
+
+    The gap after the last word is unknown (the next word may be on its way) unless
+    ``pause_after_last`` says that a silence has begun; it then counts as ``PAUSE_SCALE_MAX``.
+    ``hints`` False ignores what the recognizer wrote (the engine alone)."""
+    n = len(words)
+    cues = np.zeros((n, CUE_COUNT), dtype=np.float32)
+    if not n:
+        return cues
+    per_letter = seconds_per_letter(words)
+    pace = recent_pace(per_letter)
+    timed = ~np.isnan(per_letter)
+    cues[:, _INDEX["timed"]] = timed
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lengthening = np.clip(np.log(per_letter / pace), -LOG_LIMIT, LOG_LIMIT)
+        rate = np.clip(np.log(pace / TYPICAL_SECONDS_PER_LETTER), -LOG_LIMIT, LOG_LIMIT)
+    cues[:, _INDEX["lengthening"]] = np.where(timed, lengthening, 0.0)
+    cues[:, _INDEX["rate"]] = np.where(timed, rate, 0.0)
+    gaps = np.full(n, np.nan)
+    for j in range(n - 1):
+        here, after = words[j], words[j + 1]
+        if here.end is not None and after.start is not None:
+            gaps[j] = max(0.0, after.start - here.end)
+    if pause_after_last and words[-1].end is not None:
+        gaps[-1] = PAUSE_SCALE_MAX
+    known = ~np.isnan(gaps)
+    cues[:, _INDEX["pause_known"]] = known
+    g = np.where(known, np.minimum(gaps, PAUSE_SCALE_MAX), 0.0)
+    cues[:, _INDEX["pause"]] = np.log1p(g / 0.05) / np.log1p(PAUSE_SCALE_MAX / 0.05)
+    for name, edge in zip(("pause_over_0.15", "pause_over_0.35", "pause_over_0.7"), PAUSE_BINS):
+        cues[:, _INDEX[name]] = known & (g >= edge)
+    if hints:
+        for j, w in enumerate(words):
+            hint = written_hint(w.written) if w.written else None
+            if hint is not None:
+                set_hint(cues[j], *hint)
+    return cues
+
+
+def set_hint(row: np.ndarray, mark: str, capital: bool) -> None:
+    """Write a recognizer's mark and capital into one word's cue row (training draws them too)."""
+    row[_INDEX["hinted"]] = 1.0
+    if mark != "none":
+        row[_INDEX[f"hint_{mark}"]] = 1.0
+    row[_INDEX["hint_capital"]] = float(capital)
+
+
+def cue_index(name: str) -> int:
+    return _INDEX[name]

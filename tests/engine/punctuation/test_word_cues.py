@@ -1,0 +1,119 @@
+"""Word cues (timings and recognizer hints) through the one input builder and a real ONNX session."""
+
+import numpy as np
+import pytest
+
+from engine.evaluation.synthetic_model import write_model_dir
+from engine.punctuation.model import ModelConfig, ModelError, PunctuationModel
+from engine.punctuation.model_inputs import build_window
+from engine.punctuation.offline import OfflineDecoder
+from engine.punctuation.streaming import StreamingDecoder
+from engine.punctuation.word_cues import CUE_COUNT, CUE_NAMES, cue_index, word_cues
+from engine.words import Word
+
+
+def timed(texts, gaps, per_letter=0.06):
+    out, t = [], 0.0
+    for text, gap in zip(texts, gaps):
+        d = per_letter * (len(text) + 2)
+        out.append(Word(text, t, t + d))
+        t += d + gap
+    return out
+
+
+def test_pauses_and_their_bins_follow_the_gaps():
+    words = timed(["so", "we", "met", "then", "left"], [0.05, 0.2, 0.5, 1.0, 0.0])
+    cues = word_cues(words)
+    pause = cues[:, cue_index("pause")]
+    assert np.all(np.diff(pause[:4]) > 0)  # longer gap, larger cue
+    assert cues[:4, cue_index("pause_known")].all() and cues[4, cue_index("pause_known")] == 0
+    assert pause[4] == 0  # the gap after the newest word is unknown ...
+    assert word_cues(words, pause_after_last=True)[4, cue_index("pause")] == pytest.approx(
+        1.0
+    )  # ... until silence
+    bins = cues[:, [cue_index("pause_over_0.15"), cue_index("pause_over_0.35"), cue_index("pause_over_0.7")]]
+    assert bins.tolist() == [[0, 0, 0], [1, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 0]]
+
+
+def test_a_drawn_out_word_and_a_fast_speaker_show():
+    words = timed(["the", "plan", "is", "fine"], [0.05] * 4)
+    slow_end = words[:3] + [Word("fine", words[3].start, words[3].start + 0.06 * 6 * 2)]
+    assert word_cues(slow_end)[3, cue_index("lengthening")] == pytest.approx(np.log(2), abs=0.05)
+    fast = word_cues(timed(["the", "plan", "is", "fine"], [0.05] * 4, per_letter=0.03))
+    slow = word_cues(timed(["the", "plan", "is", "fine"], [0.05] * 4, per_letter=0.09))
+    assert fast[3, cue_index("rate")] < 0 < slow[3, cue_index("rate")]
+
+
+def test_bare_text_is_all_zero_and_hints_come_from_the_written_form():
+    assert not word_cues([Word("hello"), Word("there")]).any()
+    words = [
+        Word("budget", 0, 0.4, written="Budget,"),
+        Word("ok", 0.5, 0.7, written="okay?"),
+        Word("so", 0.8, 1),
+    ]
+    cues = word_cues(words)
+    assert cues[0, cue_index("hint_comma")] == 1 and cues[0, cue_index("hint_capital")] == 1
+    assert cues[1, cue_index("hint_question")] == 1 and cues[1, cue_index("hint_capital")] == 0
+    assert cues[2, cue_index("hinted")] == 0  # nothing written: no hint, not a "none" hint
+    assert not word_cues(words, hints=False)[:, cue_index("hinted") :].any()
+
+
+def test_build_window_puts_each_words_cues_on_its_own_pieces(tiny_model):
+    texts = "we will meet tomorrow".split()
+    ids = tiny_model.tokenizer.encode_words(texts)
+    cues = np.arange(len(texts) * CUE_COUNT, dtype=np.float32).reshape(len(texts), CUE_COUNT) + 1
+    w = build_window(ids, 3, tiny_model.special, [False, True, False, False], 32, cues)
+    assert w.cues.shape == (len(w.ids), CUE_COUNT)
+    assert not w.cues[0].any() and not w.cues[-1].any()  # [CLS], [SEP]
+    pause_at = w.ids.index(tiny_model.special.pause)
+    assert not w.cues[pause_at].any()
+    for k, carrier in enumerate(w.carriers):
+        assert np.array_equal(w.cues[carrier], cues[w.first + k])
+    assert build_window(ids, 3, tiny_model.special).cues is None
+
+
+@pytest.fixture(scope="module")
+def cue_model(tmp_path_factory):
+    return PunctuationModel(write_model_dir(tmp_path_factory.mktemp("cues") / "m", cues=True))
+
+
+def test_a_model_that_reads_cues_answers_differently_with_them(cue_model):
+    assert cue_model.uses_cues and ModelConfig.load(cue_model.model_dir).cues == CUE_NAMES
+    texts = "so what do you think about the plan".split()
+    ids = cue_model.tokenizer.encode_words(texts)
+    bare = build_window(ids, len(ids) - 1, cue_model.special)
+    rows = word_cues(timed(texts, [0.05, 0.05, 0.6, 0.05, 0.05, 1.2, 0.05, 0.0]))
+    with_cues = build_window(ids, len(ids) - 1, cue_model.special, cues=rows)
+    zeros = build_window(ids, len(ids) - 1, cue_model.special, cues=np.zeros_like(rows))
+    [(p_bare, _), (p_cued, _), (p_zero, _)] = cue_model.tag([bare, with_cues, zeros])
+    assert np.allclose(p_bare, p_zero, atol=1e-6)  # no cues is all-zero cues
+    assert not np.allclose(p_bare, p_cued, atol=1e-4)
+
+
+def test_decoders_hand_the_words_times_to_a_cue_model(cue_model):
+    texts = "we will meet next week then we can talk about the plan".split()
+    slow = timed(texts, [0.05] * len(texts))
+    paused = timed(texts, [0.9 if k % 3 == 2 else 0.05 for k in range(len(texts))])
+    outs = []
+    for words in (slow, paused):
+        decoder = StreamingDecoder.from_model(cue_model)
+        events = [e for w in words for e in decoder.push(w)] + decoder.flush()
+        outs.append([round(getattr(e, "confidence", 0.0), 5) for e in events])
+        offline = OfflineDecoder.from_model(cue_model).decode(words)
+        outs.append([round(s.confidence, 5) for s in offline])
+    assert outs[0] != outs[2] and outs[1] != outs[3]  # the same words, timed differently
+
+
+def test_a_config_naming_other_cues_is_refused_with_one_line(tmp_path):
+    import json
+
+    folder = write_model_dir(tmp_path / "m", cues=True)
+    config = json.loads((folder / "config.json").read_text())
+    config["cues"] = ["timed", "pitch"]
+    (folder / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelError, match="re-export"):
+        PunctuationModel(folder)
+    config.pop("cues")  # the ONNX graph still has the input: the two disagree
+    (folder / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelError, match="disagree on the word_cues input"):
+        PunctuationModel(folder)

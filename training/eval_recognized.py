@@ -1,0 +1,146 @@
+"""The tables ``training.evaluate`` prints beside the text figures: recognizer output, and a source
+left out of training.
+
+Recognizer output (``recognized_tables``): the dev files read by a TTS engine that nothing was
+tuned on (festival; training's timings come from espeak-ng), heard live by Whisper tiny.en and by
+PocketSphinx, as ``engine.evaluation.recognized_dev`` recorded them. On the same words, scored
+against the text that was read:
+
+- ``engine_alone``: the streaming decoder on the words and their times, the recognizer's own
+  writing ignored, fed in the batches the recognizer committed them in, the audio clock
+  advancing as in a session;
+- ``engine_with_hints``: the same, with Whisper's written marks and capitals as hints (a model
+  that reads word cues; ``engine.punctuation.word_cues``);
+- ``recognizer_own``: the marks and capitals Whisper wrote.
+
+Out of source (``out_of_source_table``): dev chitchat comes from the same source as a training
+file, so it flatters. A model trained without that source (``training.train --exclude-source
+chitchat``) read on the same dev words says how much: the live text F1 of both, side by side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from engine.punctuation.casing import CaseRenderer
+from engine.words import Word
+from training.eval_tables import CachedScorer, run_streaming, timed_words
+from training.metrics import Rows, f1_of
+
+
+def engine_live(model, batches, hints: bool) -> list[tuple[str, str]]:
+    """(mark, displayed form) per word from the streaming decoder, fed as a session feeds it;
+    ``hints`` False strips what the recognizer wrote."""
+    from engine.punctuation.events import Settled
+    from engine.punctuation.streaming import StreamingDecoder
+
+    decoder = StreamingDecoder.from_model(model)
+    settled: dict[int, tuple[str, str]] = {}
+
+    def take(events):
+        for e in events:
+            if isinstance(e, Settled):
+                settled[e.position] = (e.mark, e.form)
+
+    for words, now in batches:
+        fed = [Word(w.text, w.start, w.end, w.confidence, w.written if hints else "") for w in words]
+        take(decoder.push_many(fed))
+        take(decoder.advance_time(now))
+    take(decoder.flush())
+    return [settled[p] for p in range(decoder.word_count)]
+
+
+def recognized_tables(model, sets) -> dict:
+    """Per recognizer and dev file: the conditions above, and each condition over all files."""
+    from engine.evaluation.recognized_dev import score_set
+    from engine.punctuation.recognizer_marks import written_marks
+
+    out: dict = {}
+    for rset in sets:
+        words = rset.words
+        conditions = {"engine_alone": engine_live(model, rset.batches, hints=False)}
+        writes = any(w.written for w in words)
+        if writes and model.uses_cues:
+            conditions["engine_with_hints"] = engine_live(model, rset.batches, hints=True)
+        if writes:
+            own = [written_marks(w) for w in words]
+            conditions["recognizer_own"] = [(m, f) for m, _, f in own]
+        row = {
+            "tts": rset.tts,
+            "words": len(words),
+            "reference_words": sum(len(e.words) for e in rset.excerpts),
+        }
+        for name, marked in conditions.items():
+            row[name] = score_set(rset, [m for m, _ in marked], [f for _, f in marked])
+        row["wer"] = row["engine_alone"]["wer"]
+        out.setdefault(rset.recognizer, {})[rset.file] = row
+    for files in out.values():
+        rows = list(files.values())
+        names = [k for k, v in rows[0].items() if isinstance(v, dict)]
+        files["mean"] = {
+            name: {
+                key: round(float(np.mean([r[name][key] for r in rows])), 1)
+                for key in ("marks_f1", "nonlower_f1")
+            }
+            for name in names
+        }
+    return out
+
+
+def table_lines(recognized: dict, out_of_source: dict | None) -> list[str]:
+    """The tables as text, for the terminal."""
+    lines = []
+    for recognizer, files in recognized.items():
+        names = list(files["mean"])
+        tts = next(iter(files.values())).get("tts", "")
+        lines.append(f"{recognizer} words ({tts} speech), marks F1 / non-lowercase F1:")
+        lines.append("  " + "file".ljust(20) + "".join(n.rjust(20) for n in names))
+        for file, row in files.items():
+            cells = "".join(f"{row[n]['marks_f1']:>12.1f} / {row[n]['nonlower_f1']:>5.1f}" for n in names)
+            lines.append("  " + file.ljust(20) + cells)
+    if out_of_source:
+        i, o = out_of_source["in_source"], out_of_source["out_of_source"]
+        lines.append(
+            f"out of source ({out_of_source['dev_file']}, live text F1): trained on it {i['f1']:.1f}, "
+            f"trained without it {o['f1']:.1f} (gap {out_of_source['gap']:.1f}); questions "
+            f"{i['question_f1']:.1f} vs {o['question_f1']:.1f}"
+        )
+    return lines
+
+
+def text_live_f1(model, docs) -> dict:
+    """Live F1 (the model's default decoder, text only) over ``docs``, as ``training.evaluate``
+    measures its main rows."""
+    casing = CaseRenderer(model.config.lexicon)
+    live = replace(model.config.decoder, silence_gap=None, pause_threshold=None)
+    rows = Rows()
+    for d in docs:
+        scorer = CachedScorer(model, d.words, [False] * len(d.words))
+        marks, _, used = run_streaming(scorer, timed_words(d.words, None, None), live, casing)
+        rows.add("live", "file", d.marks, marks, used)
+    result = rows.punctuation("live")
+    return {
+        "f1": f1_of(result),
+        "question_f1": result["overall"]["question"]["f1"],
+        "words": int(sum(len(d.words) for d in docs)),
+    }
+
+
+def out_of_source_table(model, held_out_model, files: dict, source: str) -> dict:
+    """Live text F1 on the dev file of ``source``: the main model (trained on that source) and
+    ``held_out_model`` (trained without it)."""
+    matching = [f for f in files if source in f]
+    if not matching:
+        raise ValueError(f"no dev file matches {source!r}")
+    docs = files[matching[0]]
+    in_source = text_live_f1(model, docs)
+    out_source = text_live_f1(held_out_model, docs)
+    return {
+        "dev_file": matching[0],
+        "left_out_of_training": source,
+        "in_source": in_source,
+        "out_of_source": out_source,
+        "gap": round(in_source["f1"] - out_source["f1"], 1),
+    }
