@@ -73,7 +73,7 @@ def recognized_tables(model, sets) -> dict:
             "reference_words": sum(len(e.words) for e in rset.excerpts),
         }
         for name, marked in conditions.items():
-            row[name] = score_set(rset, [m for m, _ in marked], [f for _, f in marked])
+            row[name] = _percent(score_set(rset, [m for m, _ in marked], [f for _, f in marked]))
         row["wer"] = row["engine_alone"]["wer"]
         out.setdefault(rset.recognizer, {})[rset.file] = row
     for files in out.values():
@@ -108,6 +108,14 @@ def table_lines(recognized: dict, out_of_source: dict | None) -> list[str]:
             f"{i['question_f1']:.1f} vs {o['question_f1']:.1f}"
         )
     return lines
+
+
+def _percent(scores: dict) -> dict:
+    """``score_set``'s fractions as percentages, as the text tables give them."""
+    return {
+        k: _percent(v) if isinstance(v, dict) else round(100 * v, 1) if isinstance(v, float) else v
+        for k, v in scores.items()
+    }
 
 
 def text_live_f1(model, docs) -> dict:

@@ -20,7 +20,7 @@ from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.events import Appended, Event, Provisional, Retracted, Settled, Withdrawn
 from engine.punctuation.scoring import ModelScorer, Scorer, entropies_bits, sentence_final_mark
 from engine.punctuation.settings import DecoderSettings
-from engine.punctuation.word_cues import word_cues
+from engine.punctuation.word_cues import CUE_COUNT, PACE_WORDS, word_cues
 from engine.words import CASE_LABELS, PUNCT_LABELS, SENTENCE_END_MARKS, Word
 
 
@@ -207,9 +207,13 @@ class StreamingDecoder:
             pauses = [s.pause_after for s in slots]
             cues = None
             if getattr(self.scorer, "uses_cues", False):
-                # flush() marks the silence after the newest word; the gaps between words are
-                # read from their times
-                cues = word_cues([s.word for s in slots], pause_after_last=slots[-1].pause_after)
+                # Only the words a window can reach (each word is at least one token), and the
+                # pace's history before them; flush() marks the silence after the newest word.
+                reach = max(0, requests[0][0] - lo - (self.scorer.window or 0) - PACE_WORDS)
+                cues = np.zeros((len(slots), CUE_COUNT), dtype=np.float32)
+                cues[reach:] = word_cues(
+                    [s.word for s in slots[reach:]], pause_after_last=slots[-1].pause_after
+                )
             punct, case = self.scorer.score(words, pauses, [(p - lo, l) for p, l in requests], cues=cues)
             sure = entropies_bits(punct) <= self.threshold  # one numpy call for the whole batch
             for k, (p, lookahead) in enumerate(requests):

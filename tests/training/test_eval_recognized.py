@@ -1,0 +1,74 @@
+"""The recognizer-output and out-of-source tables of training.evaluate, on real (small, random)
+ONNX models and a hand-built recognized set."""
+
+import pytest
+
+from engine.evaluation.e2e_speech import Excerpt
+from engine.evaluation.recognized_dev import RecognizedSet
+from engine.evaluation.synthetic_model import write_model_dir
+from engine.punctuation.model import PunctuationModel
+from engine.words import Word
+from training.eval_recognized import engine_live, out_of_source_table, recognized_tables
+from training.evaluate import recognized_targets
+
+WORDS = "the ship is ready but the crew is not do you want more crew".split()
+WRITTEN = ["The", "ship", "is", "ready,", "but", "the", "crew", "is", "not.", "Do", "you", "want", "more", "crew?"]
+
+
+def recognized(recognizer="whisper"):
+    excerpt = Excerpt(
+        "dev/endless_sky.txt#0:0",
+        WORDS,
+        ["none"] * 3 + ["comma"] + ["none"] * 4 + ["period"] + ["none"] * 4 + ["question"],
+        ["capitalized"] + ["lower"] * 8 + ["capitalized"] + ["lower"] * 4,
+    )
+    words = [
+        Word(w, 0.5 + 0.4 * k, 0.8 + 0.4 * k, 1.0, written if recognizer == "whisper" else "")
+        for k, (w, written) in enumerate(zip(WORDS, WRITTEN))
+    ]
+    batches = [(words[:5], 3.0), (words[5:10], 5.0), (words[10:], 7.0)]
+    return RecognizedSet("endless_sky", recognizer, "festival", [excerpt], [(0.5, 6.5)], batches)
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    root = tmp_path_factory.mktemp("models")
+    return PunctuationModel(write_model_dir(root / "cues", cues=True)), PunctuationModel(write_model_dir(root / "plain"))
+
+
+def test_whisper_words_are_scored_three_ways_and_the_targets_read_them(models):
+    cued, plain = models
+    tables = recognized_tables(cued, [recognized("whisper"), recognized("pocketsphinx")])
+    row = tables["whisper"]["endless_sky"]
+    assert set(row) >= {"engine_alone", "engine_with_hints", "recognizer_own"}
+    assert row["recognizer_own"]["marks_f1"] == 100.0  # Whisper wrote exactly the reference marks
+    assert "recognizer_own" not in tables["pocketsphinx"]["endless_sky"]  # it writes none
+    assert tables["whisper"]["mean"]["recognizer_own"]["marks_f1"] == 100.0
+    targets = recognized_targets({"recognized": tables})
+    gap = targets["whisper_words_engine_alone_minus_whisper"]["measured"]["endless_sky"]
+    assert gap == round(row["engine_alone"]["marks_f1"] - 100.0, 1) and not targets[
+        "whisper_words_engine_alone_minus_whisper"
+    ]["met"]
+    assert "engine_with_hints" not in recognized_tables(plain, [recognized("whisper")])["whisper"]["endless_sky"]
+
+
+def test_hints_reach_the_model_only_when_asked(models):
+    cued, _ = models
+    batches = recognized("whisper").batches
+    assert len(engine_live(cued, batches, hints=True)) == len(WORDS)
+    without = engine_live(cued, batches, hints=False)
+    stripped = [([Word(w.text, w.start, w.end) for w in ws], now) for ws, now in batches]
+    assert engine_live(cued, stripped, hints=True) == without  # hints=False is the bare words
+
+
+def test_out_of_source_compares_two_models_on_the_same_file(models, tmp_path):
+    from engine.punctuation.labelled_text import prepare_folder
+
+    cued, plain = models
+    (tmp_path / "chitchat.txt").write_text("How are you? Fine, thanks. And you? I am well. " * 20)
+    files = {"dev/chitchat.txt": prepare_folder(tmp_path)}
+    table = out_of_source_table(cued, plain, files, "chitchat")
+    assert table["in_source"]["words"] == table["out_of_source"]["words"] > 100
+    assert table["gap"] == round(table["in_source"]["f1"] - table["out_of_source"]["f1"], 1)
+    with pytest.raises(ValueError, match="no dev file"):
+        out_of_source_table(cued, plain, files, "wesnoth")
