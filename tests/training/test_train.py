@@ -356,3 +356,18 @@ def test_the_command_line_weighs_sources_before_the_recipes_own_weights(command_
         assert run("--source-weight", bad) == 2
         assert f"--source-weight {bad}:" in capsys.readouterr().err
     assert len(ran) == 2
+
+
+def test_a_source_left_out_of_training_is_never_drawn(tiny_dir):
+    """--exclude-source GLOB is a weight of 0: no window ends in it, so none holds its words."""
+    from training.batches import BatchPlan, mix_shares
+
+    tok = tokenizer(tiny_dir)
+    (tiny_dir / "data" / "chat.txt").write_text("How are you? Fine, thanks. " * 200)
+    stream = build_stream(prepare_folder(tiny_dir / "data"), tok)
+    plan = BatchPlan(
+        stream, tok.special, Noise(), batch=400, steps=1, pause_from=1, windows=(32,), weights={"chat": 0}
+    )
+    chat = stream.sources.index("chat")
+    assert not (stream.source[plan.ends(np.random.default_rng(0))] == chat).any()
+    assert mix_shares(stream, {"chat": 0})["chat"] == 0.0
