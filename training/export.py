@@ -145,7 +145,7 @@ def shipped_config() -> ModelConfig:
     """The shipped model's config.json, or the settings' own defaults where it cannot be read."""
     try:
         return ModelConfig.load(model_folder())
-    except (ModelError, OSError):
+    except (ModelError, OSError, ImportError):  # a bare training checkout has no livecap_models
         return ModelConfig(window=DEFAULT_WINDOW, decoder=DecoderSettings())
 
 

@@ -78,7 +78,8 @@ def stats_from_readings(readings: list[dict]) -> dict:
                 continue
             m = PUNCT_LABELS.index(r["ref_mark"])
             rec["lengthening"][m].append(float(lengthening[j]))
-            if j + 1 < len(rows):
+            # the silence between two excerpts is the synthesis's, not the reader's
+            if j + 1 < len(rows) and rows[j + 1].get("excerpt") == r.get("excerpt"):
                 rec["gap"][m].append(max(0.0, rows[j + 1]["start"] - r["end"]))
             if reading["recognizer"] != HINTS_FROM:
                 continue
