@@ -4,15 +4,18 @@ and espeak-ng speech of them.
 Excerpts are whole sentences, 40–60 words each, drawn with a fixed seed from
 every file of the corpus in turn, cleaned and labelled by ``engine.punctuation.labelled_text``
 (the labeller the punctuation model was trained with, so reference marks and
-cases mean exactly what the model's do). espeak-ng reads them with their
-punctuation in the text, so the voice pauses where a reader would; they are
-joined by short silences into one 16 kHz stream.
+cases mean exactly what the model's do). espeak-ng (or festival or flite, voices a model tuned
+on espeak-ng never heard) reads them with their punctuation in the text, so the voice pauses
+where a reader would; they are joined by short silences into one 16 kHz stream.
 """
 
 from __future__ import annotations
 
 import random
 import re
+import shutil
+import subprocess
+import tempfile
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -109,21 +112,94 @@ class Speech:
     spans: list[tuple[float, float]]  # each excerpt's (start, end) in seconds
 
 
+# The engines ``synthesize`` can read with. A second engine gives held-out speech: a model tuned on
+# espeak-ng's timing and voice is then scored on a voice it never heard.
+TTS_ENGINES = ("espeak-ng", "festival", "flite")
+# Words per minute each engine speaks at when not told otherwise (measured on dev excerpts): a
+# ``speed`` is turned into a duration stretch against this, so one ``speed`` means one pace everywhere.
+NATURAL_WPM = {"festival": 160, "flite": 195}
+_VOICE_NAME = re.compile(r"^[A-Za-z0-9_]+$")  # festival's voice goes into a Scheme expression
+
+
+def _read_wav(path: Path) -> np.ndarray:
+    import soundfile as sf
+
+    from engine.audio.base import Resampler
+
+    data, rate = sf.read(path, dtype="int16")
+    resampler = Resampler(rate)
+    return np.concatenate([resampler.process(data), resampler.flush()])
+
+
+def _missing(program: str, package: str, tts: str) -> RuntimeError:
+    return RuntimeError(
+        f"{program} is not installed (apt-get install {package}): it reads the text for --tts {tts}"
+    )
+
+
+def speak_festival(text: str, voice: str | None = None, speed: int | None = None) -> np.ndarray:
+    """``text`` spoken by festival's text2wave (default voice: kal_diphone), as 16 kHz mono int16."""
+    if shutil.which("text2wave") is None:
+        raise _missing("text2wave", "festival festvox-kallpc16k", "festival")
+    setup = []
+    if voice:
+        if not _VOICE_NAME.match(voice):
+            raise ValueError(f"not a festival voice name: {voice!r}")
+        setup += ["-eval", f"(voice_{voice})"]
+    if speed:
+        setup += ["-eval", f"(Parameter.set 'Duration_Stretch {NATURAL_WPM['festival'] / speed:.3f})"]
+    with tempfile.TemporaryDirectory(prefix="livecap-tts-") as folder:
+        wav = Path(folder) / "speech.wav"  # piped, text2wave leaves the WAV header's sizes at 0
+        subprocess.run(
+            ["text2wave", "-o", str(wav), *setup], input=text.encode(), capture_output=True, check=True
+        )
+        return _read_wav(wav)
+
+
+def speak_flite(text: str, voice: str | None = None, speed: int | None = None) -> np.ndarray:
+    """``text`` spoken by flite (default voice: slt, 16 kHz; festival's kal is the same speaker
+    as flite's kal), as 16 kHz mono int16."""
+    if shutil.which("flite") is None:
+        raise _missing("flite", "flite", "flite")
+    setup = ["--setf", f"duration_stretch={NATURAL_WPM['flite'] / speed:.3f}"] if speed else []
+    with tempfile.TemporaryDirectory(prefix="livecap-tts-") as folder:
+        wav, source = Path(folder) / "speech.wav", Path(folder) / "text.txt"
+        source.write_text(text, encoding="utf-8")
+        subprocess.run(
+            ["flite", "-voice", voice or "slt", *setup, "-f", str(source), "-o", str(wav)],
+            capture_output=True, check=True,
+        )  # fmt: skip
+        return _read_wav(wav)
+
+
+def speak_with(tts: str, text: str, voice: str | None = None, speed: int | None = None) -> np.ndarray:
+    """``text`` read by ``tts`` (one of ``TTS_ENGINES``); ``None`` takes the engine's own default."""
+    if tts == "espeak-ng":
+        from engine.evaluation.soak import speak
+
+        return speak(text, voice or "en-us", speed or 130)
+    if tts == "festival":
+        return speak_festival(text, voice, speed)
+    if tts == "flite":
+        return speak_flite(text, voice, speed)
+    raise ValueError(f"unknown TTS engine {tts!r}: choose from {', '.join(TTS_ENGINES)}")
+
+
 def synthesize(
     excerpts: Sequence[Excerpt],
     gap: float = 1.0,
     lead: float = 0.5,
     tail: float = 2.0,
-    voice: str = "en-us",
-    speed: int = 130,
+    voice: str | None = None,
+    speed: int | None = None,
+    tts: str = "espeak-ng",
 ) -> Speech:
-    """The excerpts spoken one after another, ``gap`` seconds of silence between them."""
-    from engine.evaluation.soak import speak
-
+    """The excerpts spoken one after another by ``tts``, ``gap`` seconds of silence between them
+    (voice and speed: the engine's defaults, en-us at 130 wpm for espeak-ng)."""
     parts, spans, at = [np.zeros(int(lead * SAMPLE_RATE), np.int16)], [], int(lead * SAMPLE_RATE)
     for i, excerpt in enumerate(excerpts):
-        clip = speak(excerpt.text, voice, speed)
-        voiced = np.flatnonzero(np.abs(clip) > 200)  # espeak pads its clips with silence
+        clip = speak_with(tts, excerpt.text, voice, speed)
+        voiced = np.flatnonzero(np.abs(clip) > 200)  # the engines pad their clips with silence
         spans.append(
             (
                 (at + (voiced[0] if len(voiced) else 0)) / SAMPLE_RATE,

@@ -1,0 +1,325 @@
+"""The recognizer-output dev set: ``python -m engine.evaluation.recognized_dev --out
+runs/speech/dev_festival.json`` (progress on stderr).
+
+A punctuation model scored on clean dev text is scored on words no live session ever gives it.
+Here each dev file (``engine.evaluation.corpus.dev_corpus``) gives ``--per-file`` excerpts (as
+``engine.evaluation.whisper_marks`` draws them), read by festival, a voice neither the model's
+training timings (espeak-ng, ``training.speech_timing``) nor the recognizers' tuning used, and
+heard live, 0.1 s at a time, by Whisper and by PocketSphinx. What they committed is saved
+batch by batch with the stream time each batch came at, so an evaluator can replay the session
+(``load_dev_sets``) and score any punctuation of those words against the text (``score_set``).
+
+Recognizing takes minutes (Whisper live costs about 0.7 CPU-second per second of speech), so
+each (file, recognizer) is cached in ``<out>.parts/`` and a rerun resumes; the final file is
+written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.evaluation.e2e_speech import (
+    SAMPLE_RATE,
+    TTS_ENGINES,
+    Excerpt,
+    Speech,
+    choose_excerpts,
+    synthesize,
+)
+from engine.files.atomic import atomic_write_text
+from engine.words import Word
+
+RECOGNIZERS = ("whisper", "pocketsphinx")
+TTS_PROGRAMS = {"espeak-ng": "espeak-ng", "festival": "text2wave", "flite": "flite"}
+TTS_PACKAGES = {"espeak-ng": "espeak-ng", "festival": "festival festvox-kallpc16k", "flite": "flite"}
+PART_VERSION = 1
+
+
+class SetupError(Exception):
+    """A missing program or a bad folder: one line for the user, exit code 2."""
+
+
+# -- words and files -------------------------------------------------------------------------------
+def word_to_dict(w: Word) -> dict:
+    return {
+        "text": w.text,
+        "start": None if w.start is None else round(w.start, 3),
+        "end": None if w.end is None else round(w.end, 3),
+        "confidence": round(w.confidence, 4),
+        "written": w.written,
+    }
+
+
+def word_from_dict(d: dict) -> Word:
+    return Word(d["text"], d.get("start"), d.get("end"), d.get("confidence", 1.0), d.get("written", ""))
+
+
+def excerpt_to_dict(e: Excerpt) -> dict:
+    return {"source": e.source, "words": e.words, "marks": e.marks, "cases": e.cases}
+
+
+def excerpt_from_dict(d: dict) -> Excerpt:
+    return Excerpt(d["source"], list(d["words"]), list(d["marks"]), list(d["cases"]))
+
+
+def write_json(path: Path, data: dict) -> None:
+    atomic_write_text(path, json.dumps(data, indent=1) + "\n")
+
+
+def read_part(path: Path, key: dict) -> dict | None:
+    """A cached result, if it was made from the same inputs (``key``); else None (recompute)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if data.get("key") == key and data.get("version") == PART_VERSION else None
+
+
+def parts_folder(out: Path) -> Path:
+    return out.parent / f"{out.stem}.parts"
+
+
+# -- recognizers -----------------------------------------------------------------------------------
+def check_tts(tts: str) -> None:
+    if tts not in TTS_ENGINES:
+        raise SetupError(f"unknown TTS engine {tts!r}: choose from {', '.join(TTS_ENGINES)}")
+    if shutil.which(TTS_PROGRAMS[tts]) is None:
+        raise SetupError(f"{TTS_PROGRAMS[tts]} is not installed (apt-get install {TTS_PACKAGES[tts]})")
+
+
+def make_recognizer(name: str, live: bool = True):
+    """A recognizer as a live session makes it (PocketSphinx one-pass, Whisper live) or, with
+    ``live=False``, as ``livecap transcribe`` does for a file."""
+    from engine.recognizers.base import RecognizerError
+
+    try:
+        if name == "whisper":
+            from engine.recognizers.whisper_rec import WhisperRecognizer
+
+            return WhisperRecognizer(live=live)
+        if name == "pocketsphinx":
+            from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
+
+            return PocketSphinxRecognizer(final_pass=not live)
+    except RecognizerError as exc:
+        raise SetupError(str(exc)) from exc
+    raise SetupError(f"unknown recognizer {name!r}: choose from {', '.join(RECOGNIZERS)}")
+
+
+def recognizer_settings(recognizer) -> dict:
+    if recognizer.name == "whisper":
+        return {"model": Path(recognizer.model_path).name, "cadence": recognizer.options.cadence}
+    return {"final_pass": recognizer.final_pass}
+
+
+def recognize_batches(
+    recognizer, audio: np.ndarray, live: bool = True
+) -> tuple[list[tuple[list[Word], float]], float]:
+    """The committed batches (words, stream time) and the CPU seconds they cost: fed 0.1 s at a
+    time as a session feeds it, or (``live=False``) as a file is transcribed, in one batch."""
+    from engine.evaluation.whisper_marks import recognize_live
+
+    started = time.process_time()  # every thread of the process: CTranslate2's included
+    if live:
+        batches = recognize_live(recognizer, audio)
+    else:
+        from engine.session.batch import recognize_audio
+
+        batches = [(recognize_audio(audio, recognizer), len(audio) / SAMPLE_RATE)]
+    return batches, time.process_time() - started
+
+
+# -- the saved set ---------------------------------------------------------------------------------
+@dataclass
+class RecognizedSet:
+    """One dev file read by one TTS engine and heard by one recognizer, as committed."""
+
+    file: str  # "austen_persuasion"
+    recognizer: str
+    tts: str
+    excerpts: list[Excerpt]
+    spans: list[tuple[float, float]]  # each excerpt's (start, end) on the reading's clock, seconds
+    batches: list[tuple[list[Word], float]]  # committed words and the stream time they came at
+    audio_seconds: float = 0.0
+    cpu_seconds: float = 0.0
+
+    @property
+    def words(self) -> list[Word]:
+        return [w for batch, _ in self.batches for w in batch]
+
+    def to_dict(self) -> dict:
+        return {
+            "file": self.file,
+            "recognizer": self.recognizer,
+            "tts": self.tts,
+            "audio_seconds": round(self.audio_seconds, 2),
+            "cpu_seconds": round(self.cpu_seconds, 1),
+            "excerpts": [excerpt_to_dict(e) for e in self.excerpts],
+            "spans": [[round(a, 3), round(b, 3)] for a, b in self.spans],
+            "batches": [
+                {"now": round(now, 3), "words": [word_to_dict(w) for w in words]}
+                for words, now in self.batches
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict, tts: str | None = None) -> RecognizedSet:
+        return cls(
+            d["file"], d["recognizer"], d.get("tts", tts or ""),
+            [excerpt_from_dict(e) for e in d["excerpts"]],
+            [(float(a), float(b)) for a, b in d["spans"]],
+            [([word_from_dict(w) for w in b["words"]], float(b["now"])) for b in d["batches"]],
+            d.get("audio_seconds", 0.0), d.get("cpu_seconds", 0.0),
+        )  # fmt: skip
+
+
+def load_dev_sets(path: str | Path) -> list[RecognizedSet]:
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return [RecognizedSet.from_dict(s, data.get("tts")) for s in data["sets"]]
+
+
+def score_set(rset: RecognizedSet, marks: Sequence[str], forms: Sequence[str]) -> dict:
+    """``marks_f1``, ``per_mark_f1``, ``nonlower_f1`` and ``wer`` of a punctuation of ``rset.words``
+    (one mark and one displayed form per word) against the text that was read."""
+    from engine.evaluation.whisper_marks import scored
+
+    words = rset.words
+    if len(marks) != len(words) or len(forms) != len(words):
+        raise ValueError(f"{len(words)} words, but {len(marks)} marks and {len(forms)} forms")
+    return scored(rset.excerpts, Speech(np.zeros(0, np.int16), rset.spans), words, list(marks), list(forms))
+
+
+# -- the run ---------------------------------------------------------------------------------------
+def dev_excerpts(
+    corpus: Path, per_file: int, min_words: int = 60, max_words: int = 100
+) -> dict[str, list[Excerpt]]:
+    """Per dev file (by stem), its excerpts, drawn as ``whisper_marks`` draws them."""
+    from engine.punctuation.labelled_text import PrepareError, prepare_folder
+
+    try:
+        docs = prepare_folder(corpus)
+    except PrepareError as exc:
+        raise SetupError(str(exc)) from exc
+    out = {}
+    for source in sorted({d.name.rsplit("#", 1)[0] for d in docs}):
+        mine = [d for d in docs if d.name.rsplit("#", 1)[0] == source]
+        try:
+            out[Path(source).stem] = choose_excerpts(mine, per_file, min_words, max_words, seed=1)
+        except ValueError as exc:
+            raise SetupError(f"{source}: {exc}") from exc
+    return out
+
+
+def build_sets(
+    excerpts_by_file: dict[str, list[Excerpt]],
+    recognizers: Sequence[str],
+    tts: str,
+    parts: Path,
+    log: Callable[[str], None],
+) -> tuple[list[RecognizedSet], dict]:
+    """Every (file, recognizer) set, from the cache where it holds one made from the same excerpts."""
+    made: dict[str, object] = {}
+    sets, settings = [], {}
+    for file, excerpts in excerpts_by_file.items():
+        speech = None
+        for name in recognizers:
+            key = {"file": file, "recognizer": name, "tts": tts, "sources": [e.source for e in excerpts]}
+            part_path = parts / f"{file}_{name}.json"
+            cached = read_part(part_path, key)
+            if cached is not None:
+                log(f"{file} / {name}: cached in {part_path}")
+                sets.append(RecognizedSet.from_dict(cached["set"]))
+                settings.setdefault(name, cached.get("settings"))
+                continue
+            if speech is None:
+                speech = synthesize(excerpts, tts=tts)
+                seconds = len(speech.audio) / SAMPLE_RATE
+                log(f"{file}: {len(excerpts)} excerpts, {seconds:.0f} s of {tts} speech")
+            if name not in made:
+                made[name] = make_recognizer(name)
+                settings[name] = recognizer_settings(made[name])
+            batches, cpu = recognize_batches(made[name], speech.audio)
+            rset = RecognizedSet(
+                file, name, tts, list(excerpts), speech.spans, batches, len(speech.audio) / SAMPLE_RATE, cpu
+            )
+            log(f"{file} / {name}: {len(rset.words)} words in {cpu:.0f} CPU-s")
+            write_json(
+                part_path,
+                {"version": PART_VERSION, "key": key, "settings": settings[name], "set": rset.to_dict()},
+            )
+            sets.append(rset)
+    return sets, settings
+
+
+def summary(sets: Sequence[RecognizedSet]) -> dict:
+    """Per recognizer: audio, CPU, and the WER of its words per file and over all files."""
+    from engine.evaluation.e2e_score import score
+
+    out: dict[str, dict] = {}
+    for rset in sets:
+        words = rset.words
+        result = score(
+            rset.excerpts, rset.spans, [w.text for w in words], ["none"] * len(words), ["lower"] * len(words),
+            [None if w.start is None else (w.start + w.end) / 2 for w in words],
+        )  # fmt: skip
+        row = out.setdefault(
+            rset.recognizer,
+            {"audio_seconds": 0.0, "cpu_seconds": 0.0, "wer": None, "wer_by_file": {}, "_e": [0, 0]},
+        )
+        row["audio_seconds"] = round(row["audio_seconds"] + rset.audio_seconds, 1)
+        row["cpu_seconds"] = round(row["cpu_seconds"] + rset.cpu_seconds, 1)
+        row["wer_by_file"][rset.file] = result["wer"]
+        row["_e"][0] += result["substitutions"] + result["deletions"] + result["insertions"]
+        row["_e"][1] += result["reference_words"]
+    for row in out.values():
+        errors, words = row.pop("_e")
+        row["wer"] = round(errors / words, 4) if words else None
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine.evaluation.recognized_dev", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("--out", type=Path, required=True, help="the JSON to write (parts cached beside it)")
+    parser.add_argument("--tts", default="festival", choices=TTS_ENGINES)
+    parser.add_argument("--per-file", type=int, default=12, help="excerpts read from each dev file")
+    parser.add_argument("--recognizers", nargs="+", default=list(RECOGNIZERS), choices=RECOGNIZERS)
+    parser.add_argument("--corpus", type=Path, default=None, help="folder of punctuated .txt (default: dev)")
+    args = parser.parse_args(argv)
+    log = lambda msg: print(f"recognized_dev: {msg}", file=sys.stderr, flush=True)  # noqa: E731
+
+    from engine.evaluation.corpus import dev_corpus
+
+    try:
+        check_tts(args.tts)
+        excerpts = dev_excerpts(args.corpus or dev_corpus(), args.per_file)
+        sets, settings = build_sets(excerpts, args.recognizers, args.tts, parts_folder(args.out), log)
+    except SetupError as exc:
+        print(f"recognized_dev: {exc}", file=sys.stderr)
+        return 2
+    out = {
+        "date": time.strftime("%Y-%m-%d"),
+        "command": "python -m engine.evaluation.recognized_dev "
+        + " ".join(argv if argv is not None else sys.argv[1:]),
+        "tts": args.tts,
+        "recognizers": settings,
+        "summary": summary(sets),
+        "sets": [s.to_dict() for s in sets],
+    }
+    write_json(args.out, out)
+    log(f"wrote {args.out}")
+    print(json.dumps({"out": str(args.out), **out["summary"]}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
