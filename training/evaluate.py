@@ -244,10 +244,8 @@ def extra_tables(model, files, args) -> dict:
         from engine.evaluation.recognized_dev import load_dev_sets
 
         log(f"recognizer output: {args.recognized}")
-        out["recognized"] = {
-            "file": str(args.recognized),
-            **recognized_tables(model, load_dev_sets(args.recognized)),
-        }
+        out["recognized"] = recognized_tables(model, load_dev_sets(args.recognized))
+        out["recognized_from"] = str(args.recognized)
     if args.held_out_model:
         held_out = PunctuationModel(args.held_out_model, threads=args.threads, max_batch=args.batch)
         out["out_of_source"] = out_of_source_table(model, held_out, files, args.held_out_source)

@@ -72,3 +72,26 @@ def test_out_of_source_compares_two_models_on_the_same_file(models, tmp_path):
     assert table["gap"] == round(table["in_source"]["f1"] - table["out_of_source"]["f1"], 1)
     with pytest.raises(ValueError, match="no dev file"):
         out_of_source_table(cued, plain, files, "wesnoth")
+
+
+def test_evaluate_prints_the_new_tables_beside_the_text_ones(models, tmp_path, capsys):
+    import json
+
+    from training import evaluate as ev
+
+    cued, plain = models
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    (dev / "chitchat.txt").write_text("How are you? Fine, thanks. And you? I am well. " * 20)
+    sets = tmp_path / "recognized.json"
+    sets.write_text(json.dumps({"tts": "festival", "sets": [recognized("whisper").to_dict()]}))
+    out = tmp_path / "report.json"
+    args = ["--model-dir", str(cued.model_dir), "--dev", str(dev), "--threads", "1", "--thresholds", "0.6"]
+    extra = ["--recognized", str(sets), "--held-out-model", str(plain.model_dir), "--out", str(out)]
+    assert ev.main(args + extra) == 0
+    report = json.loads(out.read_text())
+    assert report["recognized"]["whisper"]["endless_sky"]["recognizer_own"]["marks_f1"] == 100.0
+    assert report["out_of_source"]["left_out_of_training"] == "chitchat"
+    assert {"whisper_words_with_hints_minus_whisper", "out_of_source_gap"} <= set(report["targets"])
+    err = capsys.readouterr().err
+    assert "whisper words (festival speech)" in err and "out of source (dev/chitchat.txt" in err
