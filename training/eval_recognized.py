@@ -11,7 +11,7 @@ against the text that was read:
   advancing as in a session;
 - ``engine_with_hints``: the same, with Whisper's written marks and capitals as hints (a model
   that reads word cues; ``engine.punctuation.word_cues``);
-- ``recognizer_own``: the marks and capitals Whisper wrote.
+- ``recognizer_own``: the marks and capitals Whisper wrote, as the live captions show them.
 
 Out of source (``out_of_source_table``): dev chitchat comes from the same source as a training
 file, so it flatters. A model trained without that source (``training.train --exclude-source
@@ -55,7 +55,7 @@ def engine_live(model, batches, hints: bool) -> list[tuple[str, str]]:
 def recognized_tables(model, sets) -> dict:
     """Per recognizer and dev file: the conditions above, and each condition over all files."""
     from engine.evaluation.recognized_dev import score_set
-    from engine.punctuation.recognizer_marks import written_marks
+    from engine.session.batch import keep_written_marks
 
     out: dict = {}
     for rset in sets:
@@ -64,9 +64,8 @@ def recognized_tables(model, sets) -> dict:
         writes = any(w.written for w in words)
         if writes and model.uses_cues:
             conditions["engine_with_hints"] = engine_live(model, rset.batches, hints=True)
-        if writes:
-            own = [written_marks(w) for w in words]
-            conditions["recognizer_own"] = [(m, f) for m, _, f in own]
+        if writes:  # as the live captions show them: a sentence's first word capitalised
+            conditions["recognizer_own"] = [(w.mark, w.word) for w in keep_written_marks(words).words]
         row = {
             "tts": rset.tts,
             "words": len(words),

@@ -101,16 +101,17 @@ def repunctuate(
     progress: StepProgress | None = None,
     workers: int = 1,
 ) -> Transcript:
-    """``words`` (text and times; any marks they carry are ignored) with marks and case from the
-    offline decoder on ``settings`` (default: the model's recommended ones). The words are a
-    whole session or file, so the last one ends a sentence.
+    """``words`` (text and times) with marks and case from the offline decoder on ``settings``
+    (default: the model's recommended ones). The marks a recognizer wrote are not copied; a model
+    that reads word cues reads them as hints. The words are a whole session or file, so the last
+    one ends a sentence.
 
     ``progress`` is called after each chunk of positions; raising from it cancels (the exception
     propagates, the chunks not yet started are dropped). ``workers`` chunks are scored at once.
     """
     from engine.punctuation.offline import OfflineDecoder
 
-    plain = [Word(w.text, w.start, w.end, w.confidence) for w in words]
+    plain = [Word(w.text, w.start, w.end, w.confidence, getattr(w, "written", "")) for w in words]
     if not plain:
         return Transcript([])
     settled = OfflineDecoder.from_model(model, settings, workers=workers).decode(

@@ -117,3 +117,17 @@ def test_a_config_naming_other_cues_is_refused_with_one_line(tmp_path):
     (folder / "config.json").write_text(json.dumps(config))
     with pytest.raises(ModelError, match="disagree on the word_cues input"):
         PunctuationModel(folder)
+
+
+def test_repunctuating_a_session_keeps_whispers_writing_as_hints(cue_model):
+    from engine.session.batch import repunctuate
+
+    texts = "we will meet next week then we can talk about the plan".split()
+    written = [Word(w.text, w.start, w.end, written=w.text.title() + ",") for w in timed(texts, [0.05] * 12)]
+    bare = [Word(w.text, w.start, w.end) for w in written]
+    hinted, plain = repunctuate(written, cue_model), repunctuate(bare, cue_model)
+    assert [w.text for w in hinted.words] == texts  # the words are the recognizer's, unmarked
+    # the hints reach the model: its probabilities (and so, for this random model, some answers) move
+    offline = OfflineDecoder.from_model(cue_model)
+    assert not np.allclose(offline.probabilities(written)[0], offline.probabilities(bare)[0])
+    assert len(plain.words) == len(hinted.words)
