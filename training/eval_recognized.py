@@ -11,7 +11,9 @@ against the text that was read:
   advancing as in a session;
 - ``engine_with_hints``: the same, with Whisper's written marks and capitals as hints (a model
   that reads word cues; ``engine.punctuation.word_cues``);
-- ``recognizer_own``: the marks and capitals Whisper wrote, as the live captions show them.
+- ``recognizer_own``: the marks and capitals Whisper wrote, as the live captions show them;
+- ``recognizer_own_plus_engine``: Whisper's marks, and the engine's (with hints) where Whisper
+  wrote none: the engine can only add.
 
 Out of source (``out_of_source_table``): dev chitchat comes from the same source as a training
 file, so it flatters. A model trained without that source (``training.train --exclude-source
@@ -52,6 +54,19 @@ def engine_live(model, batches, hints: bool) -> list[tuple[str, str]]:
     return [settled[p] for p in range(decoder.word_count)]
 
 
+def engine_adds(own: list[tuple[str, str]], engine: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The recognizer's marks, and the engine's where the recognizer wrote none: the engine can only
+    add. A word after an added sentence end takes a capital."""
+    out, previous = [], "none"
+    for (mark, form), (engine_mark, _) in zip(own, engine):
+        if previous in ("period", "question") and form[:1].islower():
+            form = form[:1].upper() + form[1:]
+        chosen = mark if mark != "none" else engine_mark
+        out.append((chosen, form))
+        previous = chosen
+    return out
+
+
 def recognized_tables(model, sets) -> dict:
     """Per recognizer and dev file: the conditions above, and each condition over all files."""
     from engine.evaluation.recognized_dev import score_set
@@ -66,6 +81,10 @@ def recognized_tables(model, sets) -> dict:
             conditions["engine_with_hints"] = engine_live(model, rset.batches, hints=True)
         if writes:  # as the live captions show them: a sentence's first word capitalised
             conditions["recognizer_own"] = [(w.mark, w.word) for w in keep_written_marks(words).words]
+            if "engine_with_hints" in conditions:
+                conditions["recognizer_own_plus_engine"] = engine_adds(
+                    conditions["recognizer_own"], conditions["engine_with_hints"]
+                )
         row = {
             "tts": rset.tts,
             "words": len(words),
@@ -95,9 +114,9 @@ def table_lines(recognized: dict, out_of_source: dict | None) -> list[str]:
         names = list(files["mean"])
         tts = next(iter(files.values())).get("tts", "")
         lines.append(f"{recognizer} words ({tts} speech), marks F1 / non-lowercase F1:")
-        lines.append("  " + "file".ljust(20) + "".join(n.rjust(20) for n in names))
+        lines.append("  " + "file".ljust(20) + "".join(n.rjust(28) for n in names))
         for file, row in files.items():
-            cells = "".join(f"{row[n]['marks_f1']:>12.1f} / {row[n]['nonlower_f1']:>5.1f}" for n in names)
+            cells = "".join(f"{row[n]['marks_f1']:>20.1f} / {row[n]['nonlower_f1']:>5.1f}" for n in names)
             lines.append("  " + file.ljust(20) + cells)
     if out_of_source:
         i, o = out_of_source["in_source"], out_of_source["out_of_source"]

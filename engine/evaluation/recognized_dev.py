@@ -200,7 +200,7 @@ def score_set(rset: RecognizedSet, marks: Sequence[str], forms: Sequence[str]) -
 
 # -- the run ---------------------------------------------------------------------------------------
 def dev_excerpts(
-    corpus: Path, per_file: int, min_words: int = 60, max_words: int = 100
+    corpus: Path, per_file: int, min_words: int = 60, max_words: int = 100, seed: int = 1
 ) -> dict[str, list[Excerpt]]:
     """Per dev file (by stem), its excerpts, drawn as ``whisper_marks`` draws them."""
     from engine.punctuation.labelled_text import PrepareError, prepare_folder
@@ -213,7 +213,7 @@ def dev_excerpts(
     for source in sorted({d.name.rsplit("#", 1)[0] for d in docs}):
         mine = [d for d in docs if d.name.rsplit("#", 1)[0] == source]
         try:
-            out[Path(source).stem] = choose_excerpts(mine, per_file, min_words, max_words, seed=1)
+            out[Path(source).stem] = choose_excerpts(mine, per_file, min_words, max_words, seed=seed)
         except ValueError as exc:
             raise SetupError(f"{source}: {exc}") from exc
     return out
@@ -292,6 +292,12 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="the JSON to write (parts cached beside it)")
     parser.add_argument("--tts", default="festival", choices=TTS_ENGINES)
     parser.add_argument("--per-file", type=int, default=12, help="excerpts read from each dev file")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="which excerpts (1: the reported set; another seed, e.g. with espeak-ng, a set to tune on)",
+    )
     parser.add_argument("--recognizers", nargs="+", default=list(RECOGNIZERS), choices=RECOGNIZERS)
     parser.add_argument("--corpus", type=Path, default=None, help="folder of punctuated .txt (default: dev)")
     args = parser.parse_args(argv)
@@ -301,7 +307,7 @@ def main(argv=None) -> int:
 
     try:
         check_tts(args.tts)
-        excerpts = dev_excerpts(args.corpus or dev_corpus(), args.per_file)
+        excerpts = dev_excerpts(args.corpus or dev_corpus(), args.per_file, seed=args.seed)
         sets, settings = build_sets(excerpts, args.recognizers, args.tts, parts_folder(args.out), log)
     except SetupError as exc:
         print(f"recognized_dev: {exc}", file=sys.stderr)

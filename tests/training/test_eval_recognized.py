@@ -95,3 +95,13 @@ def test_evaluate_prints_the_new_tables_beside_the_text_ones(models, tmp_path, c
     assert {"whisper_words_with_hints_minus_whisper", "out_of_source_gap"} <= set(report["targets"])
     err = capsys.readouterr().err
     assert "whisper words (festival speech)" in err and "out of source (dev/chitchat.txt" in err
+
+
+def test_the_engine_only_adds_to_the_recognizers_marks():
+    from training.eval_recognized import engine_adds
+
+    own = [("none", "We"), ("comma", "met,"), ("none", "then"), ("none", "left"), ("none", "early")]
+    engine = [("period", "we"), ("none", "met"), ("none", "then"), ("period", "left"), ("none", "early")]
+    fused = engine_adds(own, engine)
+    assert [m for m, _ in fused] == ["period", "comma", "none", "period", "none"]  # Whisper's comma stays
+    assert fused[1][1] == "Met," and fused[4][1] == "Early"  # after an added sentence end, a capital
