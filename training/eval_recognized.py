@@ -26,32 +26,10 @@ from dataclasses import replace
 
 import numpy as np
 
+from engine.evaluation.whisper_marks import engine_live_marks
 from engine.punctuation.casing import CaseRenderer
-from engine.words import Word
 from training.eval_tables import CachedScorer, run_streaming, timed_words
 from training.metrics import Rows, f1_of
-
-
-def engine_live(model, batches, hints: bool) -> list[tuple[str, str]]:
-    """(mark, displayed form) per word from the streaming decoder, fed as a session feeds it;
-    ``hints`` False strips what the recognizer wrote."""
-    from engine.punctuation.events import Settled
-    from engine.punctuation.streaming import StreamingDecoder
-
-    decoder = StreamingDecoder.from_model(model)
-    settled: dict[int, tuple[str, str]] = {}
-
-    def take(events):
-        for e in events:
-            if isinstance(e, Settled):
-                settled[e.position] = (e.mark, e.form)
-
-    for words, now in batches:
-        fed = [Word(w.text, w.start, w.end, w.confidence, w.written if hints else "") for w in words]
-        take(decoder.push_many(fed))
-        take(decoder.advance_time(now))
-    take(decoder.flush())
-    return [settled[p] for p in range(decoder.word_count)]
 
 
 def engine_adds(own: list[tuple[str, str]], engine: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -75,10 +53,10 @@ def recognized_tables(model, sets) -> dict:
     out: dict = {}
     for rset in sets:
         words = rset.words
-        conditions = {"engine_alone": engine_live(model, rset.batches, hints=False)}
+        conditions = {"engine_alone": engine_live_marks(model, rset.batches, hints=False)}
         writes = any(w.written for w in words)
         if writes and model.uses_cues:
-            conditions["engine_with_hints"] = engine_live(model, rset.batches, hints=True)
+            conditions["engine_with_hints"] = engine_live_marks(model, rset.batches, hints=True)
         if writes:  # as the live captions show them: a sentence's first word capitalised
             conditions["recognizer_own"] = [(w.mark, w.word) for w in keep_written_marks(words).words]
             if "engine_with_hints" in conditions:

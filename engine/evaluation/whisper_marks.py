@@ -49,8 +49,9 @@ def recognize_live(recognizer, audio: np.ndarray) -> list[tuple[list, float]]:
     return batches
 
 
-def engine_live_marks(model, batches) -> list[tuple[str, str]]:
-    """(mark, displayed form) per word from the streaming decoder, fed as a session feeds it."""
+def engine_live_marks(model, batches, hints: bool = False) -> list[tuple[str, str]]:
+    """(mark, displayed form) per word from the streaming decoder, fed as a session feeds it;
+    ``hints``: the words keep what the recognizer wrote, for a model that reads it as hints."""
     from engine.punctuation.events import Settled
     from engine.punctuation.streaming import StreamingDecoder
     from engine.words import Word
@@ -64,7 +65,8 @@ def engine_live_marks(model, batches) -> list[tuple[str, str]]:
                 settled[e.position] = (e.mark, e.form)
 
     for words, now in batches:
-        take(decoder.push_many([Word(w.text, w.start, w.end, w.confidence) for w in words]))
+        fed = [Word(w.text, w.start, w.end, w.confidence, w.written if hints else "") for w in words]
+        take(decoder.push_many(fed))
         take(decoder.advance_time(now))
     take(decoder.flush())
     return [settled[p] for p in range(decoder.word_count)]

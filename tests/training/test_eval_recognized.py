@@ -6,9 +6,10 @@ import pytest
 from engine.evaluation.e2e_speech import Excerpt
 from engine.evaluation.recognized_dev import RecognizedSet
 from engine.evaluation.synthetic_model import write_model_dir
+from engine.evaluation.whisper_marks import engine_live_marks
 from engine.punctuation.model import PunctuationModel
 from engine.words import Word
-from training.eval_recognized import engine_live, out_of_source_table, recognized_tables
+from training.eval_recognized import out_of_source_table, recognized_tables
 from training.evaluate import recognized_targets
 
 WORDS = "the ship is ready but the crew is not do you want more crew".split()
@@ -55,10 +56,10 @@ def test_whisper_words_are_scored_three_ways_and_the_targets_read_them(models):
 def test_hints_reach_the_model_only_when_asked(models):
     cued, _ = models
     batches = recognized("whisper").batches
-    assert len(engine_live(cued, batches, hints=True)) == len(WORDS)
-    without = engine_live(cued, batches, hints=False)
+    assert len(engine_live_marks(cued, batches, hints=True)) == len(WORDS)
+    without = engine_live_marks(cued, batches, hints=False)
     stripped = [([Word(w.text, w.start, w.end) for w in ws], now) for ws, now in batches]
-    assert engine_live(cued, stripped, hints=True) == without  # hints=False is the bare words
+    assert engine_live_marks(cued, stripped, hints=True) == without  # hints=False is the bare words
 
 
 def test_out_of_source_compares_two_models_on_the_same_file(models, tmp_path):
