@@ -459,6 +459,11 @@ def main(argv=None) -> int:
     parser.add_argument("--precision", choices=["auto", "bf16", "fp32"], help=recipe_help("precision", ""))
     parser.add_argument("--init-from", help="start from the model weights of this checkpoint (a new run)")
     parser.add_argument(
+        "--pause-phase",
+        type=float,
+        help=recipe_help("pause_phase", "share of the main steps, at the end, that draw timings and hints"),
+    )
+    parser.add_argument(
         "--corpus", help="a prepared corpus .npz (python -m training.prepare) instead of --data"
     )
     parser.add_argument(
@@ -547,6 +552,7 @@ def main(argv=None) -> int:
         "batch",
         "precision",
         "init_from",
+        "pause_phase",
         "corpus",
         "base",
         "workers",
@@ -573,6 +579,9 @@ def main(argv=None) -> int:
             f"training: --windows {' '.join(map(str, recipe.windows))}: each must be 8 to 512 tokens",
             file=sys.stderr,
         )
+        return 2
+    if not 0.0 <= recipe.pause_phase <= 1.0:
+        print(f"training: --pause-phase {recipe.pause_phase}: must be 0 to 1", file=sys.stderr)
         return 2
     if not 0.0 <= recipe.dropout < 1.0:
         print(f"training: --dropout {recipe.dropout}: must be at least 0 and below 1", file=sys.stderr)

@@ -371,3 +371,16 @@ def test_a_source_left_out_of_training_is_never_drawn(tiny_dir):
     chat = stream.sources.index("chat")
     assert not (stream.source[plan.ends(np.random.default_rng(0))] == chat).any()
     assert mix_shares(stream, {"chat": 0})["chat"] == 0.0
+
+
+def test_the_command_line_sets_cues_the_timed_phase_and_a_left_out_source(command_line, capsys, tmp_path):
+    from training.speech_cues import DEFAULT_STATS
+
+    run, ran = command_line
+    assert run("--pause-phase", "1.0", "--exclude-source", "chitchat") == 0
+    assert ran[0].pause_phase == 1.0 and ran[0].source_weights["chitchat"] == 0.0
+    assert ran[0].cue_stats == str(DEFAULT_STATS)  # the default recipe draws word cues
+    assert run("--cue-stats", "none") == 0 and ran[1].cue_stats is None
+    assert run("--pause-phase", "1.5") == 2 and "must be 0 to 1" in capsys.readouterr().err
+    assert run("--cue-stats", str(tmp_path / "missing.json")) == 2
+    assert "no such file" in capsys.readouterr().err and len(ran) == 2
