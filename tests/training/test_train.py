@@ -229,6 +229,34 @@ def test_tiny_recipe_end_to_end(tmp_path):
     punct, case = small_model.tag([build_window(ids, len(ids) - 1, small_model.special)])[0]
     assert punct.shape == (len(ids), 4) and case.shape == (len(ids), 3)
 
+    # a release rebuilt from its int8 export (this one reads cues: the default recipe draws them)
+    # answers as the export does, and a fine-tune on the timed phase alone starts from it
+    from training import from_onnx
+
+    text = tmp_path / "text.txt"
+    text.write_text("it is a truth universally acknowledged that a single man must be in want of a wife " * 8)
+    rebuilt = tmp_path / "rebuilt.pt"
+    assert from_onnx.main([str(shipped), "--out", str(rebuilt), "--cues", "--check-text", str(text)]) == 0
+    state = torch.load(rebuilt, weights_only=False)
+    assert state["encoder"]["cues"] == 13 and state["model"]["cue_proj.weight"].any()  # read back
+    assert from_onnx.agreement(from_onnx.rebuild(shipped, cues=True), shipped, text.read_text()) > 0.9
+    tuned = tmp_path / "tuned"
+    args = [
+        "--tiny",
+        "--data",
+        str(data),
+        "--out",
+        str(tuned),
+        "--init-from",
+        str(rebuilt),
+        "--pause-phase",
+        "1",
+    ]
+    assert train.main(args) == 0
+    tuned_cues = torch.load(tuned / "last.pt", weights_only=False)["model"]["cue_proj.weight"]
+    assert not torch.equal(tuned_cues, state["model"]["cue_proj.weight"])  # trained on
+    assert from_onnx.main([str(tmp_path / "nowhere"), "--out", str(rebuilt)]) == 2
+
 
 def test_batches_depend_only_on_the_step_whatever_the_workers(tiny_dir):
     """Resuming at step k, or building batches in worker processes, trains on the same data."""
@@ -384,3 +412,18 @@ def test_the_command_line_sets_cues_the_timed_phase_and_a_left_out_source(comman
     assert run("--pause-phase", "1.5") == 2 and "must be 0 to 1" in capsys.readouterr().err
     assert run("--cue-stats", str(tmp_path / "missing.json")) == 2
     assert "no such file" in capsys.readouterr().err and len(ran) == 2
+
+
+def test_a_model_without_cues_is_rebuilt_with_the_cue_projection_at_zero(tmp_path):
+    """The shipped release reads no cues: rebuilt with --cues, it answers exactly as without."""
+    from engine.punctuation.model import shipped_model_dir
+    from training import from_onnx
+
+    plain = from_onnx.rebuild(shipped_model_dir(), cues=False)
+    cued = from_onnx.rebuild(shipped_model_dir(), cues=True)
+    assert plain.config.cues == 0 and cued.config.cues == 13 and not cued.cue_proj.weight.any()
+    ids = torch.tensor([[101, 2057, 2097, 3113, 4826, 102]])
+    mask = torch.ones_like(ids)
+    with torch.no_grad():
+        cues = torch.rand(1, 6, 13)
+        assert torch.equal(plain(ids, mask)[0], cued(ids, mask, cues)[0])
