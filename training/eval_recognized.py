@@ -9,8 +9,9 @@ against the text that was read:
 - ``engine_alone``: the streaming decoder on the words and their times, the recognizer's own
   writing ignored, fed in the batches the recognizer committed them in, the audio clock
   advancing as in a session;
-- ``engine_with_hints``: the same, with Whisper's written marks and capitals as hints (a model
-  that reads word cues; ``engine.punctuation.word_cues``);
+- ``engine_with_hints``: the same, with Whisper's written marks and capitals as hints: folded
+  into the model's probabilities as measured evidence (``engine.punctuation.hint_fusion``, what
+  a session with Whisper shows by default), and read as word cues by a model that reads them;
 - ``recognizer_own``: the marks and capitals Whisper wrote, as the live captions show them;
 - ``recognizer_own_plus_engine``: Whisper's marks, and the engine's (with hints) where Whisper
   wrote none: the engine can only add.
@@ -55,7 +56,7 @@ def recognized_tables(model, sets) -> dict:
         words = rset.words
         conditions = {"engine_alone": engine_live_marks(model, rset.batches, hints=False)}
         writes = any(w.written for w in words)
-        if writes and model.uses_cues:
+        if writes and (model.uses_cues or model.config.hint_fusion is not None):
             conditions["engine_with_hints"] = engine_live_marks(model, rset.batches, hints=True)
         if writes:  # as the live captions show them: a sentence's first word capitalised
             conditions["recognizer_own"] = [(w.mark, w.word) for w in keep_written_marks(words).words]

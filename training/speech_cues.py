@@ -34,7 +34,7 @@ from engine.punctuation.word_cues import (
     word_cues,
     written_hint,
 )
-from engine.words import CASE_LABELS, PUNCT_LABELS, Word
+from engine.words import CASE_LABELS, PUNCT_LABELS, SENTENCE_END_MARKS, Word
 
 DEFAULT_STATS = Path(__file__).with_name("speech_cue_stats.json")
 QUANTILES = np.linspace(0.0, 1.0, 41)
@@ -53,6 +53,7 @@ def stats_from_readings(readings: list[dict]) -> dict:
     by_rec: dict[str, dict] = {}
     confusion = np.zeros((len(PUNCT_LABELS), len(PUNCT_LABELS)))
     capital = np.zeros((len(CASE_LABELS), 2))
+    capital_inside = np.zeros((len(CASE_LABELS), 2))
     late = marked = 0
     for reading in readings:
         rows = reading["words"]
@@ -89,6 +90,16 @@ def stats_from_readings(readings: list[dict]) -> dict:
             confusion[m, PUNCT_LABELS.index(hint[0])] += 1
             if r.get("ref_case") is not None:
                 capital[CASE_LABELS.index(r["ref_case"]), int(hint[1])] += 1
+                # Inside a sentence, by the reference and by Whisper's own writing, a capital is
+                # the word's own (a name), which is what the tagger's case head predicts.
+                before = rows[j - 1] if j else None
+                before_hint = written_hint(before.get("written") or "") if before else None
+                if (
+                    before_hint is not None
+                    and before_hint[0] not in SENTENCE_END_MARKS
+                    and before.get("ref_mark") not in (None, *SENTENCE_END_MARKS)
+                ):
+                    capital_inside[CASE_LABELS.index(r["ref_case"]), int(hint[1])] += 1
             if m:
                 marked += 1
                 after = written_hint(rows[j + 1].get("written") or "") if j + 1 < len(rows) else None
@@ -118,6 +129,8 @@ def stats_from_readings(readings: list[dict]) -> dict:
             },
             "late": round(late / max(marked, 1), 4),
             "counts": confusion.astype(int).tolist(),
+            # [case][written lowercase, written capitalised], inside a sentence (above)
+            "capital_inside_sentence_counts": capital_inside.astype(int).tolist(),
         }
     return out
 

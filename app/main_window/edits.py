@@ -93,7 +93,9 @@ def apply_edits(
 
 
 def _copy(word: TranscriptWord) -> TranscriptWord:
-    return TranscriptWord(word.text, word.start, word.end, word.confidence, word.mark, word.case, word.form)
+    return TranscriptWord(
+        word.text, word.start, word.end, word.confidence, word.mark, word.case, word.form, word.written
+    )
 
 
 def _take_times(word: TranscriptWord, source: TranscriptWord) -> None:

@@ -45,7 +45,7 @@ def snapshot(transcript: Transcript) -> Transcript:
     """A copy another thread may read while the UI keeps changing the original."""
     return Transcript(
         [
-            TranscriptWord(w.text, w.start, w.end, w.confidence, w.mark, w.case, w.form)
+            TranscriptWord(w.text, w.start, w.end, w.confidence, w.mark, w.case, w.form, w.written)
             for w in transcript.words
         ]
     )

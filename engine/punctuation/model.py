@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.punctuation.hint_fusion import HintFusion
 from engine.punctuation.model_inputs import (
     CARRIER,
     DEFAULT_PAUSE_THRESHOLD,
@@ -73,6 +74,9 @@ class ModelConfig:
     # The timing and hint cues the model reads (``word_cues.CUE_NAMES``, an extra ONNX input
     # ``word_cues``); () for a model that reads text and [PAUSE] alone.
     cues: tuple[str, ...] = ()
+    # How a recognizer's own marks and capitals fold into this model's probabilities
+    # (``hint_fusion``); None: they are ignored (the model alone, or reading them as cues).
+    hint_fusion: HintFusion | None = None
 
     @property
     def pause_threshold(self) -> float | None:
@@ -92,6 +96,7 @@ class ModelConfig:
             "case_logit_bias": dict(zip(CASE_LABELS, self.case_bias)),
             "lexicon": dict(sorted(self.lexicon.items())),
             **({"cues": list(self.cues)} if self.cues else {}),
+            **({"hint_fusion": self.hint_fusion.to_config()} if self.hint_fusion else {}),
         }
 
     @classmethod
@@ -149,8 +154,9 @@ class ModelConfig:
                 punct_bias=punct_bias,
                 case_bias=case_bias,
                 cues=cues,
+                hint_fusion=HintFusion.from_config(data["hint_fusion"]) if "hint_fusion" in data else None,
             )
-        except (TypeError, ValueError, AttributeError) as exc:
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:
             raise ModelError(f"{source} is malformed: {exc}", source) from exc
 
     @classmethod

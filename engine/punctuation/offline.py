@@ -19,6 +19,7 @@ import numpy as np
 
 from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.events import Settled
+from engine.punctuation.hint_fusion import HintFusion
 from engine.punctuation.model_inputs import pauses_from_times
 from engine.punctuation.scoring import ModelScorer, Scorer, sentence_final_mark
 from engine.punctuation.settings import DecoderSettings
@@ -47,6 +48,7 @@ class OfflineDecoder:
         settings: DecoderSettings,
         casing: CaseRenderer | None = None,
         workers: int = 1,
+        hint_fusion: HintFusion | None = None,
     ):
         """Decodes with ``settings``' offline window, stride, edge masks and weighting, and pause
         threshold. ``workers`` > 1 scores that many chunks at once: ONNX Runtime lets go of the
@@ -60,6 +62,7 @@ class OfflineDecoder:
         self.pause_threshold = settings.pause_threshold
         self.casing = casing or CaseRenderer(enabled=settings.casing)
         self.workers = max(1, int(workers))
+        self.hint_fusion = hint_fusion  # folds what a recognizer wrote into the answers (None: ignored)
 
     @classmethod
     def from_model(cls, model, settings: DecoderSettings | None = None, workers: int = 1) -> OfflineDecoder:
@@ -67,7 +70,9 @@ class OfflineDecoder:
         stride, edge masks and weighting, pause threshold and casing."""
         settings = settings or model.config.decoder
         casing = CaseRenderer(model.config.lexicon, enabled=settings.casing)
-        return cls(ModelScorer(model), settings, casing=casing, workers=workers)
+        return cls(
+            ModelScorer(model), settings, casing=casing, workers=workers, hint_fusion=model.config.hint_fusion
+        )
 
     def probabilities(self, words: Sequence[Word], progress: ProgressCallback | None = None):
         """Combined punctuation [N, 4] and case [N, 3] probabilities for every word."""
@@ -143,7 +148,8 @@ class OfflineDecoder:
                 following = chunks[index + 1][0] if index + 1 < len(chunks) else None
                 ready = n if following is None else max(done, following - reach)
                 if ready > done:
-                    yield self._finish(texts, pauses, cues, range(done, ready), punct, case, weight, context)
+                    run = self._finish(texts, pauses, cues, range(done, ready), punct, case, weight, context)
+                    yield self._with_hints(words, *run)
                     done = ready
                     if progress:
                         progress(done, n)
@@ -164,6 +170,17 @@ class OfflineDecoder:
                 row = max(0, i - t.first)
                 punct[i], case[i], weight[i], context[i] = t.punct[row], t.case[row], 1.0, end - i
         return positions, punct[span] / weight[span, None], case[span] / weight[span, None], context[span]
+
+    def _with_hints(self, words: Sequence[Word], positions: range, punct, case, context):
+        """A run's combined answers with what the recognizer wrote folded in (``hint_fusion``)."""
+        if self.hint_fusion is not None:
+            punct, case = self.hint_fusion.fuse(
+                punct,
+                case,
+                words[positions.start : positions.stop],
+                [words[i - 1].written if i else "" for i in positions],
+            )
+        return positions, punct, case, context
 
     def decode(
         self, words: Sequence[Word], progress: ProgressCallback | None = None, end_of_input: bool = False

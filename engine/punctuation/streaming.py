@@ -18,6 +18,7 @@ import numpy as np
 
 from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.events import Appended, Event, Provisional, Retracted, Settled, Withdrawn
+from engine.punctuation.hint_fusion import HintFusion
 from engine.punctuation.scoring import ModelScorer, Scorer, entropies_bits, sentence_final_mark
 from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.word_cues import CUE_COUNT, PACE_WORDS, word_cues
@@ -46,10 +47,18 @@ class StreamingDecoder:
     # so this covers any window up to 128 tokens (a scorer with a wider one raises it, below).
     CONTEXT_WORDS = 128
 
-    def __init__(self, scorer: Scorer, settings: DecoderSettings, casing: CaseRenderer | None = None):
-        """``casing`` renders the case (default: a renderer without a lexicon, per ``settings.casing``)."""
+    def __init__(
+        self,
+        scorer: Scorer,
+        settings: DecoderSettings,
+        casing: CaseRenderer | None = None,
+        hint_fusion: HintFusion | None = None,
+    ):
+        """``casing`` renders the case (default: a renderer without a lexicon, per ``settings.casing``);
+        ``hint_fusion`` folds what a recognizer wrote into every answer (None: ignored)."""
         self.settings = settings
         self.scorer = scorer
+        self.hint_fusion = hint_fusion
         self._context_words = max(self.CONTEXT_WORDS, int(getattr(scorer, "window", 0) or 0))
         self.casing = casing or CaseRenderer(enabled=self.settings.casing)
         self._slots: list[_Slot] = []
@@ -61,7 +70,10 @@ class StreamingDecoder:
         """A decoder on ``settings`` (default: the model's recommended ones)."""
         settings = settings or model.config.decoder
         return cls(
-            ModelScorer(model), settings, casing=CaseRenderer(model.config.lexicon, enabled=settings.casing)
+            ModelScorer(model),
+            settings,
+            casing=CaseRenderer(model.config.lexicon, enabled=settings.casing),
+            hint_fusion=model.config.hint_fusion,
         )
 
     # The settings the decoding reads, by name (``set_threshold`` changes the first two live).
@@ -215,6 +227,13 @@ class StreamingDecoder:
                     [s.word for s in slots[reach:]], pause_after_last=slots[-1].pause_after
                 )
             punct, case = self.scorer.score(words, pauses, [(p - lo, l) for p, l in requests], cues=cues)
+            if self.hint_fusion is not None:
+                punct, case = self.hint_fusion.fuse(
+                    punct,
+                    case,
+                    [self._slot(p).word for p, _ in requests],
+                    [self._slot(p - 1).word.written if p > self._base else "" for p, _ in requests],
+                )
             sure = entropies_bits(punct) <= self.threshold  # one numpy call for the whole batch
             for k, (p, lookahead) in enumerate(requests):
                 slot = self._slot(p)

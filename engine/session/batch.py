@@ -102,9 +102,9 @@ def repunctuate(
     workers: int = 1,
 ) -> Transcript:
     """``words`` (text and times) with marks and case from the offline decoder on ``settings``
-    (default: the model's recommended ones). The marks a recognizer wrote are not copied; a model
-    that reads word cues reads them as hints. The words are a whole session or file, so the last
-    one ends a sentence.
+    (default: the model's recommended ones). The marks a recognizer wrote are not copied: a model
+    with ``hint_fusion`` folds them into its own, one that reads word cues reads them as hints.
+    The words are a whole session or file, so the last one ends a sentence.
 
     ``progress`` is called after each chunk of positions; raising from it cancels (the exception
     propagates, the chunks not yet started are dropped). ``workers`` chunks are scored at once.
@@ -119,7 +119,7 @@ def repunctuate(
     )
     return Transcript(
         [
-            TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form)
+            TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form, w.written)
             for w, s in zip(plain, settled)
         ]
     )
@@ -136,7 +136,7 @@ def keep_written_marks(words: Sequence[Word]) -> Transcript:
     ]
     return Transcript(
         [
-            TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form)
+            TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form, w.written)
             for w, s in zip(words, settled)
         ]
     )

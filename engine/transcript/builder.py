@@ -28,7 +28,7 @@ class TranscriptBuilder:
                 w = event.word
                 if event.position != len(words):
                     raise ValueError(f"word appended at {event.position}, transcript has {len(words)}")
-                words.append(TranscriptWord(w.text, w.start, w.end, w.confidence))
+                words.append(TranscriptWord(w.text, w.start, w.end, w.confidence, written=w.written))
                 self.settled.append(False)
                 self.lookahead.append(None)
             elif isinstance(event, (Provisional, Settled)):

@@ -138,6 +138,7 @@ class JournalWriter:
                         "start": word.start,
                         "end": word.end,
                         "confidence": word.confidence,
+                        **({"written": word.written} if word.written else {}),
                     }
                 )
                 self.words += 1

@@ -32,6 +32,9 @@ class TranscriptWord:
     # Explicit spelling that the three case classes cannot express ("iPhone",
     # "McDonald"). When set it wins over ``case``.
     form: str | None = None
+    # The word as its recognizer wrote it, marks and capitals included (Whisper), "" for one that
+    # writes none: a second punctuation pass (the offline decoder) folds it in again.
+    written: str = ""
 
     def __post_init__(self) -> None:
         # Fail where the bad label enters (a hand-edited file, a buggy caller),
@@ -71,6 +74,7 @@ class TranscriptWord:
             "mark": self.mark,
             "case": self.case,
             "form": self.form,
+            **({"written": self.written} if self.written else {}),
         }
 
     @classmethod
@@ -85,6 +89,7 @@ class TranscriptWord:
             mark=str(data.get("mark", "none")),
             case=str(data.get("case", "lower")),
             form=None if form is None else str(form),
+            written=str(data.get("written") or ""),
         )
 
 

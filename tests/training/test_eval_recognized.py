@@ -106,3 +106,24 @@ def test_the_engine_only_adds_to_the_recognizers_marks():
     fused = engine_adds(own, engine)
     assert [m for m, _ in fused] == ["period", "comma", "none", "period", "none"]  # Whisper's comma stays
     assert fused[1][1] == "Met," and fused[4][1] == "Early"  # after an added sentence end, a capital
+
+
+def test_a_model_that_folds_whispers_marks_in_is_scored_with_them(tmp_path):
+    import json
+
+    from engine.punctuation.hint_fusion import HintFusion
+
+    folder = write_model_dir(tmp_path / "fused")
+    config = json.loads((folder / "config.json").read_text())
+    confusion = [
+        [0.97, 0.01, 0.01, 0.01],
+        [0.3, 0.6, 0.08, 0.02],
+        [0.1, 0.2, 0.65, 0.05],
+        [0.1, 0.1, 0.3, 0.5],
+    ]
+    config["hint_fusion"] = HintFusion(confusion, [0.02, 0.6, 0.5], mark_weight=12.0).to_config()
+    (folder / "config.json").write_text(json.dumps(config))
+    row = recognized_tables(PunctuationModel(folder), [recognized("whisper")])["whisper"]["endless_sky"]
+    # Whisper wrote the reference and the evidence is heavy: the engine with it scores as Whisper does
+    assert row["engine_with_hints"]["marks_f1"] == row["recognizer_own"]["marks_f1"] == 100.0
+    assert row["engine_alone"]["marks_f1"] < 100.0  # the random model alone does not

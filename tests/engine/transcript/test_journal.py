@@ -231,3 +231,19 @@ def test_a_failing_disk_is_reported_once_not_raised(tmp_path, monkeypatch):
     writer._file = real
     writer.close()
     assert len(errors) == 1 and "No space left on device" in errors[0]
+
+
+def test_the_recognizers_writing_is_journaled_so_a_recovered_session_can_fold_it_in_again(tmp_path):
+    writer = JournalWriter.create(tmp_path, header={"recognizer": "whisper", "model": "tiny.en"})
+    words = [
+        Word("hello", 0.0, 0.4, 0.9, "Hello,"),
+        Word("world", 0.5, 0.9, 0.9, "world."),
+        Word("ok", 1.0, 1.2),
+    ]
+    writer.apply([Appended(k, w) for k, w in enumerate(words)])
+    writer.apply([Settled(k, "none", "lower", 1, w.text, 0.8) for k, w in enumerate(words)])
+    writer.close(clean=False)
+    recovered = read_journal(writer.path).transcript.words
+    assert [w.written for w in recovered] == ["Hello,", "world.", ""]
+    lines = [json.loads(line) for line in writer.path.read_text().splitlines()]
+    assert "written" not in [line for line in lines if line.get("text") == "ok"][0]  # none: no key

@@ -1,0 +1,139 @@
+"""Whisper's writing folded into the tagger's probabilities: the arithmetic, the config that
+carries it, both decoders on a real (small, random) ONNX model, and who decides by default."""
+
+import json
+
+import numpy as np
+import pytest
+
+from engine.evaluation.synthetic_model import write_model_dir
+from engine.punctuation.events import Settled
+from engine.punctuation.hint_fusion import FLOOR, HintFusion
+from engine.punctuation.model import ModelConfig, ModelError, PunctuationModel
+from engine.punctuation.offline import OfflineDecoder
+from engine.punctuation.streaming import StreamingDecoder
+from engine.words import PUNCT_LABELS, Word
+
+# P(written | true): rows none, comma, period, question
+CONFUSION = np.array(
+    [
+        [0.96, 0.02, 0.01, 0.01],
+        [0.30, 0.60, 0.08, 0.02],
+        [0.10, 0.20, 0.65, 0.05],
+        [0.10, 0.10, 0.30, 0.50],
+    ]
+)
+CAPITALS = np.array([0.02, 0.6, 0.0])  # lower, capitalized, upper (0 is floored)
+
+
+def test_a_written_mark_multiplies_in_its_column_and_unwritten_words_are_untouched():
+    fusion = HintFusion(CONFUSION, CAPITALS, mark_weight=2.0, case_weight=1.0, none_shift=0.5)
+    words = [Word("end", written="end."), Word("so"), Word("Anne", written="Anne")]
+    punct, case = fusion.evidence(words, ["said", "", "met"])
+    period = PUNCT_LABELS.index("period")
+    expected = CONFUSION[:, period] ** 2.0
+    expected[0] *= np.exp(0.5)
+    assert np.allclose(punct[0], expected)
+    assert np.all(punct[1] == 1.0) and np.all(case[1] == 1.0)  # no writing: no evidence
+    # "Anne" capitalised inside Whisper's sentence ("met" ends none): evidence for a name
+    assert np.allclose(case[2], [0.02, 0.6, FLOOR])
+    # the same capital after Whisper's own period says nothing about the word
+    _, after_period = fusion.evidence([Word("anne", written="Anne")], ["met."])
+    assert np.all(after_period == 1.0)
+
+
+def test_fusion_turns_an_unsure_none_into_the_written_period_but_not_a_sure_one():
+    fusion = HintFusion(CONFUSION, CAPITALS)
+    unsure = np.array([[0.6, 0.1, 0.25, 0.05]])
+    sure = np.array([[0.995, 0.002, 0.002, 0.001]])
+    case = np.array([[1.0, 0.0, 0.0]])
+    word = [Word("end", written="end.")]
+    fused, _ = fusion.fuse(unsure, case, word, [""])
+    assert PUNCT_LABELS[int(np.argmax(fused[0]))] == "period" and np.isclose(fused.sum(), 1.0)
+    kept, _ = fusion.fuse(sure, case, word, [""])
+    assert PUNCT_LABELS[int(np.argmax(kept[0]))] == "none"
+    same, _ = fusion.fuse(unsure, case, [Word("end")], [""])
+    assert same is unsure  # nothing written: the tagger's own rows
+
+
+def test_config_round_trip_and_a_malformed_block_is_one_line():
+    fusion = HintFusion(CONFUSION, CAPITALS, 1.5, 2.0, 1.0)
+    config = ModelConfig(hint_fusion=fusion)
+    again = ModelConfig.from_dict(json.loads(json.dumps(config.to_dict())))
+    assert again.hint_fusion.to_config() == fusion.to_config()
+    assert "hint_fusion" not in ModelConfig().to_dict()
+    broken = {**config.to_dict(), "hint_fusion": {"mark_given_true_mark": {"none": {}}}}
+    with pytest.raises(ModelError, match="config.json is malformed") as err:
+        ModelConfig.from_dict(broken)
+    assert "\n" not in str(err.value)
+    with pytest.raises(ValueError, match="4x4"):
+        HintFusion(CONFUSION[:3], CAPITALS)
+
+
+WORDS = "so we went home then it rained all day did you see it".split()
+# What a recognizer might write: periods and a question where the random model has no idea.
+WRITTEN = "So we went home. Then it rained all day. Did you see it?".split()
+
+
+@pytest.fixture(scope="module")
+def fused_model(tmp_path_factory):
+    folder = write_model_dir(tmp_path_factory.mktemp("fusion") / "m")
+    config = json.loads((folder / "config.json").read_text())
+    # A heavy weight makes the writing decide wherever it says anything.
+    config["hint_fusion"] = HintFusion(CONFUSION, CAPITALS, mark_weight=12.0).to_config()
+    (folder / "config.json").write_text(json.dumps(config))
+    return PunctuationModel(folder)
+
+
+def timed(written: bool):
+    return [
+        Word(w, 0.4 * k, 0.4 * k + 0.3, 1.0, wr if written else "")
+        for k, (w, wr) in enumerate(zip(WORDS, WRITTEN))
+    ]
+
+
+def streamed_marks(model, words):
+    decoder = StreamingDecoder.from_model(model)
+    events = decoder.push_many(words) + decoder.flush()
+    settled = {e.position: e.mark for e in events if isinstance(e, Settled)}
+    return [settled[p] for p in range(len(words))]
+
+
+def test_both_decoders_follow_strong_evidence_and_ignore_unwritten_words(fused_model):
+    from engine.punctuation.recognizer_marks import written_marks
+
+    expected = [written_marks(w)[0] for w in timed(True)]
+    assert expected.count("period") == 2 and expected[-1] == "question"
+    assert streamed_marks(fused_model, timed(True)) == expected
+    offline = OfflineDecoder.from_model(fused_model).decode(timed(True))
+    assert [s.mark for s in offline] == expected
+    # the same model on the bare words is the random model alone, which does not write these
+    bare = streamed_marks(fused_model, timed(False))
+    assert bare != expected
+
+
+def test_with_whisper_the_engine_choice_folds_its_marks_in_and_auto_keeps_them_as_written(fused_model):
+    from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
+    from engine.session.build import choose_decoder
+
+    class Whisper:
+        name, language, multilingual = "whisper", "en", False
+
+    settings = fused_model.config.decoder
+    engine, _ = choose_decoder(fused_model, settings, Whisper(), "engine")
+    assert isinstance(engine, StreamingDecoder) and engine.hint_fusion is fused_model.config.hint_fusion
+    # the held-out reading keeps Whisper's own ahead of the fused engine (docs/QUALITY.md)
+    auto, _ = choose_decoder(fused_model, settings, Whisper(), "auto")
+    assert isinstance(auto, RecognizerMarksDecoder)
+
+
+def test_a_transcript_keeps_the_writing_through_json_and_repunctuation(fused_model):
+    from engine.session.batch import repunctuate
+    from engine.transcript.transcript import Transcript
+
+    transcript = repunctuate(timed(True), fused_model)
+    assert [w.written for w in transcript.words] == WRITTEN
+    again = Transcript.from_dict(json.loads(json.dumps(transcript.to_dict())))
+    assert [w.written for w in again.words] == WRITTEN
+    # refining the refined transcript folds the same writing in: the marks do not drift
+    assert [w.mark for w in repunctuate(again.words, fused_model).words] == [w.mark for w in transcript.words]
