@@ -100,8 +100,9 @@ def _add_recognizer_options(p) -> None:
         "--marks",
         choices=["auto", "engine", "recognizer"],
         default="auto",
-        help="whose punctuation and capitals: livecap's punctuation model (engine), the ones "
-        "Whisper writes (recognizer), or the better for the recognizer (auto, the default)",
+        help="whose punctuation and capitals: livecap's punctuation model (engine; with Whisper it "
+        "weighs Whisper's as evidence), the ones Whisper writes (recognizer), or the better for the "
+        "recognizer (auto, the default)",
     )
     add_model_options(p)
     p.add_argument(
