@@ -51,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--marks",
         choices=["auto", "engine", "recognizer"],
         default=None,
-        help="whose punctuation: livecap's model (engine) or Whisper's own (recognizer); kept as the setting",
+        help="whose punctuation: livecap's model (engine; with Whisper it weighs Whisper's as evidence) "
+        "or Whisper's own (recognizer); kept as the setting",
     )
     p.add_argument(
         "--settings",

@@ -137,7 +137,7 @@ class RecognitionPage(SettingsPage):
             "Punctuation and capitals",
             [
                 ("Automatic: the better one for the recognizer", "auto"),
-                ("livecap's punctuation model", "engine"),
+                ("livecap's punctuation model (weighing Whisper's, with Whisper)", "engine"),
                 ("The recognizer's own (Whisper writes them)", "recognizer"),
             ],
         )

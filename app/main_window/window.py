@@ -353,7 +353,8 @@ class CaptionWindow(QMainWindow):
             self.latency.show_marks_by_recognizer(
                 "marks: Whisper's own",
                 "Whisper writes its own punctuation; it comes with the words. "
-                "Settings → Recognition → Punctuation chooses livecap's instead.",
+                "Settings → Recognition → Punctuation chooses livecap's instead, which weighs "
+                "Whisper's as evidence.",
             )
         else:  # a language livecap's punctuation model does not know (the banner says so)
             self.latency.show_marks_by_recognizer("no marks", info.punctuation_notice)
