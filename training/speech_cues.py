@@ -34,6 +34,9 @@ from engine.punctuation.word_cues import (
     word_cues,
     written_hint,
 )
+from engine.punctuation.word_cues import (
+    letters as letters_of,
+)
 from engine.words import CASE_LABELS, PUNCT_LABELS, SENTENCE_END_MARKS, Word
 
 DEFAULT_STATS = Path(__file__).with_name("speech_cue_stats.json")
@@ -217,7 +220,8 @@ class SpeechCues:
             t += durations[j] + gaps[j]
         if last_gap_known:
             words.append(Word("", t, t + 0.3))  # the word after the window: its gap is then known
-        cues = _cues_with_letters(words, np.asarray(letters))[:n]
+        counts = [int(c) for c in letters] + [letters_of("xxx")] * (len(words) - n)
+        cues = word_cues(words, hints=False, letter_counts=counts)[:n]
         known_gaps = gaps.copy()
         if not last_gap_known:
             known_gaps[-1] = np.nan
@@ -231,16 +235,6 @@ class SpeechCues:
             for j in range(n):
                 set_hint(cues[j], PUNCT_LABELS[int(written[j])], bool(capital[j]))
         return cues, known_gaps
-
-
-def _cues_with_letters(words: list[Word], letters: np.ndarray) -> np.ndarray:
-    """``word_cues`` on words known only by their letter counts (the window's token ids carry no
-    text): each stands in as a word of that many letters."""
-    stand_ins = [
-        Word("x" * max(0, int(letters[j]) - 2) if j < len(letters) else "xxx", w.start, w.end)
-        for j, w in enumerate(words)
-    ]
-    return word_cues(stand_ins, hints=False)
 
 
 def main(argv=None) -> int:

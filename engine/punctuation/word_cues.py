@@ -52,12 +52,14 @@ def letters(text: str) -> int:
     return sum(ch.isalnum() for ch in text) + 2
 
 
-def seconds_per_letter(words: Sequence[Word]) -> np.ndarray:
-    """Each timed word's duration per letter (``letters``); NaN where a word has no times."""
+def seconds_per_letter(words: Sequence[Word], letter_counts: Sequence[int] | None = None) -> np.ndarray:
+    """Each timed word's duration per letter (``letters`` of its text, or ``letter_counts``
+    given); NaN where a word has no times."""
     out = np.full(len(words), np.nan)
     for j, w in enumerate(words):
         if w.start is not None and w.end is not None:
-            out[j] = max(w.end - w.start, 0.02) / letters(w.text)
+            count = letter_counts[j] if letter_counts is not None else letters(w.text)
+            out[j] = max(w.end - w.start, 0.02) / count
     return out
 
 
@@ -86,17 +88,24 @@ def written_hint(written: str) -> tuple[str, bool] | None:
     return mark, case != "lower"
 
 
-def word_cues(words: Sequence[Word], pause_after_last: bool = False, hints: bool = True) -> np.ndarray:
+def word_cues(
+    words: Sequence[Word],
+    pause_after_last: bool = False,
+    hints: bool = True,
+    letter_counts: Sequence[int] | None = None,
+) -> np.ndarray:
     """One row of ``CUE_NAMES`` per word, float32 [len(words), CUE_COUNT].
 
     The gap after the last word is unknown (the next word may be on its way) unless
     ``pause_after_last`` says that a silence has begun; it then counts as ``PAUSE_SCALE_MAX``.
-    ``hints`` False ignores what the recognizer wrote (the engine alone)."""
+    ``hints`` False ignores what the recognizer wrote (the engine alone). ``letter_counts``
+    (``letters`` per word) stands in for the words' text where only their lengths are known
+    (training windows carry token ids)."""
     n = len(words)
     cues = np.zeros((n, CUE_COUNT), dtype=np.float32)
     if not n:
         return cues
-    per_letter = seconds_per_letter(words)
+    per_letter = seconds_per_letter(words, letter_counts)
     pace = recent_pace(per_letter)
     timed = ~np.isnan(per_letter)
     cues[:, _INDEX["timed"]] = timed
