@@ -27,7 +27,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine.evaluation.whisper_marks import engine_live_marks
+from engine.evaluation.whisper_marks import engine_live_settled
 from engine.punctuation.casing import CaseRenderer
 from training.eval_tables import CachedScorer, run_streaming, timed_words
 from training.metrics import Rows, f1_of
@@ -54,10 +54,14 @@ def recognized_tables(model, sets) -> dict:
     out: dict = {}
     for rset in sets:
         words = rset.words
-        conditions = {"engine_alone": engine_live_marks(model, rset.batches, hints=False)}
+        alone = engine_live_settled(model, rset.batches, hints=False)
+        conditions = {"engine_alone": [(e.mark, e.form) for e in alone]}
+        lookahead = {"engine_alone": _mean_lookahead(alone)}
         writes = any(w.written for w in words)
         if writes and (model.uses_cues or model.config.hint_fusion is not None):
-            conditions["engine_with_hints"] = engine_live_marks(model, rset.batches, hints=True)
+            hinted = engine_live_settled(model, rset.batches, hints=True)
+            conditions["engine_with_hints"] = [(e.mark, e.form) for e in hinted]
+            lookahead["engine_with_hints"] = _mean_lookahead(hinted)
         if writes:  # as the live captions show them: a sentence's first word capitalised
             conditions["recognizer_own"] = [(w.mark, w.word) for w in keep_written_marks(words).words]
             if "engine_with_hints" in conditions:
@@ -71,6 +75,8 @@ def recognized_tables(model, sets) -> dict:
         }
         for name, marked in conditions.items():
             row[name] = _percent(score_set(rset, [m for m, _ in marked], [f for _, f in marked]))
+            if name in lookahead:  # words each live mark waited for (the recognizer's own: none)
+                row[name]["avg_lookahead"] = lookahead[name]
         row["wer"] = row["engine_alone"]["wer"]
         out.setdefault(rset.recognizer, {})[rset.file] = row
     for files in out.values():
@@ -105,6 +111,10 @@ def table_lines(recognized: dict, out_of_source: dict | None) -> list[str]:
             f"{i['question_f1']:.1f} vs {o['question_f1']:.1f}"
         )
     return lines
+
+
+def _mean_lookahead(settled) -> float:
+    return round(float(np.mean([e.lookahead_used for e in settled])), 3) if settled else 0.0
 
 
 def _percent(scores: dict) -> dict:

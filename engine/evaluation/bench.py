@@ -43,13 +43,16 @@ anyone object? No? Then that's settled. Finally, hiring: we interviewed four peo
 """
 
 
-def bench_words(count: int) -> list[Word]:
+def bench_words(count: int, written: bool = False) -> list[Word]:
+    """``count`` timed words of the passage; ``written``: each also carries the passage's own
+    writing of it, as Whisper's words do (marks and capitals), for a model that folds it in."""
     texts = split_words(PASSAGE)
+    writings = PASSAGE.split()  # one per word: the passage has no token that splits in two
     words, t = [], 0.0
     for i in range(count):
         text = texts[i % len(texts)]
         duration = 0.12 + 0.05 * len(text)
-        words.append(Word(text, t, t + duration))
+        words.append(Word(text, t, t + duration, written=writings[i % len(writings)] if written else ""))
         t += duration + (0.35 if i % 11 == 10 else 0.08)
     return words
 
@@ -161,6 +164,25 @@ def measure(model_dir: Path, threads: int, stream_words: int, offline_words: int
     }
 
 
+def stream_with_writing(model_dir: Path, count: int, repeat: int) -> dict:
+    """Streaming p50 (ms, 1 thread) on the passage's words bare and with their writing, side by side:
+    what folding a recognizer's marks in (the model's ``hint_fusion``) costs per word."""
+    model = PunctuationModel(model_dir, threads=1)
+    bare, written = bench_words(count + 20), bench_words(count + 20, written=True)
+    p50s: dict[str, list[float]] = {"bare": [], "written": []}
+    for _ in range(max(1, repeat)):
+        for name, words in (("bare", bare), ("written", written)):
+            steps, _ = stream_steps(model, words, count)
+            p50s[name].append(float(np.median(steps)))
+    bare_ms, written_ms = (float(np.median(p50s[k])) * 1000 for k in ("bare", "written"))
+    return {
+        "folds_writing": model.config.hint_fusion is not None,
+        "bare_p50_ms": round(bare_ms, 3),
+        "written_p50_ms": round(written_ms, 3),
+        "written_over_bare": round(written_ms / bare_ms, 3),
+    }
+
+
 def stream_by_window(model_dir: Path, windows: list[int], count: int, repeat: int) -> dict:
     """Streaming p50/p99 (ms, 1 thread) for each streaming window w, measured side by side."""
     model = PunctuationModel(model_dir, threads=1)
@@ -241,6 +263,7 @@ def main(argv=None) -> int:
         paced, _ = window32_ms(model_dir, bench_words(100), runs=args.paced, gap_s=SPOKEN_WORD_SECONDS)
         summary["window32_paced_ms"] = round(paced, 3)
         summary["paced_over_back_to_back"] = round(paced / unit, 3)
+    summary["stream_with_writing"] = stream_with_writing(model_dir, args.stream_words, args.repeat)
     if windows:
         summary["stream_by_window"] = stream_by_window(model_dir, windows, args.stream_words, args.repeat)
     print(json.dumps(summary), flush=True)

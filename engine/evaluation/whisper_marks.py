@@ -49,20 +49,21 @@ def recognize_live(recognizer, audio: np.ndarray) -> list[tuple[list, float]]:
     return batches
 
 
-def engine_live_marks(model, batches, hints: bool = False) -> list[tuple[str, str]]:
-    """(mark, displayed form) per word from the streaming decoder, fed as a session feeds it;
-    ``hints``: the words keep what the recognizer wrote, for a model that reads it as hints."""
+def engine_live_settled(model, batches, hints: bool = False) -> list:
+    """The streaming decoder's last ``Settled`` event per word, fed as a session feeds it;
+    ``hints``: the words keep what the recognizer wrote, for a model that folds it in or reads
+    it as hints."""
     from engine.punctuation.events import Settled
     from engine.punctuation.streaming import StreamingDecoder
     from engine.words import Word
 
     decoder = StreamingDecoder.from_model(model)
-    settled: dict[int, tuple[str, str]] = {}
+    settled: dict[int, Settled] = {}
 
     def take(events):
         for e in events:
             if isinstance(e, Settled):
-                settled[e.position] = (e.mark, e.form)
+                settled[e.position] = e
 
     for words, now in batches:
         fed = [Word(w.text, w.start, w.end, w.confidence, w.written if hints else "") for w in words]
@@ -70,6 +71,11 @@ def engine_live_marks(model, batches, hints: bool = False) -> list[tuple[str, st
         take(decoder.advance_time(now))
     take(decoder.flush())
     return [settled[p] for p in range(decoder.word_count)]
+
+
+def engine_live_marks(model, batches, hints: bool = False) -> list[tuple[str, str]]:
+    """(mark, displayed form) per word from ``engine_live_settled``."""
+    return [(e.mark, e.form) for e in engine_live_settled(model, batches, hints)]
 
 
 def scored(excerpts, speech, words, marks, forms) -> dict:

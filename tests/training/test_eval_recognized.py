@@ -127,3 +127,7 @@ def test_a_model_that_folds_whispers_marks_in_is_scored_with_them(tmp_path):
     # Whisper wrote the reference and the evidence is heavy: the engine with it scores as Whisper does
     assert row["engine_with_hints"]["marks_f1"] == row["recognizer_own"]["marks_f1"] == 100.0
     assert row["engine_alone"]["marks_f1"] < 100.0  # the random model alone does not
+    l_max = PunctuationModel(folder).config.decoder.l_max
+    for name in ("engine_alone", "engine_with_hints"):
+        assert 0.0 <= row[name]["avg_lookahead"] <= l_max
+    assert "avg_lookahead" not in row["recognizer_own"]  # its marks come with its words

@@ -52,6 +52,11 @@ def test_bench_prints_one_row_per_thread_count_and_same_run_ratios(tiny_model_di
         rows[0]["offline_words_per_s"] * summary["window32_ms"] / 1000, rel=1e-2
     )
     assert set(summary["stream_by_window"]) == {"16", "32"} and summary["date"] and "cpu_flags" in summary
+    writing = summary["stream_with_writing"]
+    assert writing["folds_writing"] is False  # the tiny model carries no hint_fusion
+    assert writing["written_over_bare"] == pytest.approx(
+        writing["written_p50_ms"] / writing["bare_p50_ms"], rel=1e-2
+    )
     for r in rows:
         assert KEYS <= set(r) and r["model"] == str(tiny_model_dir) and r["repeat"] == 2
         assert 0 < r["stream_p50_ms"] <= r["stream_p99_ms"] and r["offline_words_per_s"] > 0
@@ -118,3 +123,11 @@ def test_paced_windows_are_timed_against_back_to_back_ones_in_the_same_run(
     )
     assert bench.main(args) == 0 and "window32_paced_ms" not in _rows(capsys)[-1]  # off by default
     assert bench.main([*args, "--paced", "-1"]) == 2
+
+
+def test_written_bench_words_carry_the_passage_as_written():
+    bare, written = bench.bench_words(120), bench.bench_words(120, written=True)
+    assert [w.text for w in bare] == [w.text for w in written] and not any(w.written for w in bare)
+    # the writing is the word itself, with the passage's case and marks around it
+    assert all(w.written.lower().strip(".,?!:;") == w.text for w in written)
+    assert written[0].written == "Good" and written[5].written == "joining."
