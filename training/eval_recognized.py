@@ -11,7 +11,9 @@ against the text that was read:
   advancing as in a session;
 - ``engine_with_hints``: the same, with Whisper's written marks and capitals as hints: folded
   into the model's probabilities as measured evidence (``engine.punctuation.hint_fusion``, what
-  a session with Whisper shows by default), and read as word cues by a model that reads them;
+  livecap's punctuation shows live with Whisper), and read as word cues by a model that reads them;
+- ``engine_offline``, ``engine_offline_with_hints``: the offline decoder on the same words (what
+  the text after Stop and an export get), without and with Whisper's writing;
 - ``recognizer_own``: the marks and capitals Whisper wrote, as the live captions show them;
 - ``recognizer_own_plus_engine``: Whisper's marks, and the engine's (with hints) where Whisper
   wrote none: the engine can only add.
@@ -49,21 +51,27 @@ def engine_adds(own: list[tuple[str, str]], engine: list[tuple[str, str]]) -> li
 def recognized_tables(model, sets) -> dict:
     """Per recognizer and dev file: the conditions above, and each condition over all files."""
     from engine.evaluation.recognized_dev import score_set
-    from engine.session.batch import keep_written_marks
+    from engine.session.batch import keep_written_marks, repunctuate
+    from engine.words import Word
 
     out: dict = {}
     for rset in sets:
         words = rset.words
+        bare = [Word(w.text, w.start, w.end, w.confidence) for w in words]
         alone = engine_live_settled(model, rset.batches, hints=False)
         conditions = {"engine_alone": [(e.mark, e.form) for e in alone]}
         lookahead = {"engine_alone": _mean_lookahead(alone)}
         writes = any(w.written for w in words)
-        if writes and (model.uses_cues or model.config.hint_fusion is not None):
+        hints = writes and (model.uses_cues or model.config.hint_fusion is not None)
+        if hints:
             hinted = engine_live_settled(model, rset.batches, hints=True)
             conditions["engine_with_hints"] = [(e.mark, e.form) for e in hinted]
             lookahead["engine_with_hints"] = _mean_lookahead(hinted)
+        conditions["engine_offline"] = _marked(repunctuate(bare, model))
+        if hints:
+            conditions["engine_offline_with_hints"] = _marked(repunctuate(words, model))
         if writes:  # as the live captions show them: a sentence's first word capitalised
-            conditions["recognizer_own"] = [(w.mark, w.word) for w in keep_written_marks(words).words]
+            conditions["recognizer_own"] = _marked(keep_written_marks(words))
             if "engine_with_hints" in conditions:
                 conditions["recognizer_own_plus_engine"] = engine_adds(
                     conditions["recognizer_own"], conditions["engine_with_hints"]
@@ -111,6 +119,11 @@ def table_lines(recognized: dict, out_of_source: dict | None) -> list[str]:
             f"{i['question_f1']:.1f} vs {o['question_f1']:.1f}"
         )
     return lines
+
+
+def _marked(transcript) -> list[tuple[str, str]]:
+    """(mark, displayed form) per word of a punctuated ``Transcript``."""
+    return [(w.mark, w.word) for w in transcript.words]
 
 
 def _mean_lookahead(settled) -> float:

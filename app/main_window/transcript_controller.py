@@ -97,9 +97,10 @@ class TranscriptController(QObject):
         return self._refining
 
     def _recognizer_marks(self) -> bool:
-        """The session showed the recognizer's own marks (Whisper's), which stay in the text."""
+        """The recognizer's own marks (Whisper's) stay in the text after Stop and in exports; else
+        the offline decoder marks it (folding Whisper's in, where the model does)."""
         info = self.bridge.recognizer_info
-        return info is not None and getattr(info, "marks", "engine") == "recognizer"
+        return info is not None and getattr(info, "final_marks", "engine") == "recognizer"
 
     def _load_final(self, transcript: Transcript, note: str) -> None:
         self._refining = None

@@ -175,12 +175,13 @@ class SessionBridge(QObject):
     # -- worker thread -------------------------------------------------------------------------
     def _preload_work(self, spec: SessionSpec) -> None:
         try:
-            self.punctuation_model(spec.model_dir)
+            model = self.punctuation_model(spec.model_dir)
             recognizer, info = self.resources.recognizer(spec.recognizer, spec.vosk_model)
             info = replace(
                 info,
                 punctuation_notice=self.resources.punctuation_problem(spec.model_dir),
                 marks=whose_marks(recognizer, spec.marks),
+                final_marks=whose_marks(recognizer, spec.marks, model, offline=True),
             )
         except Exception as exc:
             call_on_ui_thread(self, "_on_preloaded", None, _message(exc))

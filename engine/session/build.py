@@ -71,8 +71,11 @@ class RecognizerInfo:
     # captions meanwhile): ``WayOut``s a front end turns into buttons; () when all is well.
     ways_out: tuple = ()
     # Whose marks the session shows: "engine" (the punctuation model's) or "recognizer" (Whisper's
-    # own, or none for a language the model does not know); the text after Stop keeps the latter.
+    # own, or none for a language the model does not know).
     marks: str = "engine"
+    # Whose marks the text after Stop and an export take: "engine" (the offline decoder, which
+    # folds Whisper's marks in where the model can) or "recognizer" (kept as shown).
+    final_marks: str = "engine"
 
     @property
     def journal_model(self) -> str | None:
@@ -80,8 +83,9 @@ class RecognizerInfo:
         return self.model if self.model is not None else ("built-in" if self.name == "pocketsphinx" else None)
 
 
-# Recognizers whose own marks are the default ("auto"), because they scored better than the
-# engine's on the same words (docs/QUALITY.md, "Whisper's marks against the engine's").
+# Recognizers whose own marks are the default ("auto") in live captions, because they scored
+# better than the engine's on the same words, and still do beside the streaming decoder with them
+# folded in (docs/QUALITY.md, "Whisper's marks against the engine's", "Whisper's marks as evidence").
 WRITTEN_MARKS_BY_DEFAULT = frozenset({"whisper"})
 MARKS = ("auto", "engine", "recognizer")
 
@@ -119,25 +123,33 @@ def choose_decoder(model, settings, recognizer, marks: str = "auto"):
     return StreamingDecoder.from_model(model, settings), notice
 
 
-def whose_marks(recognizer, marks: str = "auto") -> str:
+def whose_marks(recognizer, marks: str = "auto", model=None, offline: bool = False) -> str:
     """ "recognizer" when the words keep the marks their recognizer wrote (or pass unmarked, for a
     language the punctuation model does not know), "engine" when the punctuation model marks them:
-    what ``choose_decoder`` builds, for a front end to say before a session starts."""
-    if not is_english(getattr(recognizer, "language", None)) or keeps_written_marks(recognizer, marks):
+    live, what ``choose_decoder`` builds, for a front end to say before a session starts;
+    ``offline``, what the text after Stop, an export or a file gets (``keeps_written_marks``)."""
+    english = is_english(getattr(recognizer, "language", None))
+    if not english or keeps_written_marks(recognizer, marks, model, offline):
         return "recognizer"
     return "engine"
 
 
-def keeps_written_marks(recognizer, marks: str = "auto") -> bool:
-    """Whether ``recognizer``'s own marks are kept (live and for files alike): asked for, or the
-    default for it; a multilingual Whisper model may hear any language, so it keeps its own."""
+def keeps_written_marks(recognizer, marks: str = "auto", model=None, offline: bool = False) -> bool:
+    """Whether ``recognizer``'s own marks are kept as written: asked for, or the default for it; a
+    multilingual Whisper model may hear any language, so it keeps its own.
+
+    The default differs by pass. Live, Whisper's own marks (``WRITTEN_MARKS_BY_DEFAULT``). The
+    ``offline`` pass over a live session's words (the text after Stop, an export) sees the whole
+    transcript: with a ``model`` that folds Whisper's marks in (``hint_fusion``) the offline
+    decoder is at least level with Whisper's own on every dev file of both readings
+    (docs/QUALITY.md), so it runs."""
     if recognizer.name != "whisper" or marks == "engine":
         return False
-    return (
-        marks == "recognizer"
-        or recognizer.name in WRITTEN_MARKS_BY_DEFAULT
-        or getattr(recognizer, "multilingual", False)
-    )
+    if marks == "recognizer" or getattr(recognizer, "multilingual", False):
+        return True
+    if offline and getattr(getattr(model, "config", None), "hint_fusion", None) is not None:
+        return False
+    return recognizer.name in WRITTEN_MARKS_BY_DEFAULT
 
 
 # (kind, vosk model) -> (recognizer, notice) or (recognizer, notice, ways out)
@@ -298,6 +310,7 @@ def build_live_session(
     info = replace(
         info,
         marks="engine" if isinstance(decoder, StreamingDecoder) else "recognizer",
+        final_marks=whose_marks(recognizer, spec.marks, model, offline=True),
         punctuation_notice=" ".join(
             filter(None, (resources.punctuation_problem(spec.model_dir), marks_notice))
         ),

@@ -131,3 +131,6 @@ def test_a_model_that_folds_whispers_marks_in_is_scored_with_them(tmp_path):
     for name in ("engine_alone", "engine_with_hints"):
         assert 0.0 <= row[name]["avg_lookahead"] <= l_max
     assert "avg_lookahead" not in row["recognizer_own"]  # its marks come with its words
+    # the offline decoder (the text after Stop) folds the same evidence in
+    assert row["engine_offline_with_hints"]["marks_f1"] == 100.0
+    assert row["engine_offline"]["marks_f1"] < 100.0

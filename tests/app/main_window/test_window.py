@@ -635,6 +635,8 @@ def test_with_whispers_own_marks_the_latency_slider_rests_and_says_why(window, q
     play(window, qtbot, speech_wav)
     info = window.bridge.recognizer_info
     assert info.name == "whisper" and info.marks == "recognizer"
+    # the test model cannot fold Whisper's marks in (no hint_fusion): they stay after Stop too
+    assert info.final_marks == "recognizer"
     assert not window.latency.slider.isEnabled()
     assert window.latency.description.text() == "marks: Whisper's own"
     assert "Settings → Recognition → Punctuation" in window.latency.description.toolTip()

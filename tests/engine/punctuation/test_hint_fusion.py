@@ -127,6 +127,26 @@ def test_with_whisper_the_engine_choice_folds_its_marks_in_and_auto_keeps_them_a
     assert isinstance(auto, RecognizerMarksDecoder)
 
 
+def test_after_stop_the_offline_decoder_folds_whispers_marks_in_unless_they_were_asked_for(
+    fused_model, tmp_path
+):
+    from engine.session.build import keeps_written_marks, whose_marks
+
+    class Whisper:
+        name, language, multilingual = "whisper", "en", False
+
+    class Korean(Whisper):
+        language = "ko"
+
+    plain = PunctuationModel(write_model_dir(tmp_path / "plain"))
+    assert keeps_written_marks(Whisper(), "auto", fused_model)  # live: Whisper's own
+    assert not keeps_written_marks(Whisper(), "auto", fused_model, offline=True)
+    assert whose_marks(Whisper(), "auto", fused_model, offline=True) == "engine"
+    assert keeps_written_marks(Whisper(), "auto", plain, offline=True)  # a model that cannot fold them in
+    assert keeps_written_marks(Whisper(), "recognizer", fused_model, offline=True)  # asked for
+    assert whose_marks(Korean(), "auto", fused_model, offline=True) == "recognizer"  # not English
+
+
 def test_a_transcript_keeps_the_writing_through_json_and_repunctuation(fused_model):
     from engine.session.batch import repunctuate
     from engine.transcript.transcript import Transcript
