@@ -95,8 +95,8 @@ def cmd_transcribe(args) -> int:
     model = load_model(args.model_dir, args.threads)
     from engine.session.build import keeps_written_marks
 
-    # Live defaults: Whisper's words of a whole file (decoded once per window, not live) were not
-    # measured against the offline decoder with its marks folded in.
+    # Live defaults: on Whisper's words of a whole file (decoded once per window, not live) the
+    # offline decoder with its marks folded in is not level with them on every file (docs/QUALITY.md).
     written = keeps_written_marks(recognizer, getattr(args, "marks", "auto"))
     for path, target, seconds in zip(files, targets, durations):
         bar = ProgressBar(path.name)

@@ -225,15 +225,19 @@ def build_sets(
     tts: str,
     parts: Path,
     log: Callable[[str], None],
+    live: bool = True,
 ) -> tuple[list[RecognizedSet], dict]:
-    """Every (file, recognizer) set, from the cache where it holds one made from the same excerpts."""
+    """Every (file, recognizer) set, from the cache where it holds one made from the same excerpts;
+    ``live`` False: each recognizer as ``livecap transcribe`` runs it on a file."""
     made: dict[str, object] = {}
     sets, settings = [], {}
     for file, excerpts in excerpts_by_file.items():
         speech = None
         for name in recognizers:
             key = {"file": file, "recognizer": name, "tts": tts, "sources": [e.source for e in excerpts]}
-            part_path = parts / f"{file}_{name}.json"
+            if not live:
+                key["mode"] = "file"
+            part_path = parts / f"{file}_{name}{'' if live else '_file'}.json"
             cached = read_part(part_path, key)
             if cached is not None:
                 log(f"{file} / {name}: cached in {part_path}")
@@ -245,9 +249,9 @@ def build_sets(
                 seconds = len(speech.audio) / SAMPLE_RATE
                 log(f"{file}: {len(excerpts)} excerpts, {seconds:.0f} s of {tts} speech")
             if name not in made:
-                made[name] = make_recognizer(name)
-                settings[name] = recognizer_settings(made[name])
-            batches, cpu = recognize_batches(made[name], speech.audio)
+                made[name] = make_recognizer(name, live)
+                settings[name] = {**recognizer_settings(made[name]), "live": live}
+            batches, cpu = recognize_batches(made[name], speech.audio, live)
             rset = RecognizedSet(
                 file, name, tts, list(excerpts), speech.spans, batches, len(speech.audio) / SAMPLE_RATE, cpu
             )
@@ -300,6 +304,11 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--recognizers", nargs="+", default=list(RECOGNIZERS), choices=RECOGNIZERS)
     parser.add_argument("--corpus", type=Path, default=None, help="folder of punctuated .txt (default: dev)")
+    parser.add_argument(
+        "--file-mode",
+        action="store_true",
+        help="recognize each reading as livecap transcribe does a file (one batch), not live",
+    )
     args = parser.parse_args(argv)
     log = lambda msg: print(f"recognized_dev: {msg}", file=sys.stderr, flush=True)  # noqa: E731
 
@@ -308,7 +317,9 @@ def main(argv=None) -> int:
     try:
         check_tts(args.tts)
         excerpts = dev_excerpts(args.corpus or dev_corpus(), args.per_file, seed=args.seed)
-        sets, settings = build_sets(excerpts, args.recognizers, args.tts, parts_folder(args.out), log)
+        sets, settings = build_sets(
+            excerpts, args.recognizers, args.tts, parts_folder(args.out), log, live=not args.file_mode
+        )
     except SetupError as exc:
         print(f"recognized_dev: {exc}", file=sys.stderr)
         return 2

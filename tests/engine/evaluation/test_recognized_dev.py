@@ -123,3 +123,10 @@ def test_pocketsphinx_hears_festival_live_and_the_part_is_reused(tmp_path):
     (again,), _ = build_sets(excerpts, ["pocketsphinx"], "festival", tmp_path / "parts", logged.append)
     assert "cached" in logged[-1]
     assert [w.text for w in again.words] == [w.text for w in rset.words]
+    # as livecap transcribe hears a file: one batch, cached apart from the live set
+    (whole,), settings = build_sets(
+        excerpts, ["pocketsphinx"], "festival", tmp_path / "parts", logged.append, live=False
+    )
+    assert "cached" not in logged[-1] and len(whole.batches) == 1 and whole.words
+    assert settings["pocketsphinx"]["live"] is False and settings["pocketsphinx"]["final_pass"] is True
+    assert (tmp_path / "parts" / "endless_sky_pocketsphinx_file.json").exists()
