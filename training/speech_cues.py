@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.punctuation.hint_fusion import inside_written_sentence
 from engine.punctuation.word_cues import (
     cue_index,
     recent_pace,
@@ -96,10 +97,9 @@ def stats_from_readings(readings: list[dict]) -> dict:
                 # Inside a sentence, by the reference and by Whisper's own writing, a capital is
                 # the word's own (a name), which is what the tagger's case head predicts.
                 before = rows[j - 1] if j else None
-                before_hint = written_hint(before.get("written") or "") if before else None
                 if (
-                    before_hint is not None
-                    and before_hint[0] not in SENTENCE_END_MARKS
+                    before is not None
+                    and inside_written_sentence(before.get("written") or "")
                     and before.get("ref_mark") not in (None, *SENTENCE_END_MARKS)
                 ):
                     capital_inside[CASE_LABELS.index(r["ref_case"]), int(hint[1])] += 1

@@ -107,8 +107,7 @@ class HintFusion:
             mark, capital = hint
             punct[i] = self.mark_given_mark[:, PUNCT_LABELS.index(mark)] ** self.mark_weight
             punct[i, 0] *= np.exp(self.none_shift)
-            previous_hint = written_hint(previous) if previous else None
-            if previous_hint is not None and previous_hint[0] not in SENTENCE_END_MARKS:
+            if inside_written_sentence(previous):
                 rate = self.capital_given_case if capital else 1.0 - self.capital_given_case
                 case[i] = rate**self.case_weight
         return punct, case
@@ -121,6 +120,13 @@ class HintFusion:
             return punct, case
         p_ev, c_ev = self.evidence(words, before)
         return _normalised(punct * p_ev), _normalised(case * c_ev)
+
+
+def inside_written_sentence(previous_written: str) -> bool:
+    """Whether a word stands inside the recognizer's own sentence: the word before it was written
+    ("" where unknown) without a sentence end. There a capital is the word's own (a name)."""
+    hint = written_hint(previous_written) if previous_written else None
+    return hint is not None and hint[0] not in SENTENCE_END_MARKS
 
 
 def _normalised(rows: np.ndarray) -> np.ndarray:
