@@ -44,6 +44,11 @@ class Noise:
     pause_dropout: float = 0.4  # share of windows with no pause tokens at all (text-only input)
     last_pause: float = 0.3  # the gap after the newest word is rarely known yet
     hints: float = 0.4  # share of timed windows that also carry a recognizer's written marks
+    # Each timed window's gaps times a factor drawn log-uniformly from this range. The gaps come
+    # from one synthesiser's readings, and people (and other voices) pause longer or shorter than
+    # it does; stretched gaps teach the model a long pause it never heard, and to read a pause
+    # against the window's other pauses rather than as an absolute length. (1, 1): as measured.
+    pause_stretch: tuple[float, float] = (1.0, 1.0)
     enabled: bool = True
 
 
@@ -112,6 +117,15 @@ class Labelled:
     cues: np.ndarray | None = None  # [len(ids), CUE_COUNT] when the maker draws cues
 
 
+def stretch_factor(bounds: tuple[float, float], rng: np.random.Generator) -> float:
+    """A factor drawn log-uniformly between ``bounds`` (no draw when they are equal, so the
+    measured gaps keep their random sequence)."""
+    low, high = bounds
+    if low == high:
+        return float(low)
+    return float(np.exp(rng.uniform(np.log(low), np.log(high))))
+
+
 class WindowMaker:
     def __init__(self, stream: WordStream, special: SpecialIds, noise: Noise | None = None, cues=None):
         """``cues``: a ``training.speech_cues.SpeechCues`` to draw timings and hints from (a model
@@ -146,6 +160,7 @@ class WindowMaker:
                 rng,
                 hints=rng.random() < noise.hints,
                 last_gap_known=last_known,
+                gap_scale=stretch_factor(noise.pause_stretch, rng),
             )
             flags = list(gaps >= DEFAULT_PAUSE_THRESHOLD)  # a NaN (unknown) gap is no pause
         elif with_pauses:

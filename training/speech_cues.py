@@ -192,12 +192,14 @@ class SpeechCues:
         rng: np.random.Generator,
         hints: bool,
         last_gap_known: bool,
+        gap_scale: float = 1.0,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Cue rows [n, CUE_COUNT] and the gap after each word (NaN: not yet known) for a window
         of n words with these reference marks (-100 for a word without one: a dropped or
         inserted word) and cases: one recognizer's timing, drawn
         word by word given each mark, and, with ``hints``, marks and capitals written as that
-        recognizer writes them. The gap after the last word is known only if ``last_gap_known``."""
+        recognizer writes them. The gap after the last word is known only if ``last_gap_known``;
+        ``gap_scale`` multiplies every drawn gap (a speaker who pauses longer or shorter)."""
         if hints and self.hint_marks is not None and HINTS_FROM in self.recognizers:
             name = HINTS_FROM  # hints come with that recognizer's words and timing
         else:
@@ -212,7 +214,7 @@ class SpeechCues:
             at = np.flatnonzero(m == k)
             if len(at):
                 stretch[at] = self._draw(timing.lengthening[k], rng, len(at))
-                gaps[at] = self._draw(timing.gap[k], rng, len(at))
+                gaps[at] = self._draw(timing.gap[k], rng, len(at)) * gap_scale
         durations = letters * pace * np.exp(stretch)
         words, t = [], 0.0
         for j in range(n):

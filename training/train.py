@@ -464,6 +464,19 @@ def main(argv=None) -> int:
         help=recipe_help("pause_phase", "share of the main steps, at the end, that draw timings and hints"),
     )
     parser.add_argument(
+        "--hints",
+        type=float,
+        help=f"share of timed windows that also carry a recognizer's written marks (default {Noise().hints})",
+    )
+    parser.add_argument(
+        "--pause-stretch",
+        type=float,
+        nargs=2,
+        metavar=("LOW", "HIGH"),
+        help="multiply each timed window's gaps by a factor drawn log-uniformly from LOW to HIGH "
+        f"(default {' '.join(map(str, Noise().pause_stretch))}: the gaps as measured)",
+    )
+    parser.add_argument(
         "--corpus", help="a prepared corpus .npz (python -m training.prepare) instead of --data"
     )
     parser.add_argument(
@@ -580,6 +593,17 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.hints is not None:
+        if not 0.0 <= args.hints <= 1.0:
+            print(f"training: --hints {args.hints}: must be 0 to 1", file=sys.stderr)
+            return 2
+        recipe.noise.hints = args.hints
+    if args.pause_stretch is not None:
+        low, high = args.pause_stretch
+        if not 0.0 < low <= high:
+            print(f"training: --pause-stretch {low} {high}: needs 0 < LOW <= HIGH", file=sys.stderr)
+            return 2
+        recipe.noise.pause_stretch = (low, high)
     if not 0.0 <= recipe.pause_phase <= 1.0:
         print(f"training: --pause-phase {recipe.pause_phase}: must be 0 to 1", file=sys.stderr)
         return 2

@@ -84,3 +84,27 @@ def test_windows_draw_cues_only_when_timed(stats, tmp_path):
     assert sum(tok.special.pause in w.ids for w in timed) > 10
     bare = maker.make(30, 32, rng, pauses=False)
     assert not bare.cues.any() and tok.special.pause not in bare.ids
+
+
+def test_stretched_windows_pause_longer_and_still_rank_the_marks(stats):
+    from training.dataset import stretch_factor
+
+    cues = SpeechCues(stats)
+    marks = np.array([0, 0, 1, 0, 2] * 40)
+    cases = np.zeros(len(marks), dtype=int)
+    letters = np.full(len(marks), 6)
+    _, measured = cues.draw(letters, marks, cases, np.random.default_rng(3), hints=False, last_gap_known=True)
+    _, stretched = cues.draw(
+        letters, marks, cases, np.random.default_rng(3), hints=False, last_gap_known=True, gap_scale=2.5
+    )
+    assert np.allclose(stretched, measured * 2.5)  # the same draws, each gap 2.5 times as long
+    rows, _ = cues.draw(letters, marks, cases, np.random.default_rng(3), hints=False, last_gap_known=True,
+                        gap_scale=2.5)  # fmt: skip
+    long_bin = rows[:, cue_index("pause_over_0.7")]
+    assert long_bin[marks == 2].mean() > 0.8 and long_bin[marks == 0].mean() < 0.1
+    rng = np.random.default_rng(0)
+    factors = np.array([stretch_factor((0.5, 2.0), rng) for _ in range(2000)])
+    assert factors.min() >= 0.5 and factors.max() <= 2.0
+    assert np.median(factors) == pytest.approx(1.0, abs=0.08)  # log-uniform: the geometric middle
+    state = rng.bit_generator.state
+    assert stretch_factor((1.0, 1.0), rng) == 1.0 and rng.bit_generator.state == state  # no draw

@@ -414,6 +414,19 @@ def test_the_command_line_sets_cues_the_timed_phase_and_a_left_out_source(comman
     assert "no such file" in capsys.readouterr().err and len(ran) == 2
 
 
+def test_the_command_line_sets_the_hint_share_and_the_pause_stretch(command_line, capsys):
+    from training.dataset import Noise
+
+    run, ran = command_line
+    assert run("--hints", "0.6", "--pause-stretch", "0.7", "2.5") == 0
+    assert ran[0].noise.hints == 0.6 and ran[0].noise.pause_stretch == (0.7, 2.5)
+    assert run() == 0
+    assert ran[1].noise.hints == Noise().hints and ran[1].noise.pause_stretch == (1.0, 1.0)
+    assert run("--pause-stretch", "2", "1") == 2 and "needs 0 < LOW <= HIGH" in capsys.readouterr().err
+    assert run("--hints", "1.5") == 2 and "must be 0 to 1" in capsys.readouterr().err
+    assert len(ran) == 2
+
+
 def test_a_model_without_cues_is_rebuilt_with_the_cue_projection_at_zero(tmp_path):
     """The shipped release reads no cues: rebuilt with --cues, it answers exactly as without."""
     from engine.punctuation.model import shipped_model_dir
