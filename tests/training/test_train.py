@@ -415,6 +415,7 @@ def test_the_command_line_sets_cues_the_timed_phase_and_a_left_out_source(comman
 
 
 def test_the_command_line_sets_the_hint_share_and_the_pause_stretch(command_line, capsys):
+    # the stretched-pause runs (docs/experiments/2026-11-27-pause-stretch-and-longer-gpu-run.md)
     from training.dataset import Noise
 
     run, ran = command_line
