@@ -14,7 +14,7 @@ import sys
 import time
 
 from PySide6.QtCore import QSettings, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
 from app.settings import MARKS, OVERLAY_VISIBLE, RECOGNIZER, AppSettings
@@ -133,14 +133,55 @@ def close_on_terminate(window) -> None:
     settled and its journal closed before livecap quits, instead of dying mid-session."""
 
     def request(signum, frame) -> None:
-        window.confirm_on_close = False  # nobody is there to answer
-        QTimer.singleShot(0, window.close)
+        QTimer.singleShot(0, lambda: terminate(window))
 
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, request)
     # Python runs a signal handler only when it next runs bytecode: while Qt waits for events it
-    # does not, so a timer lets it in a few times a second.
+    # does not, so a timer lets it in a few times a second (in a dialog's own event loop too).
     QTimer(window, interval=200, timeout=lambda: None).start()
+
+
+def terminate(window) -> None:
+    """Close ``window`` for good, nobody being there to answer: every open dialog is answered as
+    "keep" first (the text is not discarded, a crashed session stays offered for the next start,
+    a file dialog is cancelled). A dialog left open runs its own event loop, and the process
+    would wait on it after the window had gone."""
+    window.confirm_on_close = False
+    answer_dialogs_as_keep()
+    # Once the dialogs' own loops have returned: what they were asked for is answered by then.
+    QTimer.singleShot(0, lambda: (answer_dialogs_as_keep(), window.close()))
+
+
+def answer_dialogs_as_keep() -> int:
+    """Answer every open dialog, the topmost first, with its "keep" answer: a question's No or
+    Cancel, any other dialog's Cancel (``reject``). Returns how many were open."""
+    answered, seen = 0, []
+    for _ in range(32):  # dialogs opened from dialogs: each answer uncovers the one below
+        dialog = QApplication.activeModalWidget()
+        if dialog is None or not dialog.isVisible() or any(dialog is d for d in seen):
+            break
+        seen.append(dialog)
+        _keep(dialog)
+        answered += 1
+    for widget in QApplication.topLevelWidgets():  # window-modal and modeless ones too
+        if isinstance(widget, QDialog) and widget.isVisible():
+            _keep(widget)
+            answered += 1
+    return answered
+
+
+def _keep(dialog) -> None:
+    if isinstance(dialog, QMessageBox):
+        for kind in (QMessageBox.StandardButton.No, QMessageBox.StandardButton.Cancel):
+            button = dialog.button(kind)
+            if button is not None:
+                button.click()
+                return
+    if isinstance(dialog, QDialog):
+        dialog.reject()
+    else:
+        dialog.close()
 
 
 def write_ui_report(path, timings: dict, stalls: dict, window) -> None:

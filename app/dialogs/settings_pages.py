@@ -137,8 +137,8 @@ class RecognitionPage(SettingsPage):
             "Punctuation and capitals",
             [
                 ("Automatic: the better one for the recognizer", "auto"),
-                ("livecap's punctuation model (weighing Whisper's, with Whisper)", "engine"),
-                ("The recognizer's own (Whisper writes them)", "recognizer"),
+                ("Punctuation by livecap (its model, taking Whisper's into account)", "engine"),
+                ("Punctuation by Whisper (it comes with Whisper's words)", "recognizer"),
             ],
         )
         self.model_choice = _combo("Vosk model to use")

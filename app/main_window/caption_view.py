@@ -172,8 +172,10 @@ class CaptionView(QTextEdit):
         self.document().setModified(False)
         self._reset_state()
 
-    def tail_texts(self, settled_words: int = 40) -> tuple[str, str]:
-        """(settled, provisional) text of the live end, for the caption overlay."""
+    def tail_texts(self, settled_words: int = 200) -> tuple[str, str]:
+        """(settled, provisional) text of the live end, for the caption overlay: the last
+        ``settled_words`` settled words (the overlay says how many it needs), then every word
+        still open. The builder's words, so after Stop too, until the next Start or Clear."""
         if self.builder is None:
             return "", ""
         words, settled = self.builder.words, self.builder.settled

@@ -24,6 +24,10 @@ import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run befor
 from app.workers.sources import DeviceScan
 from engine import LatencyMap, LatencySetting, SourceChoice
 
+# Who puts in the punctuation, in words a newcomer reads without knowing what a "mark" is.
+PUNCTUATION_BY_LIVECAP = "punctuation by livecap"
+PUNCTUATION_BY_WHISPER = "punctuation by Whisper"
+
 # Fixed colours rather than the palette's: a warning must look like one in any theme, and
 # these pairs keep a contrast above 7:1.
 _BANNER_COLOURS = {
@@ -240,10 +244,15 @@ class LatencyControl(QWidget):
             "Left: marks appear sooner. Right: marks wait for more words and are more accurate."
         )
         self.slider.setFixedWidth(140)
+        # Says whose punctuation the slider tunes; hidden while the recognizer punctuates, when
+        # the description says who does instead.
+        self.punctuated_by = QLabel(f"{PUNCTUATION_BY_LIVECAP}:")
+        self.punctuated_by.setAccessibleName("Who punctuates")
         self.description = QLabel()
         self.description.setAccessibleName("Punctuation delay")
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.punctuated_by)
         faster = QLabel("Faster")
         faster.setBuddy(self.slider)
         row.addWidget(faster)
@@ -259,10 +268,12 @@ class LatencyControl(QWidget):
         return self.map.setting(self.slider.value())
 
     def show_marks_by_recognizer(self, label: str | None, detail: str = "") -> None:
-        """The recognizer decides the marks (Whisper's own, or none for a language livecap's model
-        does not know): they come with the words, so there is nothing to trade, and the slider
-        rests, ``label`` and ``detail`` saying why. None: livecap's model marks the words again."""
+        """The recognizer decides the marks (Whisper's own: ``PUNCTUATION_BY_WHISPER``, or none for
+        a language livecap's model does not know): they come with the words, so there is nothing
+        to trade, and the slider rests, ``label`` and ``detail`` saying why. None: livecap's
+        model marks the words again."""
         self.slider.setEnabled(label is None)
+        self.punctuated_by.setVisible(label is None)
         if label is None:
             self._on_value(self.slider.value(), emit=False)
             return
@@ -277,6 +288,8 @@ class LatencyControl(QWidget):
         setting = self.map.setting(value)
         self.description.setText(setting.describe())
         self.description.setToolTip(setting.detail())
-        self.slider.setAccessibleDescription(f"{setting.describe()}. {setting.detail()}")
+        self.slider.setAccessibleDescription(
+            f"{PUNCTUATION_BY_LIVECAP}, {setting.describe()}. {setting.detail()}"
+        )
         if emit:
             self.changed.emit(setting)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine import EXPORT_FORMATS as FORMATS
-from engine import Transcript, TranscriptWord, repunctuate
+from engine import Transcript, repunctuate
 from engine import export_format_from_path as format_from_path
 from engine import export_transcript as export
 
@@ -41,16 +41,6 @@ def refine(
     return repunctuate(transcript.words, model, settings, progress, workers)
 
 
-def snapshot(transcript: Transcript) -> Transcript:
-    """A copy another thread may read while the UI keeps changing the original."""
-    return Transcript(
-        [
-            TranscriptWord(w.text, w.start, w.end, w.confidence, w.mark, w.case, w.form, w.written)
-            for w in transcript.words
-        ]
-    )
-
-
 def resolve_format(path: str | Path, chosen_filter: str = "") -> tuple[Path, str]:
     """The format from the extension, else from the filter chosen in the dialog (adding its extension)."""
     path = Path(path)
@@ -61,7 +51,9 @@ def resolve_format(path: str | Path, chosen_filter: str = "") -> tuple[Path, str
     return path, fmt
 
 
-def write(transcript: Transcript, fmt: str, path: str | Path) -> Path:
+def write(transcript: Transcript, fmt: str, path: str | Path, end_sentence: bool = True) -> Path:
+    """``end_sentence``: end the last sentence with a period where it has no mark; False for words
+    of a language the punctuation model does not know, which pass through unmarked."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}")
-    return export(transcript, fmt, path)
+    return export(transcript, fmt, path, end_sentence)

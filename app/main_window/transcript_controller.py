@@ -1,9 +1,10 @@
 """The captions window's text after a session: re-punctuation, editing, copy and export.
 
-After a session stops, the transcript is re-punctuated by the offline decoder (it sees the
-whole recording) and shown as editable text; edits are carried into exports
-(``app.main_window.edits``). Both the re-punctuation and an export of live text can take
-minutes on a long session, so they run as ``Job``s with a progress bar and a button that
+After a session stops, the transcript goes through the offline decoder (it sees the whole
+recording), which fills only the marks that never settled: a settled mark and its capital stay
+exactly as the live captions showed them. It is then shown as editable text; edits are carried
+into exports (``app.main_window.edits``). Both the re-punctuation and an export of live text can
+take minutes on a long session, so they run as ``Job``s with a progress bar and a button that
 skips or cancels them.
 """
 
@@ -19,7 +20,7 @@ from app import settings as keys
 from app.main_window.caption_view import CaptionView
 from app.main_window.controls import BannerArea
 from app.main_window.edits import apply_edits
-from app.main_window.exporting import FILTERS, refine, resolve_format, snapshot, write
+from app.main_window.exporting import FILTERS, refine, resolve_format, write
 from app.main_window.job_progress import JobProgress
 from app.profanity import mask
 from app.settings import AppSettings
@@ -53,13 +54,20 @@ class TranscriptController(QObject):
         self.final_transcript: Transcript | None = None  # the finished text edits are made against
         self._saved_text: str | None = None  # the finished text as last exported or copied
         self._refining: Job | None = None  # the re-punctuation job while it runs
+        # Whether the finished text's words are English (else they passed through unmarked, and an
+        # export must not end them with an English period).
+        self._final_english = True
 
     # -- after a session ----------------------------------------------------------------------------
-    def show_final(self, transcript: Transcript, note: str = "") -> Job:
+    def show_final(self, transcript: Transcript, note: str = "", english: bool | None = None) -> Job:
         """Re-punctuate ``transcript`` with the offline decoder, then show it as editable text.
-        Meanwhile the live captions stay on screen; skipping keeps them as the final text."""
+        Meanwhile the live captions stay on screen; skipping keeps them as the final text.
+        ``english``: whether its words are English (None: as the session's recognizer says; a
+        restored journal says its own)."""
+        self._final_english = self._english() if english is None else english
         casing, pauses = self._decoding()
-        words = snapshot(transcript)
+        # A copy that keeps which marks settled: the offline decoder fills only the others.
+        words = transcript.copy()
         # The live engine is idle now: every core may help (ONNX Runtime runs without the GIL).
         workers = max(1, min(4, os.cpu_count() or 1))
         keep = self._recognizer_marks()
@@ -101,6 +109,11 @@ class TranscriptController(QObject):
         the offline decoder marks it (folding Whisper's in, where the model does)."""
         info = self.bridge.recognizer_info
         return info is not None and getattr(info, "final_marks", "engine") == "recognizer"
+
+    def _english(self) -> bool:
+        """Whether the session's words are English (its recognizer's language)."""
+        info = self.bridge.recognizer_info
+        return info is None or getattr(info, "english", True)
 
     def _load_final(self, transcript: Transcript, note: str) -> None:
         self._refining = None
@@ -149,7 +162,7 @@ class TranscriptController(QObject):
                 display = mask if self.view.mask_profanity else None
                 return apply_edits(self.final_transcript, self.view.toPlainText(), display)
             return self.final_transcript
-        return snapshot(self.bridge.transcript)
+        return self.bridge.transcript.copy()  # the settled marks stay as they are in the export
 
     def word_count(self) -> int:
         """Words there are to copy or export (before any edits)."""
@@ -193,13 +206,15 @@ class TranscriptController(QObject):
         casing, pauses = self._decoding()
 
         keep = self._recognizer_marks()
+        english = self._final_english if final else self._english()
 
         def work(report, cancelled):
             if not final and not keep:  # still live: the words so far go through the offline decoder first
                 model = self.bridge.punctuation_model(self.model_dir)
                 progress = cancellable(report, cancelled)
-                return write(refine(transcript, model, casing, pauses, progress=progress), fmt, path)
-            return write(transcript, fmt, path)
+                refined = refine(transcript, model, casing, pauses, progress=progress)
+                return write(refined, fmt, path, english)
+            return write(transcript, fmt, path, english)
 
         shown = self.view.toPlainText()
 

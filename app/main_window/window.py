@@ -22,7 +22,13 @@ from app import settings as keys
 from app.dialogs.recovery import RecoveryDialog, offer_recovery
 from app.main_window.actions import ActionButton, build_actions, shortcuts_text
 from app.main_window.caption_view import CaptionView
-from app.main_window.controls import BannerArea, ElapsedClock, LatencyControl, LevelMeter
+from app.main_window.controls import (
+    PUNCTUATION_BY_WHISPER,
+    BannerArea,
+    ElapsedClock,
+    LatencyControl,
+    LevelMeter,
+)
 from app.main_window.dictation_controller import DictationController
 from app.main_window.job_progress import JobProgress
 from app.main_window.live_settings import apply_live
@@ -351,7 +357,7 @@ class CaptionWindow(QMainWindow):
             self.latency.show_marks_by_recognizer(None)
         elif info.name == "whisper":
             self.latency.show_marks_by_recognizer(
-                "marks: Whisper's own",
+                PUNCTUATION_BY_WHISPER,
                 "Whisper writes its own punctuation; it comes with the words. "
                 "Settings → Recognition → Punctuation chooses livecap's instead, which weighs "
                 "Whisper's as evidence.",
@@ -444,6 +450,7 @@ class CaptionWindow(QMainWindow):
             contents.transcript,
             f"Restored {len(contents.transcript.words)} words from the "
             f"session of {started}. Edit or export them.",
+            english=contents.english,
         )
 
     # -- small things ------------------------------------------------------------------------------

@@ -9,7 +9,10 @@ plain word-wrapping:
   different first word would move line breaks all the time).
 * Only the tail of the text is measured. The caller may pass a whole
   meeting's transcript on every update; the work per update stays bounded by
-  what fits on the screen, not by the length of the meeting.
+  what fits on the screen, not by the length of the meeting. A caller that
+  passes only recent text passes at least ``words_needed()`` words: then
+  where its text begins is always on a row above the visible ones, never the
+  start of a line on screen (which would read as a sentence missing words).
 
 Pure layout, no painting: the overlay draws ``Line`` objects and the tests
 inspect them.
@@ -17,6 +20,8 @@ inspect them.
 
 from __future__ import annotations
 
+import math
+import string
 from dataclasses import dataclass
 
 from PySide6.QtGui import QFont, QFontMetricsF
@@ -47,6 +52,8 @@ class Line:
 
 # A word as laid out: (text, provisional, is_piece_of_a_longer_word)
 _Word = tuple[str, bool, bool]
+# A recognized word is at least one of these wide (marks only ever follow a word).
+_ONE_LETTER_WORDS = string.ascii_letters + string.digits
 
 
 class CaptionLayout:
@@ -69,6 +76,7 @@ class CaptionLayout:
         self._width = 0.0
         self._lines = 2
         self._sizes: dict[str, float] = {}
+        self._narrowest = 1.0  # pixels: the narrowest one-letter word and a space
         self._committed: list[list[str]] = []  # words of committed lines, oldest first
         self._anchor = 0  # index of the first committed word in the last text
 
@@ -79,7 +87,16 @@ class CaptionLayout:
         self._fonts, self._width, self._lines = fonts, float(width), max(1, int(lines))
         self._metrics = (QFontMetricsF(fonts[0]), QFontMetricsF(fonts[1]))
         self._sizes = {}
+        self._narrowest = min(self._size(c) for c in _ONE_LETTER_WORDS) + self._size(" ")
         self.reset()
+
+    def words_needed(self) -> int:
+        """The fewest words a caller passing only recent text should pass: enough to fill every
+        line and one more above them even if each word were a single narrow letter, so that the
+        start of the text it passes is never the start of a line on screen."""
+        if self._metrics is None:
+            raise RuntimeError("CaptionLayout.configure() must be called before words_needed()")
+        return math.ceil((self._lines + 1) * self._width / max(1.0, self._narrowest)) + 1
 
     def reset(self) -> None:
         """Forget committed lines (the next layout starts afresh from the text's tail)."""
@@ -103,6 +120,13 @@ class CaptionLayout:
             reused_rows.append([(w, is_provisional[index + i], False) for i, w in enumerate(line)])
             index += len(line)
         rows = reused_rows + rows
+        if len(rows) < self._lines and first > 0:
+            # Fewer rows than lines although earlier text exists: the text's end was taken back
+            # (a shorter partial), or a line before the reused ones was revised. The earlier
+            # words fill the rows above again rather than leaving them empty, or lost.
+            lo = self._tail_start(words[:first])
+            rows = self._wrap(words[lo:first], is_provisional[lo:first]) + rows
+            first = lo
         self._commit(rows, first)
         return [self._build(row) for row in rows[-self._lines :] if row]
 

@@ -192,8 +192,11 @@ class Resampler:
             if self.in_rate == out_rate
             else soxr.ResampleStream(self.in_rate, out_rate, 1, dtype="float32", quality=quality)
         )
+        self._closed = False
 
     def process(self, chunk: np.ndarray, last: bool = False) -> np.ndarray:
+        if self._closed:
+            raise RuntimeError("the resampler was closed")
         mono = to_mono_float(chunk)
         if self._stream is not None:
             mono = self._stream.resample_chunk(mono, last=last)
@@ -201,3 +204,9 @@ class Resampler:
 
     def flush(self) -> np.ndarray:
         return self.process(np.zeros(0, np.float32), last=True)
+
+    def close(self) -> None:
+        """Let go of soxr's native state now. A source still referenced when the process ends
+        (from a thread that has not finished) would otherwise keep it past the binding's
+        shutdown, which then reports it as leaked on stderr."""
+        self._stream, self._closed = None, True

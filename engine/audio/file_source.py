@@ -334,6 +334,9 @@ class FileSource(AudioSource):
             if self._file is not None:
                 self._file.close()
                 self._file = None
+            if self._resampler is not None:  # a stopped file reads nothing more (start() reopens)
+                self._resampler.close()
+                self._resampler = None
 
     # -- internals ---------------------------------------------------------------------
     def _next_chunk(self) -> np.ndarray | None:

@@ -196,18 +196,40 @@ class MicrophoneSource(AudioSource):
         return self
 
     def read(self, timeout: float) -> np.ndarray | None:
+        """The next converted chunk. After ``stop()`` the chunks captured before it are still
+        handed out, then the resampler's tail, and then None."""
         deadline = time.monotonic() + timeout
         while True:
             try:
                 rate, raw = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                return None
+                return None if self._started else self._tail()
             if self._resampler is None or self._resampler.in_rate != rate:
                 self._resampler = Resampler(rate)  # a reopened device may run at a new rate
             out = self._resampler.process(raw)
             if out.size:  # soxr holds back its first few samples
                 self._report_overruns()
                 return out
+
+    def _tail(self) -> np.ndarray | None:
+        """The resampler's last samples once everything captured was read; it then lets go of
+        its native state (``Resampler.close``)."""
+        resampler, self._resampler = self._resampler, None
+        if resampler is None:
+            return None
+        out = resampler.flush()
+        resampler.close()
+        return out if out.size else None
+
+    def close(self) -> None:
+        """Stop, and drop what was captured but not read."""
+        self.stop()
+        while self._queue.qsize():
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                break
+        self._tail()
 
     def stop(self) -> None:
         self._stop_watch.set()

@@ -269,8 +269,17 @@ class SystemAudioSource(AudioSource):
             "--client-name=livecap",
             "--stream-name=livecap system audio",
         ]
+        # Its own session: a terminal's Ctrl-C goes to the whole foreground process group, and
+        # parec dying with it would cut off the audio it still held and report a lost device while
+        # livecap is settling its last words. livecap ends it itself (stop()); if livecap dies,
+        # parec's next write to the closed pipe ends it.
         return subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env()
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=_env(),
+            start_new_session=True,
         )
 
     def _present(self, name: str, raise_errors: bool = False) -> bool:
@@ -326,6 +335,9 @@ class SystemAudioSource(AudioSource):
             if ready:
                 data = os.read(fd, 65536)
                 if not data:
+                    whole = len(buf) // 2 * 2
+                    if self._stopping.is_set() and whole:  # the last samples before stop()
+                        self._put(np.frombuffer(bytes(buf[:whole]), dtype="<i2").astype(np.int16))
                     return ""
                 buf += data
                 last_data = filled = now

@@ -43,6 +43,25 @@ def terminate_as_ctrl_c():
         signal.signal(signal.SIGTERM, previous)
 
 
+@contextlib.contextmanager
+def interrupt_deferred():
+    """Hold Ctrl-C until the block is done, then raise KeyboardInterrupt. For work that must not
+    be cut in two: a sentence written but not yet counted as written would be written twice, and
+    an interrupt inside ONNX Runtime's start-up comes out as an ImportError with a traceback.
+    (A Python-level handler, not a signal mask: any thread may receive the signal.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            raise KeyboardInterrupt
+
+
 def make_recognizer(kind: str | None, model: str | None, live: bool = True, verbose: bool = False):
     """The recognizer the user asked for (or the best one installed), from ``open_recognizer``; its
     notice goes to stderr, an error is one line. ``live=False``: for a whole file at once;
@@ -73,7 +92,8 @@ def load_model(model_dir: Path | None, threads: int = 1):
             f"or pass --model-dir with a folder holding model.onnx, tokenizer.json and config.json"
         )
     try:
-        loaded = load_model_or_shipped(folder, threads=threads)
+        with interrupt_deferred():  # loading takes a second; Ctrl-C then takes effect
+            loaded = load_model_or_shipped(folder, threads=threads)
     except ModelError as exc:
         raise CliError(str(exc)) from exc
     if loaded.problem:

@@ -1,14 +1,19 @@
 """``livecap listen``: live captions in the terminal from a microphone, system audio or a file.
 
-Ctrl-C is the normal way to end: the session then drains (the audio already
-captured is still recognized, every mark settles) and the journal is closed
-cleanly. A second Ctrl-C during that drain gives up at once; the journal then
-stays "unfinished" and ``livecap recover`` offers it.
+Ctrl-C (or SIGTERM) is the normal way to end, and exits 0: the session then stops its
+source, drains it (the audio already captured is still recognized), runs the recognizer's
+last decode, settles every mark and closes the journal cleanly; the summary line is the last
+thing printed. A SIGTERM during that drain lets it finish; a second Ctrl-C gives up at once
+(the journal then stays "unfinished" and ``livecap recover`` offers it).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from engine.audio.pausable import SourceChoice
@@ -70,6 +75,21 @@ def build_session(args):
     return session
 
 
+@contextmanager
+def stopping_already() -> Iterator[None]:
+    """Outside the wait for the session, SIGTERM asks for what is under way (the session stops):
+    that is let finish (the last words recognized, the journal closed) instead of the process
+    dying mid-save."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def cmd_listen(args) -> int:
     from engine.audio.base import AudioError
     from engine.cli.terminal_captions import TerminalCaptions
@@ -85,22 +105,27 @@ def cmd_listen(args) -> int:
     except AudioError as exc:
         raise CliError(str(exc)) from None
     print(f"livecap: listening to {source.name}; press Ctrl-C to stop", file=sys.stderr, flush=True)
-    try:
-        with terminate_as_ctrl_c():
-            while not session.wait(0.2):
-                pass
-    except KeyboardInterrupt:  # the normal way to stop (SIGTERM too)
-        if captions.interactive:
-            sys.stdout.write("\r\x1b[K")
-            sys.stdout.flush()
-        print("livecap: stopping (settling the last marks)...", file=sys.stderr, flush=True)
-    transcript = session.stop()
-    captions.finish()
-    if journal is None:
-        kept = "no journal (crash recovery was off)"
-    elif journal.path.exists():
-        kept = f"transcript journal saved to {journal.path}"
-    else:
-        kept = "no words, so no journal kept"
-    print(f"livecap: {len(transcript.words)} words; {kept}", file=sys.stderr, flush=True)
-    return 1 if session.error else 0
+    interrupted = False
+    with stopping_already():  # what terminate_as_ctrl_c gives SIGTERM back to: no gap in between
+        try:
+            with terminate_as_ctrl_c():
+                while not session.wait(0.2):
+                    pass
+        except KeyboardInterrupt:  # the normal way to stop (SIGTERM too)
+            interrupted = True
+            captions.pause()  # the stopping line gets a line of its own; the captions follow it
+            print("livecap: stopping (settling the last marks)...", file=sys.stderr, flush=True)
+        # The source stops, what it captured is recognized, the recognizer's last decode is
+        # committed and every mark settles: the words heard up to Ctrl-C are all kept.
+        transcript = session.stop()
+        captions.finish()  # the last captions; from here on nothing but the summary is printed
+        session.unsubscribe(captions)
+        if journal is None:
+            kept = "no journal (crash recovery was off)"
+        elif journal.path.exists():
+            kept = f"transcript journal saved to {journal.path}"
+        else:
+            kept = "no words, so no journal kept"
+        print(f"livecap: {len(transcript.words)} words; {kept}", file=sys.stderr, flush=True)
+    # Ctrl-C or SIGTERM is a stop the user asked for; an input that failed on its own is not.
+    return 0 if interrupted or not session.error else 1

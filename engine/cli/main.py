@@ -47,29 +47,70 @@ def build_parser(extra_commands: Sequence[tuple[str, str]] = ()) -> argparse.Arg
         choices=["stream", "offline"],
         default=None,
         help="stream: live decoder, word by word; offline: whole-text decoder, more accurate and faster "
-        "(default: offline for a text file, stream for stdin and for timed words)",
+        "(default: offline for a FILE, whatever its format, livecap's own JSON transcripts included; "
+        "stream for stdin, which may be a live pipe)",
     )
     p.add_argument(
         "--threshold",
         type=float,
         default=None,
         metavar="H",
-        help="entropy threshold h in bits (0-2); lower waits for more context",
+        action=ModelDefault,
+        setting="threshold",
+        help="entropy threshold h in bits (0-2); lower waits for more context (stream mode; "
+        "default: %(model_default)s)",
     )
     p.add_argument(
         "--lookahead",
         type=int,
         default=None,
         metavar="N",
-        help="maximum lookahead l_max in words (stream mode)",
+        action=ModelDefault,
+        setting="l_max",
+        help="maximum lookahead l_max in words, 0-16 (stream mode; default: %(model_default)s)",
     )
     p.add_argument("--no-casing", action="store_true", help="leave words lowercase")
     p.add_argument("--no-pauses", action="store_true", help="ignore word timings ([PAUSE] tokens)")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="text: the punctuated text; json: one object per word (word, form, mark, case, "
+        "lookahead), for programs (default: text)",
+    )
     add_model_options(p)
     p.set_defaults(func=_lazy("engine.cli.punctuate", "cmd_punctuate"))
     _add_live_commands(sub)
     return parser
+
+
+class _ModelSetting:
+    """A decoder setting of the default punctuation model, read from its config.json only when
+    a help text shows it: that file is the one place the shipped model's settings live."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __str__(self) -> str:
+        try:
+            from engine.punctuation.model import ModelConfig, model_folder
+
+            value = getattr(ModelConfig.load(model_folder(None)).decoder, self.name)
+        except Exception:  # a damaged model must not break --help; running says what is wrong
+            return "the punctuation model's setting"
+        return f"{value:g}, the punctuation model's setting"
+
+
+class ModelDefault(argparse.Action):
+    """Stores the value like the default action; its help may name ``%(model_default)s``, the
+    punctuation model's own value of ``setting``."""
+
+    def __init__(self, option_strings, dest, setting: str, **kwargs):
+        self.model_default = _ModelSetting(setting)
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
 
 
 def add_model_options(p: argparse.ArgumentParser, threads: bool = True) -> None:
@@ -85,10 +126,10 @@ def add_model_options(p: argparse.ArgumentParser, threads: bool = True) -> None:
 def _add_recognizer_options(p) -> None:
     p.add_argument(
         "--recognizer",
-        choices=["vosk", "whisper", "pocketsphinx"],
-        default=None,
-        help="speech recognizer (default: Vosk if a model is installed, else the embedded Whisper "
-        "tiny.en, else the built-in PocketSphinx where Whisper cannot keep up)",
+        choices=["auto", "vosk", "whisper", "pocketsphinx"],
+        default="auto",
+        help="speech recognizer; auto (the default): Vosk if a model is installed, else the embedded "
+        "Whisper tiny.en, else the built-in PocketSphinx where Whisper cannot keep up",
     )
     p.add_argument(
         "--model",
@@ -192,10 +233,17 @@ def _add_live_commands(sub) -> None:
         metavar="SESSION",
         help="journals to save, by name (see --list); default: the unfinished ones",
     )
-    p.add_argument("--list", action="store_true", help="only list the kept sessions")
+    p.add_argument(
+        "--list", action="store_true", help="only list the kept sessions, oldest first (by when each started)"
+    )
     p.add_argument("--all", action="store_true", help="save every kept session, finished or not")
     p.add_argument(
         "-o", "--output-dir", default=".", metavar="DIR", help="where to save them (default: here)"
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace saved transcripts that already exist (default: stop)",
     )
     p.add_argument("--format", choices=["txt", "srt", "vtt", "json"], default="txt")
     p.add_argument(

@@ -61,12 +61,39 @@ def cmd_models(args) -> int:
     return _list(getattr(args, "lang", None))
 
 
+def megabytes(size: int) -> str:
+    """A model's size, always in MB (10^6 bytes), so that sizes compare at a glance; a tenth
+    below 10 MB, where a rounded size would say too little."""
+    mb = size / 1e6
+    return f"{mb:.1f} MB" if mb < 10 else f"{mb:,.0f} MB"
+
+
+def _speaks(code: str | None, lang: str | None) -> bool:
+    """Whether a model of language ``code`` is listed for ``--lang lang``: "en" lists en-us and
+    en-in, and a model for every English ("en") is listed for en-us too. A model whose language
+    is unknown (None) is listed whatever the filter, since it may be that one."""
+    if lang is None or code is None:
+        return True
+    code, lang = code.lower(), lang.lower()
+    return code.startswith(lang) or ("-" not in code and lang.split("-")[0] == code)
+
+
 def _list(lang: str | None) -> int:
+    from engine.files import paths
+    from engine.recognizers.base import RecognizerError
+    from engine.recognizers.whisper_model import (
+        SHIPPED_NAME,
+        SHIPPED_SIZE,
+        installed_whisper_folders,
+        is_whisper_model,
+        shipped_model_folder,
+    )
     from engine.vosk_models.catalogue import (
         CatalogueError,
         incomplete_models,
         installed_models,
         load_catalogue,
+        model_language,
     )
 
     try:
@@ -76,41 +103,51 @@ def _list(lang: str | None) -> int:
     except CatalogueError as exc:
         raise CliError(str(exc)) from None
     marks = {m.name: "* " for m in installed} | {m.name: "! " for m in incomplete}
-    shown = [e for e in entries if lang is None or e.lang.lower().startswith(lang.lower())]
-    if lang is not None and not shown:
+    shown = [e for e in entries if _speaks(e.lang, lang)]
+    by_hand = [m for m in installed if m.entry is None and _speaks(model_language(m.path), lang)]
+    # A Whisper folder named *.en is English-only; any other Whisper model hears every language.
+    whisper = [
+        f
+        for f in installed_whisper_folders(paths.vosk_models_dir())
+        if _speaks("en" if f.name.endswith(".en") else None, lang)
+    ]
+    try:
+        built_in = _speaks("en", lang) and is_whisper_model(shipped_model_folder())
+    except RecognizerError:  # the package is missing: nothing built in to list
+        built_in = False
+    broken = [m for m in incomplete if _speaks(model_language(m.path), lang)]
+    if lang is not None and not (shown or by_hand or whisper or built_in or broken):
         raise CliError(
-            f"no catalogued model for language {lang!r}; languages: "
-            f"{', '.join(sorted({e.lang for e in entries}))}"
+            f"no model for language {lang!r}; languages: {', '.join(sorted({e.lang for e in entries}))}"
         )
-    width = max((len(e.name) for e in shown), default=10)
-    print(f"{'':2}{'NAME':{width}}  {'LANGUAGE':18} {'SIZE':>8}  TYPE")
+    width = max((len(n) for n in [e.name for e in shown] + [SHIPPED_NAME]), default=10)
+    print(f"{'':2}{'NAME':{width}}  {'LANGUAGE':18} {'SIZE':>9}  TYPE")
     for e in shown:
-        print(f"{marks.get(e.name, '  ')}{e.name:{width}}  {e.lang_text[:18]:18} {e.size_text:>8}  {e.type}")
-    for m in installed:
-        if m.entry is None:
-            print(f"* {m.name:{width}}  (added by hand: {m.path})")
-    from engine.files import paths
-    from engine.recognizers.whisper_model import SHIPPED_NAME, installed_whisper_folders
-
-    for folder in installed_whisper_folders(paths.vosk_models_dir()):
+        size = megabytes(e.size)
+        print(f"{marks.get(e.name, '  ')}{e.name:{width}}  {e.lang_text[:18]:18} {size:>9}  {e.type}")
+    for m in by_hand:
+        print(f"* {m.name:{width}}  (added by hand: {m.path})")
+    for folder in whisper:
         print(f"* {folder.name:{width}}  (Whisper, added by hand: {folder})")
-    print(f"  {SHIPPED_NAME:{width}}  {'English':18} {'76M':>8}  Whisper, built in")
-    for m in incomplete:
+    if built_in:
+        print(f"* {SHIPPED_NAME:{width}}  {'English':18} {megabytes(SHIPPED_SIZE):>9}  Whisper, built in")
+    for m in broken:
         # A folder that is not loadable is skipped by every recognizer choice; say why, and how to
         # repair it, rather than leave the user wondering where their model went.
         fix = f"livecap models download {m.name}, or " if m.entry is not None else ""
         print(f"! {m.name:{width}}  incomplete: {'; '.join(m.problems)} ({m.path})")
         print(f"  {'':{width}}  {fix}livecap models remove {m.name}")
-    broken = f", {len(incomplete)} incomplete (!)" if incomplete else ""
+    count = sum(e.name in {m.name for m in installed} for e in shown) + len(by_hand) + len(whisper) + built_in
+    problems = f", {len(broken)} incomplete (!)" if broken else ""
     print(
-        f"\n* installed. {len(installed)} installed{broken}; "
+        f"\n* installed. {count} installed{problems}; "
         f"download one with `livecap models download NAME`, NAME from the list above."
     )
     return 0
 
 
 def _download(name: str, replace: bool = False) -> int:
-    from engine.cli.progress import ProgressBar, format_bytes
+    from engine.cli.progress import ProgressBar
     from engine.vosk_models.catalogue import CatalogueError, UnknownModelError, find
     from engine.vosk_models.install import DownloadError, install_model
 
@@ -118,11 +155,11 @@ def _download(name: str, replace: bool = False) -> int:
         entry = find(name)
     except (UnknownModelError, CatalogueError) as exc:
         raise CliError(str(exc)) from None
-    print(f"Downloading {entry.name} ({entry.size_text}) from {entry.url}", file=sys.stderr)
+    print(f"Downloading {entry.name} ({megabytes(entry.size)}) from {entry.url}", file=sys.stderr)
     bar = ProgressBar(entry.name)
 
     def progress(done: int, total: int | None) -> None:
-        amount = f"{format_bytes(done)}" + (f" of {format_bytes(total)}" if total else "")
+        amount = f"{done / 1e6:,.1f} MB" + (f" of {total / 1e6:,.1f} MB" if total else "")
         bar.update(done, total, amount)
 
     try:

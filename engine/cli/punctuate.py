@@ -8,15 +8,12 @@ word settled so far before exiting with 130. The end of the input ends a sentenc
 
 from __future__ import annotations
 
-import contextlib
 import json
-import signal
 import sys
-import threading
 from pathlib import Path
 from typing import TextIO
 
-from engine.cli.common import CliError, load_model, warn
+from engine.cli.common import CliError, interrupt_deferred, load_model, warn
 
 
 def read_input(path: str) -> tuple[str, str]:
@@ -51,24 +48,6 @@ def decode_text(data: bytes, name: str) -> str:
             "or convert it first (e.g. iconv -t UTF-8)"
         )
     return text
-
-
-@contextlib.contextmanager
-def interrupt_deferred():
-    """Hold Ctrl-C until the block is done. A KeyboardInterrupt between writing a sentence and
-    recording that it was written would make ``close`` write that sentence a second time.
-    (A Python-level handler, not a signal mask: any thread may receive the signal.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if caught:
-            raise KeyboardInterrupt
 
 
 class SentenceWriter:
@@ -164,7 +143,7 @@ def cmd_punctuate(args) -> int:
     except InputError as exc:
         raise CliError(str(exc)) from None
     del content
-    mode = args.mode or default_mode(args.file, words)
+    mode = args.mode or default_mode(args.file)
     model = load_model(args.model_dir, args.threads)
     settings = model.config.decoder.override(
         threshold=args.threshold,
@@ -208,11 +187,11 @@ def cmd_punctuate(args) -> int:
     return 0
 
 
-def default_mode(path: str, words) -> str:
-    """A text file is punctuated whole (offline: more accurate, and many times faster); stdin may
-    be a live pipe, and timed words come from a recognizer, so both are decoded as they stream."""
-    timed = any(w.start is not None for w in words)
-    return "stream" if path == "-" or timed else "offline"
+def default_mode(path: str) -> str:
+    """A file is punctuated whole, whatever its format (offline: more accurate, and many times
+    faster), timed words and livecap's own JSON transcripts included: it is all there already.
+    Stdin may be a live pipe, so it is decoded as it streams."""
+    return "stream" if path == "-" else "offline"
 
 
 def _is_terminal(stream) -> bool:

@@ -1,15 +1,18 @@
 """``livecap recover``: save the transcripts of sessions that ended in a crash, or of any kept one.
 
 The journals are pruned first (``prune_journals``, ``--keep-days``). ``--list`` shows every
-kept session, finished or not. Without names, the unfinished ones are saved; with names (or
-``--all``), those sessions, whatever their state. Each is saved re-punctuated by the offline
-decoder (``repunctuate``), as the window's Restore shows it, and an unfinished one is then
-marked recovered so the next run does not offer it again.
+kept session, finished or not, oldest first (by the time each started). Without names, the
+unfinished ones are saved; with names (or ``--all``), those sessions, whatever their state. A
+saved transcript never replaces a file that is already there unless ``--overwrite`` says so.
+Each goes through ``repunctuate``, as the window's Restore does: every journaled word settled
+live, so its mark and capital are kept exactly as the captions showed them. An unfinished
+session is then marked recovered so the next run does not offer it again.
 """
 
 from __future__ import annotations
 
 import sys
+from datetime import datetime
 from pathlib import Path
 
 from engine.cli.common import CliError, load_model, warn
@@ -37,13 +40,39 @@ def state(contents) -> str:
     return "recovered" if contents.recovered else "unfinished"
 
 
-def kept_sessions(folders: list[Path], keep_days) -> list:
-    """Every kept session's contents (after pruning), oldest first; running sessions left out."""
+def started_at(contents) -> float:
+    """When the session started, as a timestamp: its header's time, else the time in its name,
+    else the file's last change (a journal whose header was lost in a crash)."""
+    for text, parse in (
+        (contents.started, datetime.fromisoformat),
+        (contents.path.stem[len("session-") :][:15], lambda t: datetime.strptime(t, "%Y%m%d-%H%M%S")),
+    ):
+        try:
+            return parse(str(text)).astimezone().timestamp()  # a time without a zone is local
+        except (TypeError, ValueError, OverflowError, OSError):
+            continue
+    try:
+        return contents.path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def kept_sessions(folders: list[Path], keep_days) -> tuple[list, list[Path]]:
+    """(every kept session's contents after pruning, oldest first, running sessions left out;
+    the folders that could be read). A folder that does not exist was not read."""
     from engine.transcript.journal import in_use, journals, read_journal
     from engine.transcript.journal_folder import prune_journals
 
-    found = []
+    found, read = [], []
     for folder in folders:
+        try:
+            if not folder.is_dir():
+                continue
+            next(folder.iterdir(), None)  # listable: journals() would pass over a refusal silently
+        except OSError as exc:
+            warn(f"cannot read the journal folder {folder}: {exc.strerror or exc}")
+            continue
+        read.append(folder)
         prune_journals(folder, keep_days)
         for path in journals(folder):
             if in_use(path):
@@ -52,7 +81,8 @@ def kept_sessions(folders: list[Path], keep_days) -> list:
                 found.append(read_journal(path))
             except OSError as exc:
                 warn(f"cannot read the journal {path}: {exc.strerror or exc}")
-    return found
+    found.sort(key=lambda c: (started_at(c), c.path.name))
+    return found, read
 
 
 def chosen(found: list, args) -> list:
@@ -69,23 +99,36 @@ def chosen(found: list, args) -> list:
     return [by_name[name] for name in args.sessions]
 
 
+def where(read: list[Path], looked: list[Path]) -> str:
+    """The folders read, as a sentence names them; or, when none could be, where it looked."""
+    if read:
+        return " and ".join(str(folder) for folder in read)
+    return "any journal folder (looked in " + ", ".join(str(folder) for folder in looked) + ")"
+
+
 def cmd_recover(args) -> int:
     folders = journal_folders(args)
-    found = kept_sessions(folders, args.keep_days)
+    found, read = kept_sessions(folders, args.keep_days)
     if args.list:
         if not found:
-            print(f"No kept sessions in {folders[0]}.")
+            print(f"No kept sessions in {where(read, folders)}.")
+            return 0
+        print(f"Kept sessions in {where(read, folders)}, oldest first:")
         for contents in found:
             print(describe(contents))
         return 0
     selected = chosen(found, args)
     if not selected:
         print(
-            f"Nothing to recover: every session in {folders[0]} ended cleanly "
+            f"Nothing to recover: every session in {where(read, folders)} ended cleanly "
             f"({len(found)} kept; livecap recover --list shows them)."
         )
         return 0
     out_dir = Path(args.output_dir)
+    overwrite = getattr(args, "overwrite", False)
+    for contents in selected:  # before any work: one clash must not leave half the sessions saved
+        if contents.transcript.words:
+            refuse_to_overwrite(target_for(contents, args.format, out_dir)[0], overwrite)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -93,7 +136,7 @@ def cmd_recover(args) -> int:
     model = load_model(args.model_dir, args.threads)
     for contents in selected:
         print(describe(contents))
-        save(contents, model, args.format, out_dir)
+        save(contents, model, args.format, out_dir, overwrite)
     return 0
 
 
@@ -104,7 +147,21 @@ def describe(contents) -> str:
     return f"{contents.path.name}: {words} words, started {started}, from {source} ({state(contents)})"
 
 
-def save(contents, model, fmt: str, out_dir: Path) -> None:
+def target_for(contents, fmt: str, out_dir: Path) -> tuple[Path, str]:
+    """(where the session's transcript goes, in what format): subtitles need every word's times."""
+    if fmt in ("srt", "vtt") and not contents.transcript.has_times:
+        fmt = "txt"
+    return out_dir / ("recovered-" + contents.path.stem + EXTENSIONS[fmt]), fmt
+
+
+def refuse_to_overwrite(target: Path, overwrite: bool) -> None:
+    """A transcript saved earlier may have been edited since: replaced only when asked (the same
+    rule and words as ``transcribe``)."""
+    if not overwrite and (target.exists() or target.is_symlink()):
+        raise CliError(f"{target} already exists; pass --overwrite to replace it, or -o another name")
+
+
+def save(contents, model, fmt: str, out_dir: Path, overwrite: bool = False) -> None:
     from engine.session.batch import repunctuate
     from engine.transcript.export import ExportError, export
     from engine.transcript.journal import mark_recovered
@@ -114,17 +171,16 @@ def save(contents, model, fmt: str, out_dir: Path) -> None:
             mark_recovered(contents.path)
         print("  no settled words: nothing to save")
         return
-    if fmt in ("srt", "vtt") and not contents.transcript.has_times:
+    target, written = target_for(contents, fmt, out_dir)
+    if written != fmt:
         print(f"  some words have no timings: saving as txt instead of {fmt}", file=sys.stderr)
-        fmt = "txt"
-    target = out_dir / ("recovered-" + contents.path.stem + EXTENSIONS[fmt])
-    if target.exists():  # a transcript saved earlier may have been edited since
-        raise CliError(f"{target} exists already; move it away, or save to another folder with -o DIR")
-    # As the window's Restore: the offline decoder sees every word's right context, so its marks
-    # are better than the ones that settled live.
+    refuse_to_overwrite(target, overwrite)  # again: it may have appeared meanwhile
+    # As the window's Restore: the settled marks are kept, the offline decoder fills the rest.
     transcript = repunctuate(contents.transcript.words, model)
     try:
-        export(transcript, fmt, target)
+        # Words of a language the punctuation model does not know were journaled unmarked: no
+        # English period after the last one.
+        export(transcript, written, target, end_sentence=contents.english)
     except ExportError as exc:
         raise CliError(f"{contents.path.name}: {exc}") from None
     except OSError as exc:

@@ -49,19 +49,33 @@ class TerminalCaptions:
         self._words: dict[int, list] = {}  # position -> [text with mark, settled, ends sentence]
         self._unstable: list[str] = []
         self._held: list[str] = []  # "finished" notices: said after the last caption line, not inside it
+        self._finished = False  # after finish(): no more caption lines (``listen`` prints its summary)
 
     # -- the subscriber ---------------------------------------------------------------------------
     def __call__(self, events: list) -> None:
         with self._lock:
+            if self._finished:  # no caption line after the last one; a notice is still said
+                events = [e for e in events if isinstance(e, SourceNotice)]
             changed = False
             for event in events:
                 changed |= self._apply(event)
             if changed:
                 self._draw()
 
-    def finish(self) -> None:
-        """End of session: whatever is left, printed for good."""
+    def pause(self) -> None:
+        """Clear the line being redrawn, so that a message can take a line of its own; the next
+        caption event draws it again."""
         with self._lock:
+            if self.interactive and not self._finished:
+                self.out.write(ERASE)
+                self.out.flush()
+
+    def finish(self) -> None:
+        """End of session: whatever is left, printed for good; later caption events draw nothing."""
+        with self._lock:
+            if self._finished:
+                return
+            self._finished = True
             self._unstable = []
             tokens = [self._words[p][0] for p in sorted(self._words)]
             self._words.clear()

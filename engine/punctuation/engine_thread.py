@@ -103,6 +103,11 @@ class PunctuationEngine:
     def set_threshold(self, threshold: float, l_max: int | None = None) -> None:
         self._put(("threshold", threshold, l_max), None)
 
+    def revise_writings(self, rewritten: dict[int, Word], settled: int) -> None:
+        """Newer writings of words already pushed (by stream position), and how many of the
+        stream's words' writings are settled (``RecognizerUpdate.rewritten``)."""
+        self._put(("writings", dict(rewritten), settled), None)
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until every queued command has been processed (tests, shutdown)."""
         done = threading.Event()
@@ -153,6 +158,8 @@ class PunctuationEngine:
                     events = decoder.flush()
                 elif kind == "final":
                     events = [Finalized(min(command[1], decoder.word_count))]
+                elif kind == "writings":
+                    events = decoder.revise_writings(command[1], command[2])
                 elif kind == "threshold":
                     decoder.set_threshold(command[1], command[2])
                     events = []

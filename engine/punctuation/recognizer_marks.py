@@ -9,7 +9,18 @@ Two cases need it:
 
 ``RecognizerMarksDecoder`` honours the streaming decoder's interface (``push_many``,
 ``retract``, ``flush``…) so the engine thread, the journal and every view take it unchanged.
-A word's mark is known when the word arrives, so it settles at once, with no lookahead.
+
+When a word's mark settles depends on the recognizer. A writing that is final with its word
+settles on arrival. Live Whisper keeps rewriting a committed word's mark and capital while later
+decodes hear more after it (``RecognizerUpdate.rewritten``): the mark is shown at once as
+provisional, follows each newer writing, and settles when the recognizer says its writing has
+(``revise_writings``), or at the end of input.
+
+One mark and one case per seam: a word's case follows the mark shown before it, whichever
+decode wrote each. A sentence starts after an end mark (and at the first word), and nowhere
+else: Whisper's sentence-initial capitals are taken off its writings at the source
+(``without_initial_capitals``), so a capital left on a word after a comma is one Whisper wrote
+inside a sentence (a name, "I") and stays.
 """
 
 from __future__ import annotations
@@ -52,12 +63,20 @@ class RecognizerMarksDecoder:
 
     KEEP = 128  # marks remembered, for a retraction's "previous mark"
 
-    def __init__(self, settings: DecoderSettings):
+    def __init__(self, settings: DecoderSettings, settles_on_arrival: bool = True):
+        """``settles_on_arrival``: False for a recognizer that revises its writings
+        (``revises_writing``): marks then wait for ``revise_writings`` to settle them."""
         self.settings = settings  # kept for the views that show them; nothing here reads them
-        self._marks: deque[str] = deque(maxlen=self.KEEP)
+        self.settles_on_arrival = settles_on_arrival
+        self._marks: deque[str] = deque(maxlen=self.KEEP)  # settled marks, newest last
+        self._pending: list[Word] = []  # words from first_unsettled on, with their newest writing
+        self._shown: list[tuple] = []  # the (mark, case, form, inner) last shown for each pending word
         self.word_count = 0
         self.first_unsettled = 0
-        self.pending = 0
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
 
     @property
     def threshold(self) -> float:
@@ -81,42 +100,87 @@ class RecognizerMarksDecoder:
         events: list[Event] = []
         for word in words:
             p = self.word_count
-            mark, case, form = written_marks(word)
-            sentence_start = not self._marks or self._marks[-1] in SENTENCE_END_MARKS
-            inner = ""
-            if sentence_start and word.written and case == "lower":
-                # A sentence's capital follows from the mark before it, as in ``CaseRenderer``;
-                # Whisper sometimes forgets it on a buffer's first word.
-                case, inner, form = "capitalized", form, form[:1].upper() + form[1:]
-            elif sentence_start and case == "capitalized" and form.lower() not in _FIRST_PERSON:
-                inner = form[:1].lower() + form[1:]  # the capital only starts the sentence
-            events += [
-                Appended(p, word),
-                Provisional(p, mark, case, 1.0, form),
-                Settled(p, mark, case, 0, form, 1.0, inner),
-            ]
-            self._marks.append(mark)
+            self._pending.append(word)
+            self._shown.append(())
             self.word_count += 1
-            self.first_unsettled = self.word_count
+            events.append(Appended(p, word))
+            events += self._show(p)
+        if self.settles_on_arrival:
+            events += self._settle(self.word_count)
         return events
+
+    def revise_writings(self, rewritten: dict[int, Word], settled: int) -> list[Event]:
+        """Newer writings of pending words (by position; settled ones never change), then every
+        word before position ``settled`` settles."""
+        events: list[Event] = []
+        changed = sorted(p for p in rewritten if self.first_unsettled <= p < self.word_count)
+        for p in changed:
+            self._pending[p - self.first_unsettled] = rewritten[p]
+        for q in sorted({q for p in changed for q in (p, p + 1) if q < self.word_count}):
+            events += self._show(q)  # the word's own mark and case, and the case after its mark
+        return events + self._settle(settled)
 
     def retract(self, count: int) -> list[Event]:
         count = min(count, self.word_count)
         if count <= 0:
             return []
         cut = self.word_count - count
-        events: list[Event] = [Withdrawn(p) for p in range(cut, self.word_count)]
-        for _ in range(min(count, len(self._marks))):
+        events: list[Event] = [Withdrawn(p) for p in range(cut, min(self.first_unsettled, self.word_count))]
+        for _ in range(min(max(0, self.first_unsettled - cut), len(self._marks))):
             self._marks.pop()
-        self.word_count = self.first_unsettled = cut
+        keep = max(0, cut - self.first_unsettled)
+        del self._pending[keep:], self._shown[keep:]
+        self.word_count = cut
+        self.first_unsettled = min(self.first_unsettled, cut)
         return [*events, Retracted(cut)]
 
-    # Every mark settles on arrival: time, the end of speech and the end of input change nothing.
+    # Time changes nothing: a mark settles on arrival, or when its recognizer says so.
     def advance_time(self, now: float) -> list[Event]:
         return []
 
     def flush(self) -> list[Event]:
-        return []
+        """End of input: nothing will rewrite the pending words, so their marks settle as shown."""
+        return self._settle(self.word_count)
 
     def finish(self) -> list[Event]:
-        return []
+        return self.flush()
+
+    # -- internals ---------------------------------------------------------------------------
+    def _rendered(self, p: int) -> tuple[str, str, str, str]:
+        """(mark, case, form, inner form) of pending position ``p``, its case following the mark
+        shown before it."""
+        word = self._pending[p - self.first_unsettled]
+        mark, case, form = written_marks(word)
+        if p == self.first_unsettled:
+            before = self._marks[-1] if self._marks else None
+        else:
+            before = self._shown[p - 1 - self.first_unsettled][0]
+        sentence_start = before is None or before in SENTENCE_END_MARKS
+        inner = ""
+        if sentence_start and word.written and case == "lower":
+            case, inner, form = "capitalized", form, form[:1].upper() + form[1:]
+        elif sentence_start and case == "capitalized" and form.lower() not in _FIRST_PERSON:
+            inner = form[:1].lower() + form[1:]  # the capital only starts the sentence
+        return mark, case, form, inner
+
+    def _show(self, p: int) -> list[Event]:
+        rendered = self._rendered(p)
+        i = p - self.first_unsettled
+        if rendered == self._shown[i]:
+            return []
+        self._shown[i] = rendered
+        mark, case, form, _ = rendered
+        return [Provisional(p, mark, case, 1.0, form)]
+
+    def _settle(self, upto: int) -> list[Event]:
+        events: list[Event] = []
+        while self.first_unsettled < min(upto, self.word_count):
+            p = self.first_unsettled
+            mark, case, form, inner = self._shown[0]
+            # words seen after it when it settled; a writing final with its word waits for none
+            lookahead = 0 if self.settles_on_arrival else self.word_count - 1 - p
+            events.append(Settled(p, mark, case, lookahead, form, 1.0, inner))
+            self._marks.append(mark)
+            del self._pending[0], self._shown[0]
+            self.first_unsettled += 1
+        return events

@@ -143,6 +143,11 @@ class StreamingDecoder:
         events.append(Appended(self.word_count - 1, word))
         return events
 
+    def revise_writings(self, rewritten: dict[int, Word], settled: int) -> list[Event]:
+        """A recognizer's newer writings of words already pushed: the model reads a word's writing
+        (as evidence, ``hint_fusion``) when the word arrives, and the decision stays the model's."""
+        return []
+
     def advance_time(self, now: float) -> list[Event]:
         """Tell the decoder how far the audio has got; a long enough silence settles everything."""
         if not self._slots or self.silence_gap is None or not self.pending:

@@ -47,10 +47,18 @@ class RecognizerUpdate:
     rewrite earlier words from one update to the next). ``final``: the words
     finalised at an endpoint during this call, or None when there was none.
     When both are set, ``partial`` belongs to the utterance after the final.
+
+    A recognizer whose writing of a final word (``Word.written``: its marks and capitals) may
+    improve after the word itself is final (``revises_writing``) says so here: ``rewritten`` maps
+    a final word's index (counted from the reset, over every final) to the word with its newer
+    writing, and the first ``writings_settled`` final words' writings will never change again.
+    ``writings_settled`` is None from a recognizer whose writings are final with their words.
     """
 
     partial: list[Word] = field(default_factory=list)
     final: list[Word] | None = None
+    rewritten: dict[int, Word] = field(default_factory=dict)
+    writings_settled: int | None = None
 
 
 @runtime_checkable

@@ -12,11 +12,20 @@ The newest hypothesis's last word is never committed before the utterance ends: 
 the speaker may still be saying, and Whisper ends every buffer with a sentence mark.
 
 Words are compared by their bare text (``bare_word``: lower case, no marks), so that a word
-Whisper wrote "budget." at the end of one buffer and "budget," in the next still agrees; the
-committed word keeps the newest hypothesis's writing, the one that heard more after it.
+Whisper wrote "budget." at the end of one buffer and "budget," in the next still agrees.
+
+**A word's writing settles later than the word.** The hypothesis that commits a word has often
+heard only a word or two past it, and Whisper writes few marks inside a short buffer: the mark
+after a word is only as good as the context after it. So a committed word's text never changes,
+but its writing (its mark and capital) stays open: each later hypothesis that hears the word
+again writes it anew, and the newest writing is kept until a hypothesis has heard
+``settle_after`` words past the word, or the word has left the buffer, or the utterance ended.
+``take_writings`` hands out what changed and how many words' writings are settled.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, replace
 
 from engine.words import Word
 
@@ -25,10 +34,15 @@ _STRIPPED = "\"'“”‘’.,?!:;…()[]{}¿¡-–—"
 # A hypothesis word whose middle lies before the last committed word's end belongs to audio
 # already committed.
 OVERLAP_TOLERANCE = 0.05
+_SENTENCE_ENDS = (".", "?", "!")
+_CLOSING = "\"'”’)]}"
+_FIRST_PERSON = frozenset({"i", "i'm", "i'll", "i've", "i'd"})
 # The committed words are looked for among the last this many; a longer repeat is real speech.
 MAX_REPEATED = 5
 # How far one word's end time moves between two decodes of the same audio (seconds).
 SAME_WORD_DRIFT = 0.6
+# Words a hypothesis must have heard past a committed word before that word's writing settles.
+SETTLE_AFTER = 3
 
 
 def bare_word(written: str) -> str:
@@ -37,13 +51,69 @@ def bare_word(written: str) -> str:
     return written.strip().strip(_STRIPPED).lower()
 
 
-class LocalAgreement:
-    """Commit the prefix two consecutive hypotheses agree on; committed words never change."""
+@dataclass
+class _OpenWriting:
+    """A committed word whose writing may still change."""
 
-    def __init__(self) -> None:
+    index: int  # the word's place among the words committed since the reset
+    word: Word  # with its newest writing
+    heard_after: int  # words the hypothesis that wrote it had heard past it
+
+
+@dataclass(frozen=True)
+class Writings:
+    """What changed in the committed words' writings: ``rewritten`` maps a committed word's index
+    (counted from the reset) to the word with its new writing; the first ``settled`` committed
+    words' writings will never change again."""
+
+    rewritten: dict[int, Word]
+    settled: int
+
+
+def without_initial_capitals(hypothesis: list[Word]) -> list[Word]:
+    """``hypothesis`` with the capital that only starts a sentence taken off each writing.
+
+    Whisper capitalises the first word of every buffer and of every sentence it writes; whether a
+    sentence starts there is the mark before the word, which may come from another decode. So
+    such a capital says nothing, and the marks decoder puts it back after an end mark
+    (``RecognizerMarksDecoder``); a capital left in a writing is one Whisper gave a word inside
+    its own sentence (a name), which stays wherever it lands. "I" and its forms, and words
+    written all in capitals, keep theirs."""
+    out, starts = [], True
+    for word in hypothesis:
+        written = word.written
+        lead = len(written) - len(written.lstrip(_STRIPPED))
+        core = bare_word(written)
+        letters = written[lead:]
+        if (
+            starts
+            and letters[:1].isupper()
+            and not (len(core) > 1 and core.upper() == letters.strip(_STRIPPED))
+            and core not in _FIRST_PERSON
+        ):
+            written = written[:lead] + letters[:1].lower() + letters[1:]
+            word = replace(word, written=written)
+        out.append(word)
+        if written.strip():
+            starts = written.rstrip(_CLOSING).endswith(_SENTENCE_ENDS)
+    return out
+
+
+class LocalAgreement:
+    """Commit the prefix two consecutive hypotheses agree on; committed words never change, their
+    writings settle ``settle_after`` words later."""
+
+    def __init__(self, settle_after: int = SETTLE_AFTER) -> None:
+        if settle_after < 0:
+            raise ValueError(f"settle_after must be 0 or more, got {settle_after}")
+        self.settle_after = settle_after
         self.committed_end = 0.0  # end time of the last committed word
+        self.committed_count = 0  # words committed since the reset
         self._committed_tail: list[str] = []  # the last committed words' bare text
         self._previous: list[Word] = []  # the last hypothesis, less what it repeated of committed words
+        self._open: list[_OpenWriting] = []  # committed words whose writing may change, in order
+        self._rewritten: dict[int, Word] = {}  # writings changed since the last take_writings
+        self._settled = 0  # committed words whose writing is settled
 
     @property
     def unconfirmed(self) -> list[Word]:
@@ -53,6 +123,7 @@ class LocalAgreement:
     def agree(self, hypothesis: list[Word]) -> tuple[list[Word], list[Word]]:
         """(newly committed words, the unconfirmed tail) after one more hypothesis."""
         new = self._beyond_committed(hypothesis)
+        self._rewrite(hypothesis, len(hypothesis) - len(new))
         n = 0
         while n < min(len(new), len(self._previous)) and new[n].text == self._previous[n].text:
             n += 1
@@ -62,24 +133,42 @@ class LocalAgreement:
             # next decode, or for the end of the utterance (``finish``).
             n -= 1
         committed = new[:n]
-        self._remember(committed)
+        self._remember(committed, heard_after=len(new) - 1)
         self._previous = new[n:]
+        self._settle_heard()
         return committed, list(self._previous)
 
     def finish(self, hypothesis: list[Word] | None = None) -> list[Word]:
         """The utterance has ended: nothing more will be heard that could change ``hypothesis``, so
-        all of it is committed (with no ``hypothesis``: the pending tail as it is)."""
-        committed = self._previous if hypothesis is None else self._beyond_committed(hypothesis)
+        all of it is committed (with no ``hypothesis``: the pending tail as it is), and every
+        committed word's writing settles."""
+        if hypothesis is None:
+            committed = self._previous
+        else:
+            committed = self._beyond_committed(hypothesis)
+            self._rewrite(hypothesis, len(hypothesis) - len(committed))
         self._previous = []
-        self._remember(committed)
+        self._remember(committed, heard_after=len(committed) - 1)
+        self._settle_through(len(self._open))
         return list(committed)
 
     def forget_before(self, time: float) -> None:
-        """The audio before ``time`` left the buffer: the pending words there are gone with it."""
+        """The audio before ``time`` left the buffer: the pending words there are gone with it, and
+        the committed words there will not be heard again (their writings settle)."""
         self._previous = [w for w in self._previous if w.start is None or w.start >= time]
+        gone = [i for i, o in enumerate(self._open) if o.word.end is not None and o.word.end <= time + 1e-6]
+        if gone:
+            self._settle_through(gone[-1] + 1)
+
+    def take_writings(self) -> Writings:
+        """The writings changed since the last call, and how many committed words' writings are
+        settled (committed words are counted from the reset)."""
+        out = Writings(self._rewritten, self._settled)
+        self._rewritten = {}
+        return out
 
     def reset(self) -> None:
-        self.__init__()
+        self.__init__(self.settle_after)
 
     # -- internals ---------------------------------------------------------------------------
     def _beyond_committed(self, hypothesis: list[Word]) -> list[Word]:
@@ -102,13 +191,43 @@ class LocalAgreement:
             w for w in hypothesis if w.start is None or _middle(w) > self.committed_end - OVERLAP_TOLERANCE
         ]
 
-    def _remember(self, committed: list[Word]) -> None:
+    def _remember(self, committed: list[Word], heard_after: int) -> None:
+        """Keep ``committed``; ``heard_after``: words the hypothesis heard past its first word."""
         if not committed:
             return
         ends = [w.end for w in committed if w.end is not None]
         if ends:
             self.committed_end = max(self.committed_end, ends[-1])
         self._committed_tail = (self._committed_tail + [w.text for w in committed])[-MAX_REPEATED:]
+        for i, word in enumerate(committed):
+            self._open.append(_OpenWriting(self.committed_count, word, heard_after - i))
+            self.committed_count += 1
+
+    def _rewrite(self, hypothesis: list[Word], repeated: int) -> None:
+        """The hypothesis's first ``repeated`` words re-hear committed words: those still open take
+        its writing, which heard more after them. They are matched from the end, by text."""
+        i, j = repeated - 1, len(self._open) - 1
+        while i >= 0 and j >= 0 and hypothesis[i].text == self._open[j].word.text:
+            writing, heard = hypothesis[i].written, len(hypothesis) - 1 - i
+            held = self._open[j]
+            if heard >= held.heard_after:
+                if writing != held.word.written:
+                    held.word = replace(held.word, written=writing)
+                    self._rewritten[held.index] = held.word
+                held.heard_after = heard
+            i, j = i - 1, j - 1
+
+    def _settle_heard(self) -> None:
+        """Settle the open writings up to the last one heard ``settle_after`` words past."""
+        heard = [i for i, o in enumerate(self._open) if o.heard_after >= self.settle_after]
+        if heard:
+            self._settle_through(heard[-1] + 1)
+
+    def _settle_through(self, count: int) -> None:
+        if count <= 0:
+            return
+        self._settled = self._open[count - 1].index + 1
+        del self._open[:count]
 
 
 def _middle(word: Word) -> float:

@@ -44,6 +44,10 @@ class StabiliserOutput:
     ``unstable`` is the uncommitted tail of the current hypothesis, for display only.
     ``endpoint`` says a final result arrived: the utterance is over. ``horizon``: how many words
     of the whole stream (committed and not taken back) can no longer change, after this output.
+    ``rewritten`` and ``writings_settled``: the recognizer's newer writings of committed words,
+    by stream position, passed on as it gave them (``RecognizerUpdate``); only a recognizer that
+    commits its own words revises writings, and its words are never retracted, so its count of
+    final words is the stream's.
     """
 
     retract: int = 0
@@ -51,6 +55,8 @@ class StabiliserOutput:
     unstable: list[Word] = field(default_factory=list)
     endpoint: bool = False
     horizon: int = 0
+    rewritten: dict[int, Word] = field(default_factory=dict)
+    writings_settled: int | None = None
 
 
 def _divergence(a: list[Word], b: list[Word]) -> int:
@@ -111,6 +117,7 @@ class WordStabiliser:
             self._reconcile(update.final, out)
             out.endpoint = True
         self._observe(update.partial, now)
+        out.rewritten, out.writings_settled = update.rewritten, update.writings_settled
         if not self.commit_partials:
             out.unstable = list(update.partial)
             out.horizon = self.horizon

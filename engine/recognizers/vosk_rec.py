@@ -197,7 +197,10 @@ class VoskRecognizer:
             import vosk
         except ImportError as exc:
             raise RecognizerError("Vosk is not installed: run `pip install vosk`") from exc
-        vosk.SetLogLevel(0 if verbose else -1)  # Kaldi logs every model file it reads to stderr
+        # Kaldi logs every model file it reads, and warns about what it shrugs off while decoding
+        # (words it cannot align at the end of a long utterance): its messages up to warnings
+        # (-1) are for --verbose; errors (-2) still show.
+        vosk.SetLogLevel(0 if verbose else -2)
         self._vosk = vosk
         with _native_stderr_held(keep=verbose) as kaldi_output:
             try:

@@ -36,7 +36,12 @@ import numpy as np
 from engine.audio import SAMPLE_RATE
 from engine.recognizers import whisper_model
 from engine.recognizers.base import RecognizerError, RecognizerUpdate, as_pcm_bytes, clamp_confidence
-from engine.recognizers.local_agreement import LocalAgreement, bare_word
+from engine.recognizers.local_agreement import (
+    SETTLE_AFTER,
+    LocalAgreement,
+    bare_word,
+    without_initial_capitals,
+)
 from engine.recognizers.silero_vad import FRAME, StreamingVad
 from engine.words import Word
 
@@ -64,7 +69,8 @@ def _close_all() -> None:
 @dataclass(frozen=True)
 class WhisperOptions:
     """How the Whisper recognizer decodes. The live defaults were chosen from the cadence curve in
-    docs/PERFORMANCE.md (latency against CPU and WER)."""
+    docs/PERFORMANCE.md (latency against CPU and WER) and from live against file on the same audio
+    (docs/experiments, "Live Whisper against the same audio as a file")."""
 
     cadence: float = 0.75  # live: seconds of new audio between two decodes while speech goes on
     threads: int | None = None  # CTranslate2 threads; None: 1 live (a core stays free), up to 4 for files
@@ -75,6 +81,9 @@ class WhisperOptions:
     pack: float = 24.0  # files: decode once this much audio is gathered and an utterance has ended
     speech_threshold: float = 0.5  # Silero's probability above which a frame is speech
     beam_size: int = 1  # greedy: beam search costs several times more for a point or two of WER
+    # live: words a later decode must have heard past a committed word before its mark and capital
+    # settle (``LocalAgreement``); its text is final at once
+    settle_after: int = SETTLE_AFTER
 
     def __post_init__(self):
         if not 0.1 <= self.cadence <= 10:
@@ -96,6 +105,9 @@ class WhisperRecognizer:
         folder = model_path if model_path is not None else whisper_model.shipped_model_folder()
         self.model_path = whisper_model.check_whisper_model(folder)
         self.live = live
+        # Live, a committed word's mark and capital are rewritten by later decodes until they
+        # settle (``RecognizerUpdate.rewritten``); a file's words are written once.
+        self.revises_writing = live
         self.options = options or WhisperOptions()
         threads = self.options.threads or (1 if live else max(1, min(4, os.cpu_count() or 1)))
         # Loaded by path; the hub must not be asked for anything, even a missing file's name.
@@ -133,7 +145,7 @@ class WhisperRecognizer:
     # -- the interface -----------------------------------------------------------------------
     def reset(self) -> None:
         self._vad.reset()
-        self._agreement = LocalAgreement()
+        self._agreement = LocalAgreement(self.options.settle_after if self.live else 0)
         self._audio = np.zeros(0, dtype=np.float32)
         self._start = 0  # stream sample of self._audio[0]
         self._samples = 0  # samples accepted since the reset
@@ -146,7 +158,7 @@ class WhisperRecognizer:
         # Seconds of audio between decodes: the cadence, or longer while a decode takes longer than
         # that (a slow or busy CPU), so that the recognizer never falls further and further behind.
         self._interval = self.options.cadence
-        self._committed: list[Word] = []  # recent committed words, for the prompt
+        self._committed: dict[int, Word] = {}  # recent committed words by index, for the prompt and trims
 
     def accept(self, pcm) -> RecognizerUpdate:
         chunk = np.frombuffer(as_pcm_bytes(pcm), dtype="<i2").astype(np.float32) / 32768.0
@@ -154,6 +166,9 @@ class WhisperRecognizer:
         self._samples += len(chunk)
         self._since_decode += len(chunk)
         self._watch(self._vad.probabilities(chunk))
+        return self._with_writings(self._step())
+
+    def _step(self) -> RecognizerUpdate:
         if not self._has_speech:
             self._drop_silence()
             return RecognizerUpdate(partial=self._agreement.unconfirmed)
@@ -177,6 +192,16 @@ class WhisperRecognizer:
             return RecognizerUpdate(final=self._decode_full_window())
         return RecognizerUpdate()
 
+    def _with_writings(self, update: RecognizerUpdate) -> RecognizerUpdate:
+        """``update`` with the committed words' newer writings, and how many have settled."""
+        writings = self._agreement.take_writings()
+        for index, word in writings.rewritten.items():
+            if index in self._committed:
+                self._committed[index] = word
+        update.rewritten = writings.rewritten
+        update.writings_settled = writings.settled if self.revises_writing else None
+        return update
+
     def close(self) -> None:
         """Release the model (CTranslate2 stops its threads). Idempotent; a later decode raises
         ``RecognizerError``."""
@@ -194,8 +219,10 @@ class WhisperRecognizer:
 
     def flush(self) -> RecognizerUpdate:
         """End of input: decode what the buffer holds and commit all of it."""
-        return RecognizerUpdate(
-            partial=[], final=self._end_utterance() if self._has_speech else self._agreement.finish()
+        return self._with_writings(
+            RecognizerUpdate(
+                partial=[], final=self._end_utterance() if self._has_speech else self._agreement.finish()
+            )
         )
 
     def time_decode(self) -> float:
@@ -259,14 +286,13 @@ class WhisperRecognizer:
                     )
         if self.multilingual:
             self.language = info.language
-        return words
+        return without_initial_capitals(words)
 
     def _end_utterance(self) -> list[Word]:
         committed = self._agreement.finish(self._decode(self._audio))
         self._remember(committed)
-        self._start += len(self._audio)
-        self._audio = np.zeros(0, dtype=np.float32)
         self._has_speech = False
+        self._cut(len(self._audio))
         return committed
 
     def _decode_full_window(self) -> list[Word]:
@@ -289,6 +315,8 @@ class WhisperRecognizer:
             if p >= high or (self._in_speech and p >= high - 0.15):
                 if not self._in_speech:
                     self._onsets.append((self._vad_at - FRAME) / SAMPLE_RATE)
+                if not self._has_speech:
+                    self._since_decode = 0  # the first decode of an utterance hears a cadence of it
                 self._in_speech = True
                 self._has_speech = True
                 self._last_speech = self._vad_at
@@ -307,7 +335,7 @@ class WhisperRecognizer:
         if seconds <= self.options.trim_after:
             return
         buffer_start = self._start / SAMPLE_RATE
-        inside = [w for w in self._committed if w.end is not None and w.end > buffer_start]
+        inside = [w for w in self._committed.values() if w.end is not None and w.end > buffer_start]
         ends = [w for w in inside if w.written.endswith(SENTENCE_ENDS)]
         if ends:
             at = ends[-1].end
@@ -333,11 +361,17 @@ class WhisperRecognizer:
         return start
 
     def _remember(self, committed: list[Word]) -> None:
-        self._committed = (self._committed + committed)[-64:]
+        first = self._agreement.committed_count - len(committed)
+        for i, word in enumerate(committed):
+            self._committed[first + i] = word
+        for index in sorted(self._committed)[:-64]:
+            del self._committed[index]
 
     def _prompt(self) -> str | None:
         buffer_start = self._start / SAMPLE_RATE
         text = " ".join(
-            w.written or w.text for w in self._committed if w.end is not None and w.end <= buffer_start
+            w.written or w.text
+            for w in self._committed.values()
+            if w.end is not None and w.end <= buffer_start
         )
         return text[-PROMPT_CHARS:] or None

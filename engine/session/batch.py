@@ -29,11 +29,12 @@ StepProgress = Callable[[int, int], None]  # (positions scored, positions to sco
 
 class Interrupted(Exception):
     """Ctrl-C during ``transcribe_file``: ``transcript`` holds what was recognized (and
-    punctuated) before it, ``seconds`` how much of the audio that covers."""
+    punctuated) before it, ``seconds`` how much of the audio that covers; ``complete`` when that
+    is all of it (Ctrl-C came after the last chunk was heard: while punctuating, say)."""
 
-    def __init__(self, transcript: Transcript, seconds: float):
+    def __init__(self, transcript: Transcript, seconds: float, complete: bool = False):
         super().__init__(f"interrupted after {seconds:.1f} s")
-        self.transcript, self.seconds = transcript, seconds
+        self.transcript, self.seconds, self.complete = transcript, seconds, complete
 
 
 class _PartialRecognition(Exception):
@@ -74,23 +75,30 @@ def recognize_audio(
 
     Ctrl-C stops at the next chunk (half a second of audio) and raises ``_PartialRecognition``
     with every word heard so far, the utterance in progress included."""
+    with _ctrl_c_between_chunks() as interrupted:
+        return _recognize(audio, recognizer, progress, chunk_seconds, interrupted)
+
+
+def _recognize(
+    audio: np.ndarray, recognizer: Recognizer, progress: Progress | None, chunk_seconds: float, interrupted
+) -> list[Word]:
+    """``recognize_audio``'s loop; ``interrupted`` (a ``threading.Event``) is the caller's Ctrl-C."""
     recognizer.reset()
     step = int(chunk_seconds * SAMPLE_RATE)
     total = len(audio) / SAMPLE_RATE
     words: list[Word] = []
-    with _ctrl_c_between_chunks() as interrupted:
-        for at in range(0, len(audio), step):
-            if interrupted.is_set():
-                words.extend(recognizer.flush().final or [])
-                raise _PartialRecognition(words, at / SAMPLE_RATE)
-            update = recognizer.accept(audio[at : at + step])
-            if update.final:
-                words.extend(update.final)
-            if progress:
-                progress("recognizing", min(at + step, len(audio)) / SAMPLE_RATE, total)
-        words.extend(recognizer.flush().final or [])
-        if interrupted.is_set():  # during the last chunk: everything was heard, but stop as asked
-            raise _PartialRecognition(words, total)
+    for at in range(0, len(audio), step):
+        if interrupted.is_set():
+            words.extend(recognizer.flush().final or [])
+            raise _PartialRecognition(words, at / SAMPLE_RATE)
+        update = recognizer.accept(audio[at : at + step])
+        if update.final:
+            words.extend(update.final)
+        if progress:
+            progress("recognizing", min(at + step, len(audio)) / SAMPLE_RATE, total)
+    words.extend(recognizer.flush().final or [])
+    if interrupted.is_set():  # during the last chunk: everything was heard, but stop as asked
+        raise _PartialRecognition(words, total)
     return words
 
 
@@ -106,23 +114,57 @@ def repunctuate(
     with ``hint_fusion`` folds them into its own, one that reads word cues reads them as hints.
     The words are a whole session or file, so the last one ends a sentence.
 
+    A word whose mark settled (``TranscriptWord.settled``: a live session settled it, or a journal
+    kept it) keeps its mark, case and form exactly: the user saw them settle, a dictation may have
+    typed them. The decoder fills only the words that never settled, reading the whole text; when
+    every word settled it does not run at all.
+
     ``progress`` is called after each chunk of positions; raising from it cancels (the exception
     propagates, the chunks not yet started are dropped). ``workers`` chunks are scored at once.
     """
     from engine.punctuation.offline import OfflineDecoder
 
+    settled = [bool(getattr(w, "settled", False)) for w in words]
+    if all(settled):  # nothing to fill (an empty list included)
+        return Transcript([_kept(w) for w in words])
     plain = [Word(w.text, w.start, w.end, w.confidence, getattr(w, "written", "")) for w in words]
-    if not plain:
-        return Transcript([])
-    settled = OfflineDecoder.from_model(model, settings, workers=workers).decode(
-        plain, progress, end_of_input=True
+    decoder = OfflineDecoder.from_model(model, settings, workers=workers)
+    if not any(settled):
+        decided = decoder.decode(plain, progress, end_of_input=True)
+        return Transcript(
+            [
+                TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form, w.written, True)
+                for w, s in zip(plain, decided)
+            ]
+        )
+    return _fill_unsettled(words, settled, plain, decoder, progress)
+
+
+def _kept(word: TranscriptWord) -> TranscriptWord:
+    return TranscriptWord(
+        word.text, word.start, word.end, word.confidence, word.mark, word.case, word.form, word.written, True
     )
-    return Transcript(
-        [
-            TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form, w.written)
-            for w, s in zip(plain, settled)
-        ]
-    )
+
+
+def _fill_unsettled(words, settled: list[bool], plain: list[Word], decoder, progress) -> Transcript:
+    """Settled words as they are; the others marked from the decoder's probabilities over the whole
+    text, each capitalised after the mark that really precedes it (a settled one included)."""
+    from engine.punctuation.scoring import sentence_final_mark
+    from engine.words import CASE_LABELS, PUNCT_LABELS
+
+    punct, case = decoder.probabilities(plain, progress)
+    out, previous, last = [], None, len(plain) - 1
+    for i, (word, w) in enumerate(zip(words, plain)):
+        if settled[i]:
+            out.append(_kept(word))
+        else:
+            mark = sentence_final_mark(punct[i]) if i == last else PUNCT_LABELS[int(np.argmax(punct[i]))]
+            label, form = decoder.casing.render(w.text, CASE_LABELS[int(np.argmax(case[i]))], previous)
+            out.append(
+                TranscriptWord(w.text, w.start, w.end, w.confidence, mark, label, form, w.written, True)
+            )
+        previous = out[-1].mark
+    return Transcript(out)
 
 
 def keep_written_marks(words: Sequence[Word]) -> Transcript:
@@ -151,19 +193,28 @@ def transcribe_file(
     written_marks: bool = False,
 ) -> Transcript:
     """Recognize a whole file, then ``repunctuate`` its words (``written_marks``: keep the marks
-    the recognizer wrote instead). Ctrl-C while recognizing raises ``Interrupted`` with the words
-    heard so far, punctuated: an hour's work is not thrown away."""
+    the recognizer wrote instead). Ctrl-C raises ``Interrupted`` with the words heard so far,
+    punctuated: an hour's work is not thrown away. While recognizing it stops at the next chunk;
+    from the last chunk on (punctuating is short beside recognizing) it is held until the file's
+    words are punctuated, and ``Interrupted`` then holds them all (``complete``). The same held
+    Ctrl-C covers both stages and the step between them, so none of it can lose the file."""
     from engine.audio.file_source import read_all
 
     audio = read_all(path)
+    total = len(audio) / SAMPLE_RATE
     on_step = (lambda done, total: progress("punctuating", done, total)) if progress else None
 
     def punctuate(words, step=None):
         return keep_written_marks(words) if written_marks else repunctuate(words, model, settings, step)
 
-    try:
-        words = recognize_audio(audio, recognizer, progress)
-    except _PartialRecognition as partial:
-        raise Interrupted(punctuate(partial.words), partial.seconds) from None
-    del audio  # an hour of audio is 115 MB; the model does not need it any more
-    return punctuate(words, on_step)
+    with _ctrl_c_between_chunks() as interrupted:
+        try:
+            words = _recognize(audio, recognizer, progress, 0.5, interrupted)
+        except _PartialRecognition as partial:
+            heard = punctuate(partial.words)
+            raise Interrupted(heard, partial.seconds, complete=partial.seconds >= total) from None
+        del audio  # an hour of audio is 115 MB; the model does not need it any more
+        transcript = punctuate(words, on_step)
+    if interrupted.is_set():  # while punctuating: the file is whole, but stop as asked
+        raise Interrupted(transcript, total, complete=True)
+    return transcript

@@ -76,6 +76,14 @@ class RecognizerInfo:
     # Whose marks the text after Stop and an export take: "engine" (the offline decoder, which
     # folds Whisper's marks in where the model can) or "recognizer" (kept as shown).
     final_marks: str = "engine"
+    # The language the recognizer declares ("ko", "en-us"; None: unknown, taken for English).
+    language: str | None = None
+
+    @property
+    def english(self) -> bool:
+        """Whether the words are English: words of another language pass through unmarked, so an
+        export must not end them with an English period (``render``'s ``end_sentence``)."""
+        return is_english(self.language)
 
     @property
     def journal_model(self) -> str | None:
@@ -109,12 +117,15 @@ def choose_decoder(model, settings, recognizer, marks: str = "auto"):
         from engine.vosk_models.catalogue import language_name
 
         writes = "its own marks" if getattr(recognizer, "multilingual", False) else "no punctuation"
-        return RecognizerMarksDecoder(settings), (
+        settles_on_arrival = not getattr(recognizer, "revises_writing", False)
+        return RecognizerMarksDecoder(settings, settles_on_arrival), (
             f"The recognizer hears {language_name(language)} and livecap's punctuation model is "
             f"English: the words are shown as recognized, with {writes}."
         )
     if whose_marks(recognizer, marks) == "recognizer":
-        return RecognizerMarksDecoder(settings), ""
+        return RecognizerMarksDecoder(
+            settings, settles_on_arrival=not getattr(recognizer, "revises_writing", False)
+        ), ""
     notice = (
         ""
         if marks != "recognizer"
@@ -260,7 +271,11 @@ class SessionResources:
         recognizer, notice, ways_out = self._recognizers[key]
         model = getattr(recognizer, "model_path", None)
         info = RecognizerInfo(
-            recognizer.name, notice, None if model is None else str(model), ways_out=ways_out
+            recognizer.name,
+            notice,
+            None if model is None else str(model),
+            ways_out=ways_out,
+            language=getattr(recognizer, "language", None),
         )
         return recognizer, info
 
@@ -303,6 +318,7 @@ def build_live_session(
         header = {
             "recognizer": info.name,
             "model": info.journal_model,
+            "language": info.language,  # what ``livecap recover`` and Restore export by
             "punctuation_model": str(model.model_dir),
             "source": source.name,
         }

@@ -99,17 +99,26 @@ class LiveSession:
         self.samples = 0  # audio fed to the recognizer
         self._fanout = FanOut("session subscriber")
         self._stop = threading.Event()
+        # Set by the recognizer thread as its last act. Waiting on it instead of joining the thread:
+        # on Python before 3.13 a Ctrl-C that lands inside Thread.join() marks a running thread as
+        # finished, and stop() then closed the engine while the recognizer was still flushing its
+        # last words (lost), printing after the summary and holding the audio source until exit.
+        self._input_done = threading.Event()
         self._stopped = False
         self._last_unstable: tuple[str, ...] = ()
         self._horizon = 0
+        self._writings_settled = 0  # stream words whose writing the recognizer will not revise
         self._thread = threading.Thread(target=self._run, name="recognizer", daemon=True)
         self.recognizer_cpu_seconds = 0.0
-        self.engine.subscribe(self.builder.apply)
+        # The engine's subscribers, in order: also told of the last sentence's end at stop().
+        self._engine_subscribers: list[Subscriber] = [self.builder.apply]
         if journal is not None:
-            self.engine.subscribe(journal.apply)
+            self._engine_subscribers.append(journal.apply)
             if journal.on_error is None:  # a full disk: the user must hear that the journal stopped
                 journal.on_error = lambda message: self._emit([SourceNotice("error", message)])
-        self.engine.subscribe(self._fanout.publish)  # engine events, on the engine thread
+        self._engine_subscribers.append(self._fanout.publish)  # engine events, on the engine thread
+        for subscriber in self._engine_subscribers:
+            self.engine.subscribe(subscriber)
 
     # -- lifecycle -------------------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> None:
@@ -132,17 +141,18 @@ class LiveSession:
         return self
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until the input has ended (a file finished, or an error); True if it has."""
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
+        """Block until the input has ended (a file finished, or an error); True if it has.
+        Safe to interrupt with Ctrl-C (see ``_input_done``)."""
+        return self._input_done.wait(timeout)
 
     @property
     def input_ended(self) -> bool:
-        return self._thread.ident is not None and not self._thread.is_alive()
+        return self._input_done.is_set()
 
     def stop(self, timeout: float = 30.0) -> Transcript:
-        """Stop the source, drain what it still holds, flush the recognizer, the stabiliser and
-        the engine (every mark settles), close the journal. Returns the transcript. Idempotent."""
+        """Stop the source, drain what it still holds, flush the recognizer (its last decode), the
+        stabiliser and the engine (every mark settles, the last word ends a sentence), close the
+        journal. Returns the transcript. Idempotent; safe to call right after a Ctrl-C."""
         if self._stopped:
             return self.transcript
         self._stopped = True
@@ -152,13 +162,16 @@ class LiveSession:
         except Exception:  # a broken device must not keep us from saving the words we have
             log.exception("stopping the audio source failed")
         if self._thread.ident is not None:
-            self._thread.join(timeout)
-            if self._thread.is_alive():
+            # The drain and the recognizer's last decode happen there; only then may the engine stop.
+            if not self._input_done.wait(timeout):
                 raise TimeoutError(f"the recognizer thread did not stop within {timeout} s")
+            self._thread.join(timeout)
         settled = False
         try:
             self.engine.stop(timeout)
             settled = self.engine.failed is None
+            if settled:
+                self._end_last_sentence()
         finally:
             if self.journal is not None:
                 # Clean only if every word got its mark: otherwise recovery should offer it.
@@ -179,8 +192,28 @@ class LiveSession:
         """Words the stabiliser committed and did not take back: what the transcript must hold."""
         return self.words_pushed - self.words_retracted
 
+    def _end_last_sentence(self) -> None:
+        """The session is over, so its last word ends a sentence: the decoder's ``finish`` (the
+        one re-settling it allows, since nothing can follow) goes to every engine subscriber, the
+        journal included, so the settled marks everyone keeps are the final ones. Runs after the
+        engine thread ended: the decoder is this thread's now."""
+        events = self.engine.decoder.finish()
+        if not events:
+            return
+        for subscriber in self._engine_subscribers:
+            try:
+                subscriber(events)
+            except Exception:  # one broken subscriber must not keep the others from the last mark
+                log.exception("a session subscriber failed on the last sentence's end")
+
     # -- the recognizer thread -----------------------------------------------------------
     def _run(self) -> None:
+        try:
+            self._read_and_recognize()
+        finally:
+            self._input_done.set()
+
+    def _read_and_recognize(self) -> None:
         try:
             while not self._stop.is_set():
                 chunk = self.source.read(self.read_timeout)
@@ -228,6 +261,10 @@ class LiveSession:
             self.words_retracted += out.retract
         self.engine.push_many(out.commit)  # committed together: one inference
         self.words_pushed += len(out.commit)
+        if out.rewritten or (out.writings_settled or 0) > self._writings_settled:
+            # after the words they rewrite: the engine takes commands in order
+            self._writings_settled = max(self._writings_settled, out.writings_settled or 0)
+            self.engine.revise_writings(out.rewritten, self._writings_settled)
         if out.horizon > self._horizon:  # words the recognizer will never take back
             self._horizon = out.horizon
             self.engine.finalize(out.horizon)

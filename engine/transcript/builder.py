@@ -37,8 +37,10 @@ class TranscriptBuilder:
                 if isinstance(event, Settled):
                     self.settled[event.position] = True
                     self.lookahead[event.position] = event.lookahead_used
+                word.settled = self.settled[event.position]
             elif isinstance(event, Withdrawn):
                 self.settled[event.position] = False
+                words[event.position].settled = False
             elif isinstance(event, Retracted):
                 del words[event.from_position :]
                 del self.settled[event.from_position :]

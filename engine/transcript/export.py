@@ -262,13 +262,16 @@ def ended(t: Transcript) -> Transcript:
     return replace(t, words=words)
 
 
-def render(t: Transcript, fmt: str) -> str:
-    """The text of ``t`` in ``fmt`` (a key of FORMATS), its last sentence ended."""
-    return FORMATS[fmt](ended(t))
+def render(t: Transcript, fmt: str, end_sentence: bool = True) -> str:
+    """The text of ``t`` in ``fmt`` (a key of FORMATS), its last sentence ended (``ended``) unless
+    ``end_sentence`` is False: words of a language the punctuation model does not know pass
+    through unmarked, and a period after the last one would be the one English mark among them."""
+    return FORMATS[fmt](ended(t) if end_sentence else t)
 
 
-def export(t: Transcript, fmt: str | None, path: str | os.PathLike[str]) -> Path:
+def export(t: Transcript, fmt: str | None, path: str | os.PathLike[str], end_sentence: bool = True) -> Path:
     """Write ``t`` to ``path`` in ``fmt`` (guessed from the extension when None). Returns the path.
+    ``end_sentence``: as for ``render``.
 
     The text is rendered before the file is touched, so a transcript that
     cannot be exported leaves an existing file exactly as it was.
@@ -283,6 +286,6 @@ def export(t: Transcript, fmt: str | None, path: str | os.PathLike[str]) -> Path
     key = fmt.lower().lstrip(".")
     if key not in FORMATS:
         raise ExportError(f"Unknown export format {fmt!r}; choose one of: {', '.join(FORMATS)}.")
-    text = render(t, key)
+    text = render(t, key, end_sentence)
     atomic_write_text(path, text)
     return Path(path)

@@ -87,7 +87,9 @@ class JournalWriter:
         # Positions appended but not yet settled: the only words the writer keeps in memory
         # (the decoder keeps at most a few dozen pending).
         self._pending: dict[int, Word] = {}
-        self._settled: set[int] = set()  # settled positions not yet trimmed (for the word count)
+        # Settled positions not yet trimmed (for the word count), with their words: the end of a
+        # session may settle the last one again with the mark that ends its sentence.
+        self._settled: dict[int, Word] = {}
         self._io = threading.Lock()  # the engine thread writes, the timer thread fsyncs
         self._dirty = False
         self._closed = False
@@ -125,7 +127,10 @@ class JournalWriter:
                 self._pending[event.position] = event.word
             elif isinstance(event, Settled):
                 word = self._pending.pop(event.position, None)
-                if word is None:
+                again = word is None and event.position in self._settled
+                if again:  # settled anew (the session's end): the newer line wins when read
+                    word = self._settled[event.position]
+                elif word is None:
                     continue  # appended before this writer subscribed: nothing to say about it
                 records.append(
                     {
@@ -141,25 +146,26 @@ class JournalWriter:
                         **({"written": word.written} if word.written else {}),
                     }
                 )
-                self.words += 1
-                self._settled.add(event.position)
+                if not again:
+                    self.words += 1
+                self._settled[event.position] = word
             elif isinstance(event, Withdrawn):
                 records.append({"t": "withdrawn", "position": event.position})
-                if event.position in self._settled:
-                    self._settled.discard(event.position)
+                if self._settled.pop(event.position, None) is not None:
                     self.words -= 1
             elif isinstance(event, Retracted):
                 records.append({"t": "retracted", "from": event.from_position})
                 for p in [p for p in self._pending if p >= event.from_position]:
                     del self._pending[p]
-                gone = {p for p in self._settled if p >= event.from_position}  # Withdrawn came first
-                self._settled -= gone
+                gone = [p for p in self._settled if p >= event.from_position]  # Withdrawn came first
+                for p in gone:
+                    del self._settled[p]
                 self.words -= len(gone)
         # Settled positions far behind can no longer be withdrawn (the decoder keeps at most
         # a few hundred words): forget them, so the set, scanned on every retraction, stays small.
         if len(self._settled) > 2048:
             newest = max(self._settled)
-            self._settled = {p for p in self._settled if p > newest - 1024}
+            self._settled = {p: w for p, w in self._settled.items() if p > newest - 1024}
         if records:
             self._write(records)
 
@@ -254,6 +260,29 @@ class JournalContents:
     def started(self) -> str | None:
         return self.header.get("started")
 
+    @property
+    def language(self) -> str | None:
+        """The language the session's recognizer heard, as the header names it (None: unknown,
+        taken for English). A journal from before headers named it: its Vosk model's, when the
+        model's folder is still there to tell."""
+        if "language" in self.header:
+            language = self.header["language"]
+            return language if isinstance(language, str) else None
+        model = self.header.get("model")
+        if self.header.get("recognizer") != "vosk" or not isinstance(model, str) or not Path(model).is_dir():
+            return None
+        from engine.vosk_models.catalogue import model_language
+
+        return model_language(model)
+
+    @property
+    def english(self) -> bool:
+        """Whether the session's words are English; words of another language passed through
+        unmarked, and an export must not end them with an English period."""
+        from engine.session.build import is_english
+
+        return is_english(self.language)
+
 
 def read_journal(path: str | os.PathLike[str]) -> JournalContents:
     """Parse a journal; withdrawals are applied, torn or unreadable lines skipped."""
@@ -266,7 +295,10 @@ def read_journal(path: str | os.PathLike[str]) -> JournalContents:
                 record = json.loads(line)
                 kind = record["t"]
                 if kind == "word":
-                    words[int(record["position"])] = TranscriptWord.from_dict(record, text_key="text")
+                    # Only settled words are journaled: their marks are final (``repunctuate`` keeps them).
+                    word = TranscriptWord.from_dict(record, text_key="text")
+                    word.settled = True
+                    words[int(record["position"])] = word
                 elif kind == "withdrawn":
                     words.pop(int(record["position"]), None)
                 elif kind == "retracted":

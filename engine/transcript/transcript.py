@@ -10,7 +10,7 @@ they cannot go stale after an edit.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.words import CASE_LABELS, MARK_TEXT, PUNCT_LABELS, SENTENCE_END_MARKS, apply_case
@@ -35,6 +35,10 @@ class TranscriptWord:
     # The word as its recognizer wrote it, marks and capitals included (Whisper), "" for one that
     # writes none: a second punctuation pass (the offline decoder) folds it in again.
     written: str = ""
+    # Whether its mark and case settled (a live session said so, or the journal has it): a second
+    # punctuation pass keeps them exactly and fills only the words that never settled. Where the
+    # word's decision came from, not part of it: equal words compare equal whatever it says.
+    settled: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         # Fail where the bad label enters (a hand-edited file, a buggy caller),
@@ -185,6 +189,11 @@ class Transcript:
     def has_times(self) -> bool:
         """True when every word has a start and an end (what subtitles need)."""
         return all(w.has_times for w in self.words)
+
+    def copy(self) -> Transcript:
+        """A copy of every word, each field kept (``settled`` too), that another thread may read
+        while this one keeps changing."""
+        return Transcript([replace(w) for w in self.words])
 
     def segment_words(self, segment: Segment) -> list[TranscriptWord]:
         return self.words[segment.start_index : segment.end_index]

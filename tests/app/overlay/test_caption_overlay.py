@@ -194,6 +194,23 @@ def test_sliding_window_of_recent_text_keeps_lines_stable(overlay):
     check_roll(overlay, updates, lambda step: text[: step + 1])
 
 
+@pytest.mark.parametrize("lines", [2, 3])
+def test_taking_back_the_last_lines_shows_the_earlier_text_again(overlay, lines):
+    # A recognizer's partial words shrink, or its last words are retracted: the overlay scrolls
+    # back down to the earlier text rather than leaving its upper lines empty.
+    overlay.resize(420, overlay.height())
+    overlay.set_lines(lines)
+    text = words(60)
+    for i in range(20, len(text) + 1):
+        overlay.set_captions(" ".join(text[:i]), "")
+    shown = overlay.laid_out_lines()
+    kept = len(text) - len(shown[-1].text.split()) - len(shown[-2].text.split())
+    overlay.set_captions(" ".join(text[:kept]), "")
+    assert len(overlay.laid_out_lines()) == lines
+    after = line_words(overlay)
+    assert after == text[kept - len(after) : kept]
+
+
 def test_whole_transcript_every_time_is_cheap_and_correct(overlay):
     text = words(20000)  # an hour-long meeting passed in full on each update
     overlay.set_captions(" ".join(text[:-1]), "")

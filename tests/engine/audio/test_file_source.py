@@ -228,3 +228,42 @@ def test_non_audio_and_unsupported(tmp_path):
     _expect_one_error(aiff, "not a WAV, FLAC or OGG audio file", "AIFF")
     with pytest.raises(AudioError, match="no such file"):
         FileSource(tmp_path / "missing.wav")
+
+
+LEFT_AT_EXIT = """
+import sys, threading, time
+sys.path[:0] = [{root!r}]
+{make}
+source.start()
+source.read(0.1)
+source.stop()
+while source.read(0) is not None:
+    pass
+# A thread that has not finished when the process ends still holds the stopped source.
+threading.Thread(target=lambda held=source: time.sleep(60), daemon=True).start()
+"""
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        "from engine.audio.file_source import FileSource\nsource = FileSource(sys.argv[1])",
+        "from tests.engine.audio.test_microphone import FakeHardware, make_source\n"
+        "source = make_source(FakeHardware(), 'USB Mic')",
+    ],
+    ids=["file", "microphone"],
+)
+def test_a_stopped_source_holds_no_native_resampler_at_exit(tmp_path, make):
+    """A stopped source let go of soxr's state: held past the end of the process (by a thread
+    still running), it used to print nanobind's leak report after everything else."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    path = tmp_path / "tone.wav"
+    sf.write(path, (0.3 * np.sin(np.arange(44100) * 0.05)).astype(np.float32), 44100)
+    script = LEFT_AT_EXIT.format(root=str(root), make=make)
+    r = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == "", r.stderr

@@ -315,3 +315,18 @@ def test_stop_before_start_and_threads_end():
     src.stop()
     time.sleep(0.05)
     assert threading.active_count() <= before
+
+
+def test_after_stop_the_captured_audio_and_the_resamplers_tail_are_handed_out_then_none():
+    """What a microphone captured before stop() is still recognized (the session drains it): every
+    sample, the resampler's last ones included; then the resampler lets go of its native state."""
+    hw = FakeHardware(speed=8.0)
+    src = make_source(hw, "USB Mic")  # 48 kHz: resampled
+    src.start()
+    got = [collect(src, 0.3)]
+    src.stop()
+    while (chunk := src.read(0)) is not None:
+        got.append(chunk)
+    captured = sum(s.phase for s in hw.streams)  # frames the device delivered, at 48 kHz
+    assert abs(sum(len(c) for c in got) - captured / 3) <= 2
+    assert src.read(0) is None

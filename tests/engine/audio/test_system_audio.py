@@ -221,6 +221,22 @@ def test_monitor_lost_and_back(pulse):
 
 
 @pytest.mark.needs_pulse
+def test_ctrl_c_in_the_terminal_reaches_livecap_not_its_parec(pulse):
+    """A terminal's Ctrl-C goes to its whole foreground process group. parec dying with it cut off
+    the audio it still held and said "device lost" while livecap was settling its last words:
+    parec runs in a session of its own, and livecap ends it itself when it stops."""
+    src = SystemAudioSource(f"{SINK}.monitor").start()
+    try:
+        assert src.read(3.0) is not None
+        parec = src.pid
+        assert os.getsid(parec) == parec != os.getsid(0)
+        os.kill(parec, 0)  # still running
+    finally:
+        src.stop()
+    assert not Path(f"/proc/{parec}").exists() and parec_children() == []
+
+
+@pytest.mark.needs_pulse
 def test_unknown_monitor_lists_the_available_ones(pulse):
     with pytest.raises(AudioError) as info:
         SystemAudioSource("headset.monitor").start()

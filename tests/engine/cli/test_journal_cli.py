@@ -3,6 +3,7 @@ the data folder cannot be written."""
 
 import json
 import os
+import signal
 import stat
 import tempfile
 import time
@@ -77,7 +78,7 @@ def test_recover_lists_and_exports_any_kept_session_repunctuated(env, tmp_path, 
         f"recovered-{crashed.stem}.json",
     }
     r = livecap(env, "recover", "--all", "--format", "json", "-o", out, *model_dir, timeout=120)
-    assert r.returncode == 2 and "exists already" in r.stderr  # never overwrites a saved transcript
+    assert r.returncode == 2 and "already exists; pass --overwrite" in r.stderr  # never unasked
     r = livecap(env, "recover", "session-19990101-000000", timeout=60)
     assert r.returncode == 2 and "no kept session named session-19990101-000000" in r.stderr
 
@@ -98,6 +99,16 @@ def test_keep_days_is_a_setting(env):
 @pytest.fixture(scope="module")
 def wav(tmp_path_factory):
     return write_speech_wav(tmp_path_factory.mktemp("journal_cli") / "talk.wav", repeats=1)
+
+
+@pytest.fixture(scope="module")
+def talk_then_silence(tmp_path_factory):
+    """A sentence, then two minutes of silence: played in real time, the session is still running
+    long after the sentence's words are journaled, so a signal sent once they are lands mid-session
+    whatever the recognizer's or the machine's pace."""
+    return write_speech_wav(
+        tmp_path_factory.mktemp("journal_cli") / "talk-then-silence.wav", repeats=1, gap=120
+    )
 
 
 @pytest.mark.slow
@@ -157,9 +168,21 @@ def _crash_env(tmp_path: Path) -> dict:
 
 
 def _listen_until_words(env, wav, tiny_model_dir):
+    """A real-time ``listen`` of ``wav``, once its journal holds words (the recognizer is not what
+    these tests are about: PocketSphinx, light and quick to start)."""
     from tests.engine.cli.conftest import livecap_process
 
-    listen = livecap_process(env, "listen", "--source", wav, "--realtime", "--model-dir", tiny_model_dir)
+    listen = livecap_process(
+        env,
+        "listen",
+        "--source",
+        wav,
+        "--realtime",
+        "--recognizer",
+        "pocketsphinx",
+        "--model-dir",
+        tiny_model_dir,
+    )
     deadline = time.monotonic() + 60
     folder = Path(env["TMPDIR"]) / f"livecap-{os.getuid()}" / "journal"
     while time.monotonic() < deadline:
@@ -174,12 +197,13 @@ def _listen_until_words(env, wav, tiny_model_dir):
 @pytest.mark.slow
 @pytest.mark.needs_espeak
 def test_recover_finds_a_crashed_session_in_the_temporary_fallback_and_the_next_start_reuses_it(
-    wav, tmp_path, tiny_model_dir
+    wav, talk_then_silence, tmp_path, tiny_model_dir
 ):
     env = _crash_env(tmp_path)
-    listen, journal = _listen_until_words(env, wav, tiny_model_dir)
+    listen, journal = _listen_until_words(env, talk_then_silence, tiny_model_dir)
     listen.kill()  # kill -9: nothing is closed
     listen.communicate(timeout=30)
+    assert listen.returncode == -signal.SIGKILL  # killed mid-session, not ended on its own
     base = journal.parent.parent
     assert stat.S_IMODE(base.stat().st_mode) == 0o700 and base.stat().st_uid == os.getuid()
     assert stat.S_IMODE(journal.parent.stat().st_mode) == 0o700
@@ -194,7 +218,7 @@ def test_recover_finds_a_crashed_session_in_the_temporary_fallback_and_the_next_
     assert list((tmp_path / "saved").iterdir()), "nothing was saved"
 
     # The next session journals to the same folder: nothing new appears in the temporary folder.
-    r = livecap(env, "listen", "--source", wav, "--model-dir", tiny_model_dir)
+    r = livecap(env, "listen", "--source", wav, "--recognizer", "pocketsphinx", "--model-dir", tiny_model_dir)
     assert r.returncode == 0, r.stderr
     assert sorted(p.name for p in Path(env["TMPDIR"]).iterdir()) == [base.name]
     assert len(list(journal.parent.glob("session-*.jsonl"))) == 2
@@ -217,12 +241,164 @@ def test_a_fallback_folder_of_another_user_or_a_link_is_refused(tmp_path, monkey
 
 @pytest.mark.slow
 @pytest.mark.needs_espeak
-def test_sigterm_ends_listen_as_ctrl_c_does(wav, tmp_path, tiny_model_dir):
+def test_sigterm_ends_listen_as_ctrl_c_does(talk_then_silence, tmp_path, tiny_model_dir):
     env = _crash_env(tmp_path)
-    listen, journal = _listen_until_words(env, wav, tiny_model_dir)
+    listen, journal = _listen_until_words(env, talk_then_silence, tiny_model_dir)
     listen.terminate()  # SIGTERM
     _, err = listen.communicate(timeout=60)
     assert listen.returncode == 0, err
     assert "stopping (settling the last marks)" in err and "words; transcript journal saved to" in err
     assert read_journal(journal).closed  # ended cleanly, not "unfinished"
     assert not journal.with_name(f".{journal.name}.lock").exists()
+
+
+# ---- what recover saves, where it looks, in what order -------------------------------------------
+def write_rows(folder: Path, name: str, started: str, words: list[dict], closed: bool = False) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = [{"t": "header", "version": 1, "started": started, "source": "mic"}, *words]
+    if closed:
+        rows.append({"t": "closed", "words": len(words)})
+    path = folder / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def contrary_words(tiny_model_dir) -> list[dict]:
+    """Journal lines whose settled marks and capitals differ from what the offline decoder would
+    choose for the same words, at every word."""
+    from engine.words import Word
+
+    text = "so we start can you hear me at the back or shall i speak up".split()
+    timed = [Word(t, k * 0.5, k * 0.5 + 0.4) for k, t in enumerate(text)]
+    decided = repunctuate(timed, PunctuationModel(tiny_model_dir))
+    other = {"none": "comma", "comma": "period", "period": "question", "question": "none"}
+    lines = []
+    for k, (w, d) in enumerate(zip(timed, decided.words)):
+        case = "lower" if d.case != "lower" else "capitalized"
+        form = w.text if case == "lower" else w.text.capitalize()
+        lines.append(
+            {"t": "word", "position": k, "text": w.text, "form": form, "mark": other[d.mark], "case": case,
+             "start": w.start, "end": w.end, "confidence": 1.0}
+        )  # fmt: skip
+    return lines
+
+
+@pytest.mark.parametrize("fmt", ["txt", "json", "srt"])
+def test_recover_keeps_every_settled_mark_byte_for_byte(env, tmp_path, tiny_model_dir, fmt):
+    folder = Path(env["LIVECAP_DATA_DIR"]) / "journal"
+    crashed = write_rows(folder, "session-20260101-120000.jsonl", "2026-01-01T12:00:00+00:00",
+                         contrary_words(tiny_model_dir))  # fmt: skip
+    out = tmp_path / "out"
+    r = livecap(env, "recover", "--format", fmt, "-o", out, "--model-dir", tiny_model_dir, timeout=120)
+    assert r.returncode == 0, r.stderr
+    # Every journaled word settled live: saved exactly as the captions showed it.
+    expected = render(read_journal(crashed).transcript, fmt, tmp_path)
+    assert (out / f"recovered-{crashed.stem}.{fmt}").read_text() == expected
+
+
+def test_recover_replaces_a_saved_transcript_only_with_overwrite(env, tmp_path, tiny_model_dir):
+    folder = Path(env["LIVECAP_DATA_DIR"]) / "journal"
+    journal = write_journal(folder, "session-20260101-120000.jsonl", ["hello", "there"], closed=True)
+    out = tmp_path / "out"
+    out.mkdir()
+    saved = out / f"recovered-{journal.stem}.txt"
+    saved.write_text("my edited notes\n")
+    model_dir = ["--model-dir", tiny_model_dir]
+
+    r = livecap(env, "recover", journal.stem, "-o", out, *model_dir, timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"{saved} already exists; pass --overwrite to replace it" in r.stderr
+    assert saved.read_text() == "my edited notes\n"
+
+    r = livecap(env, "recover", journal.stem, "-o", out, "--overwrite", *model_dir, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert saved.read_text().split() == ["hello", "there."] and not list(out.glob(".*"))
+
+
+def test_recover_lists_the_sessions_oldest_first_whatever_their_folder_or_name(tmp_path):
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = _crash_env(tmp_path)
+    env.update(XDG_DATA_HOME=str(tmp_path / "data"), XDG_RUNTIME_DIR=str(runtime))
+    main = tmp_path / "data" / "livecap" / "journal"
+    fallback = runtime / "livecap" / "journal"
+    word = {"t": "word", "position": 0, "text": "hi", "form": "Hi", "mark": "period", "case": "capitalized",
+            "start": 0.0, "end": 0.3, "confidence": 1.0}  # fmt: skip
+    # Started: 09:00 UTC (its name says 12:00 local, +03:00), 10:00 UTC, 11:00 UTC, noon UTC.
+    write_rows(main, "session-20260101-120000.jsonl", "2026-01-01T12:00:00+03:00", [word], closed=True)
+    write_rows(main, "session-20260101-110000.jsonl", "2026-01-01T12:00:00+00:00", [word], closed=True)
+    write_rows(fallback, "session-20260101-100000.jsonl", "2026-01-01T10:00:00+00:00", [word])
+    write_rows(main, "session-20260101-110000-2.jsonl", "2026-01-01T11:00:00+00:00", [word], closed=True)
+
+    r = livecap(env, "recover", "--list", timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == f"Kept sessions in {main} and {fallback}, oldest first:"
+    assert [line.split(":")[0] for line in lines[1:]] == [
+        "session-20260101-120000.jsonl",
+        "session-20260101-100000.jsonl",
+        "session-20260101-110000-2.jsonl",
+        "session-20260101-110000.jsonl",
+    ]
+
+
+def test_with_an_unusable_home_recover_names_the_folder_it_read(tmp_path):
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = _crash_env(tmp_path)  # HOME=/proc: the per-user folder cannot exist
+    env["XDG_RUNTIME_DIR"] = str(runtime)
+    fallback = runtime / "livecap" / "journal"
+    write_journal(fallback, "session-20260101-120000.jsonl", ["hello"], closed=True)
+
+    r = livecap(env, "recover", timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == (
+        f"Nothing to recover: every session in {fallback} ended cleanly "
+        "(1 kept; livecap recover --list shows them)."
+    )
+    r = livecap(env, "recover", "--list", timeout=60)
+    assert r.returncode == 0 and "/proc" not in r.stdout, r.stdout
+    assert r.stdout.splitlines()[0] == f"Kept sessions in {fallback}, oldest first:"
+
+    fallback.joinpath("session-20260101-120000.jsonl").unlink()
+    r = livecap(env, "recover", "--list", timeout=60)
+    assert r.stdout.strip() == f"No kept sessions in {fallback}.", r.stdout  # read, and empty
+    fallback.rmdir()
+    r = livecap(env, "recover", "--list", timeout=60)
+    assert r.stdout.strip() == (
+        f"No kept sessions in any journal folder (looked in /proc/.local/share/livecap/journal, {fallback})."
+    )
+
+
+def test_recover_ends_no_session_of_another_language_with_an_english_period(env, tmp_path, tiny_model_dir):
+    """A Korean Vosk model's words were journaled unmarked: the saved transcript ends as it was
+    heard. The header names the language; an older one names the Vosk model, whose folder does."""
+    folder = Path(env["LIVECAP_DATA_DIR"]) / "journal"
+    korean_model = tmp_path / "vosk-model-small-ko-0.22"
+    korean_model.mkdir()
+    words = [
+        {"t": "word", "position": k, "text": text, "form": text, "mark": "none", "case": "lower",
+         "start": k * 0.5, "end": k * 0.5 + 0.4, "confidence": 1.0}
+        for k, text in enumerate(["안녕하세요", "오늘", "날씨가", "좋습니다"])
+    ]  # fmt: skip
+    headers = {
+        "session-20260101-120000": {"recognizer": "vosk", "model": str(korean_model), "language": "ko"},
+        "session-20260101-130000": {"recognizer": "vosk", "model": str(korean_model)},  # before "language"
+        "session-20260101-140000": {"recognizer": "vosk", "model": "/gone", "language": "en-us"},
+    }
+    for name, header in headers.items():
+        write_rows(folder, name + ".jsonl", "2026-01-01T12:00:00+00:00", words)
+        path = folder / (name + ".jsonl")
+        rows = path.read_text().splitlines()
+        rows[0] = json.dumps({**json.loads(rows[0]), **header})
+        path.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "out"
+    for fmt in ("txt", "srt"):
+        r = livecap(env, "recover", "--all", "--format", fmt, "-o", out, "--model-dir", tiny_model_dir,
+                    "--overwrite", timeout=120)  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        for name in list(headers)[:2]:
+            saved = (out / f"recovered-{name}.{fmt}").read_text(encoding="utf-8")
+            assert "좋습니다" in saved and "." not in saved, (name, saved)
+        english = (out / f"recovered-session-20260101-140000.{fmt}").read_text(encoding="utf-8")
+        assert "좋습니다." in english  # a session the header calls English still ends its sentence

@@ -158,6 +158,175 @@ def test_ctrl_c_stops_cleanly_and_says_where_the_journal_is(wav, env, tiny_model
     assert read_journal(journal).closed
 
 
+@pytest.fixture(scope="module")
+def long_wav(tmp_path_factory):
+    return write_speech_wav(tmp_path_factory.mktemp("cli_long") / "long.wav", repeats=4)
+
+
+# ``livecap listen`` whose PocketSphinx takes as long over its last decode as Whisper does: the
+# words of that decode are the ones a Ctrl-C used to lose.
+SLOW_LAST_DECODE = """
+import sys, time
+sys.path[:0] = [{root!r}]
+from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
+
+flush = PocketSphinxRecognizer.flush
+PocketSphinxRecognizer.flush = lambda self: (time.sleep(1.5), flush(self))[1]
+from engine.cli.main import main
+
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def read_until(master: int, seen: bytearray, wanted, timeout: float = 60.0, since: int = 0) -> None:
+    """Read the terminal into ``seen`` until ``wanted(seen)`` holds, or ``wanted`` (bytes) shows
+    after offset ``since``."""
+    import os
+    import select
+
+    test = wanted if callable(wanted) else lambda seen: wanted in seen[since:]
+    deadline = time.monotonic() + timeout
+    while not test(seen):
+        assert time.monotonic() < deadline, f"{wanted!r} never came: {bytes(seen)!r}"
+        if select.select([master], [], [], 0.2)[0]:
+            seen += os.read(master, 1 << 16)
+
+
+def until_mid_utterance(master: int, seen: bytearray, env) -> None:
+    """Read the terminal of a ``listen`` until its first words are journaled and the next
+    utterance is under way (unstable words on screen)."""
+    read_until(master, seen, b"press Ctrl-C to stop")
+    folder = Path(env["LIVECAP_DATA_DIR"]) / "journal"
+
+    def journaled(_):
+        return any(read_journal(j).transcript.words for j in folder.glob("session-*.jsonl"))
+
+    read_until(master, seen, journaled)
+    read_until(master, seen, b"\x1b[2m", since=len(seen))
+
+
+def read_to_the_end(master: int, proc, seen: bytearray, timeout: float = 60.0) -> None:
+    """Read the terminal until ``proc`` has ended and said everything (then close it)."""
+    import os
+    import select
+
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            if select.select([master], [], [], 0.2)[0]:
+                try:
+                    chunk = os.read(master, 1 << 16)
+                except OSError:  # the other end is closed: everything was read
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            elif proc.poll() is not None:
+                break
+    finally:
+        os.close(master)
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_on_a_terminal_keeps_the_last_words_and_the_summary_is_the_last_line(
+    long_wav, env, tiny_model_dir, signum
+):
+    import os
+    import subprocess
+    import sys
+
+    wav = long_wav  # time to spare after the first sentence however busy the machine
+    master, slave = os.openpty()
+    args = [
+        "listen",
+        "--source",
+        wav,
+        "--realtime",
+        "--model-dir",
+        tiny_model_dir,
+        "--recognizer",
+        "pocketsphinx",
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SLOW_LAST_DECODE.format(root=str(ROOT)), *map(str, args)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=ROOT,
+    )
+    os.close(slave)
+    seen = bytearray()
+    try:
+        until_mid_utterance(master, seen, env)
+        proc.send_signal(getattr(signal, signum))  # Ctrl-C, or a service manager's stop
+        read_to_the_end(master, proc, seen)
+        proc.wait(60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    text = seen.decode(errors="replace").replace("\r\n", "\n")
+    assert proc.returncode == 0, text
+    assert "Traceback" not in text and "nanobind" not in text and "leaked" not in text, text
+    summary = [line for line in text.split("\n") if "words; transcript journal saved to" in line]
+    assert len(summary) == 1, text
+    assert text.rstrip().endswith(summary[0].strip()), f"printed after the summary: {text!r}"
+    journal = Path(summary[0].strip().rsplit(" ", 1)[1])
+    contents = read_journal(journal)
+    words = int(summary[0].split("livecap: ", 1)[1].split(" words", 1)[0])
+    assert contents.closed and len(contents.transcript.words) == words > 0
+    assert contents.transcript.words[-1].ends_sentence  # the end of the session ends a sentence
+    # Every word kept was shown before the summary: the captions were finished, not cut short.
+    shown = text.split(summary[0])[0]
+    assert contents.transcript.words[-1].display in shown
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
+def test_sigterm_while_listen_stops_lets_it_finish_saving(long_wav, env, tiny_model_dir):
+    """A service manager's SIGTERM (or a logout's) while the session is already stopping: the
+    stop goes on to the end (last decode, journal closed) instead of the process dying mid-save."""
+    import os
+    import subprocess
+    import sys
+
+    master, slave = os.openpty()
+    args = ["listen", "--source", long_wav, "--realtime", "--model-dir", tiny_model_dir]
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            SLOW_LAST_DECODE.format(root=str(ROOT)),
+            *map(str, args),
+            "--recognizer",
+            "pocketsphinx",
+        ],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=ROOT,
+    )
+    os.close(slave)
+    seen = bytearray()
+    try:
+        until_mid_utterance(master, seen, env)
+        proc.send_signal(signal.SIGINT)
+        read_until(master, seen, b"stopping (settling the last marks)")
+        proc.send_signal(signal.SIGTERM)  # during the last decode
+        read_to_the_end(master, proc, seen)
+        proc.wait(60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    text = seen.decode(errors="replace")
+    assert proc.returncode == 0, text
+    [summary] = [line for line in text.splitlines() if "words; transcript journal saved to" in line]
+    assert read_journal(Path(summary.strip().rsplit(" ", 1)[1])).closed
+
+
 @pytest.mark.slow
 @pytest.mark.needs_espeak
 def test_kill_9_mid_session_then_recover_keeps_what_had_settled(wav, env, tiny_model_dir):
@@ -205,7 +374,7 @@ def test_devices_without_hardware_or_sound_server(env):
 def test_models_list_and_path(env):
     r = livecap(env, "models", "list", timeout=60)
     assert r.returncode == 0, r.stderr
-    assert "vosk-model-small-en-us-0.15" in r.stdout and "0 installed" in r.stdout
+    assert "vosk-model-small-en-us-0.15" in r.stdout and "1 installed" in r.stdout
     r = livecap(env, "models", "list", "--lang", "de", timeout=60)
     assert r.returncode == 0 and "vosk-model-small-en-us" not in r.stdout and "-de-" in r.stdout
     r = livecap(env, "models", "path", timeout=60)
@@ -378,3 +547,24 @@ def test_progress_bar_redraws_on_a_terminal_and_writes_lines_elsewhere():
     bar.update(2, 2)
     bar.finish()
     assert tty.getvalue().count("\r\x1b[K") == 2 and tty.getvalue().endswith("100% 0:05 x\n")
+
+
+def test_after_the_last_captions_a_late_event_draws_nothing():
+    """Events that arrive after ``finish`` (the summary follows it) draw no stray fragment."""
+    import io
+
+    from engine.cli.terminal_captions import TerminalCaptions
+    from engine.punctuation.events import Appended, Settled
+    from engine.session.live import PartialWords
+    from engine.words import Word
+
+    for interactive in (True, False):
+        out = io.StringIO()
+        captions = TerminalCaptions(out, io.StringIO(), interactive=interactive, width=80)
+        captions([Appended(0, Word("last")), Settled(0, "period", "capitalized", 0, "Last")])
+        captions.finish()
+        done = out.getvalue()
+        captions(
+            [PartialWords((Word("week"),)), Appended(1, Word("week")), Settled(1, "none", "lower", 0, "week")]
+        )
+        assert out.getvalue() == done

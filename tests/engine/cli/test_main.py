@@ -3,6 +3,7 @@
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 
@@ -214,7 +215,7 @@ def test_the_installed_commands_help_lists_app():
     assert "app" not in livecap("--help").stdout.split()  # python -m engine.cli has no window to open
 
 
-def test_a_text_file_defaults_to_offline_and_stdin_and_timed_words_to_stream(tiny_model_dir, tmp_path):
+def test_a_file_defaults_to_offline_whatever_its_format_and_stdin_to_stream(tiny_model_dir, tmp_path):
     """The offline decoder reports the whole right context it used (far past the live decoder's
     lookahead of at most 16 words), so the "lookahead" column tells the two apart."""
     text = " ".join(
@@ -234,7 +235,55 @@ def test_a_text_file_defaults_to_offline_and_stdin_and_timed_words_to_stream(tin
         json.dumps([{"word": w, "start": i, "end": i + 0.5} for i, w in enumerate(text.split())])
     )
     r = livecap("punctuate", str(timed), *model)
-    assert max(row["lookahead"] for row in json.loads(r.stdout)) <= 16  # a recognizer's words: stream
+    assert max(row["lookahead"] for row in json.loads(r.stdout)) > 16  # a file, timed or not: offline
+
+
+def test_livecaps_own_json_transcript_is_punctuated_whole_from_a_file_and_streamed_from_stdin(
+    tiny_model_dir, tmp_path
+):
+    """The JSON ``transcribe -o x.json`` writes (timed words with their marks) is a file like any
+    other: all of it is there, so the offline decoder, which sees it whole, punctuates it."""
+    from engine.transcript.export import export
+    from engine.transcript.transcript import Transcript, TranscriptWord
+
+    texts = [
+        random.Random(5).choice("so we went there and then it rained all day".split()) for _ in range(200)
+    ]
+    words = [TranscriptWord(t, 0.4 * i, 0.4 * i + 0.3, 0.9, "none", "lower") for i, t in enumerate(texts)]
+    path = export(Transcript(words), "json", tmp_path / "talk.json")
+    model = ("--model-dir", str(tiny_model_dir), "--format", "json")
+    r = livecap("punctuate", str(path), *model)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert [row["word"] for row in rows] == texts
+    assert max(row["lookahead"] for row in rows) > 16  # offline
+    piped = livecap("punctuate", *model, stdin=path.read_text())
+    assert max(row["lookahead"] for row in json.loads(piped.stdout)) <= 16  # stdin: stream
+
+
+def test_punctuate_help_explains_every_option_with_the_models_own_defaults():
+    from engine.punctuation.model import ModelConfig, default_model_dir
+
+    settings = ModelConfig.load(default_model_dir()).decoder
+    r = livecap("punctuate", "--help")
+    assert r.returncode == 0, r.stderr
+    options = " ".join(r.stdout.split("options:", 1)[1].split())  # one line, wrapping undone
+    lines = {part.split()[0]: part for part in re.split(r" (?=--[a-z])", options)}
+    assert f"default: {settings.threshold:g}, the punctuation model's setting" in lines["--threshold"]
+    assert f"default: {settings.l_max:g}, the punctuation model's setting" in lines["--lookahead"]
+    assert "json: one object per word" in lines["--format"] and "default: text" in lines["--format"]
+    assert (
+        "offline for a FILE, whatever its format" in lines["--mode"] and "stream for stdin" in lines["--mode"]
+    )
+
+
+@pytest.mark.parametrize("command", ["transcribe FILE", "listen", "dictate"])
+def test_auto_is_a_recognizer_choice_everywhere(command):
+    from engine.cli.main import build_parser
+
+    args = build_parser().parse_args([*command.split(), "--recognizer", "auto"])
+    assert args.recognizer == "auto"
+    assert build_parser().parse_args(command.split()).recognizer == "auto"  # the default, by name
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 
 import pytest
 
@@ -46,7 +47,7 @@ def test_download_shows_progress_installs_and_remove_deletes(entry, capsys):
     published, server = entry
     assert main(["models", "download", MODEL]) == 0
     err = capsys.readouterr().err
-    assert f"Downloading {MODEL} (0.3M) from {published.url}" in err
+    assert f"Downloading {MODEL} (0.3 MB) from {published.url}" in err  # sizes in MB, as listed
     assert "%" in err and f"Installed {MODEL} in {paths.vosk_models_dir() / MODEL}" in err  # the progress bar
     assert layout.is_vosk_model(paths.vosk_models_dir() / MODEL)
     assert [m.name for m in catalogue.installed_models()] == [MODEL]
@@ -111,3 +112,42 @@ def test_the_catalogue_spells_its_language_names_as_users_search_for_them():
     assert all(
         not any(w.lower() in t.lower() for w in ("fillip", "portugese", "indonesean")) for t in names.values()
     )
+
+
+@pytest.fixture
+def no_models(tmp_path, monkeypatch):
+    monkeypatch.setenv(paths.OVERRIDE_ENV, str(tmp_path / "data"))
+
+
+def listed(capsys, *args) -> list[str]:
+    assert main(["models", "list", *args]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def test_the_built_in_whisper_is_listed_installed_and_counted(no_models, capsys):
+    from engine.recognizers.whisper_model import SHIPPED_NAME
+
+    lines = listed(capsys)
+    [whisper] = [line for line in lines if SHIPPED_NAME in line]
+    assert whisper.startswith("* ") and "built in" in whisper
+    assert "1 installed" in lines[-1]  # the built-in one: nothing was downloaded
+
+
+def test_lang_lists_only_models_of_that_language(no_models, capsys):
+    from engine.recognizers.whisper_model import SHIPPED_NAME
+
+    german = listed(capsys, "--lang", "de")
+    rows = german[1:-2]
+    assert rows and all("German" in row for row in rows), german
+    assert not any(SHIPPED_NAME in line for line in german)  # English only
+    assert "0 installed" in german[-1]
+    assert any(SHIPPED_NAME in line for line in listed(capsys, "--lang", "en-us"))  # English, all of it
+
+
+def test_sizes_are_all_in_megabytes_with_the_unit_spelled(no_models, capsys):
+    lines = listed(capsys)
+    header, rows = lines[0], [line for line in lines[1:] if line.strip() and "installed" not in line]
+    assert header.split()[2] == "SIZE"
+    at = header.index("SIZE") + len("SIZE")  # the column is right-aligned under its title
+    sizes = [row[at - 9 : at].strip() for row in rows]
+    assert sizes and all(re.fullmatch(r"[\d,.]+ MB", size) for size in sizes), sizes

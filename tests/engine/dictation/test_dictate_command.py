@@ -140,3 +140,48 @@ def test_the_control_socket_answers_its_owner_and_replaces_a_stale_one(tmp_path)
         assert send_command("status", path) == "dictating"
     finally:
         server.stop()
+
+
+def _loaded(pid: int, library: str) -> bool:
+    """Whether the process has mapped ``library`` (it is that far into its start-up)."""
+    try:
+        with open(f"/proc/{pid}/maps") as maps:
+            return library in maps.read()
+    except OSError:
+        return False
+
+
+@pytest.mark.needs_espeak
+def test_ctrl_c_while_dictate_starts_is_a_stop_asked_for_and_exits_0(xvfb, tmp_path, tiny_model_dir):
+    """Ctrl-C is how a user stops dictating, whenever it comes: here while the models load (in
+    the middle of ONNX Runtime's own start-up, where an interrupt used to end in a traceback)."""
+    import shutil
+
+    if shutil.which("xdotool") is None:
+        pytest.skip("xdotool is not installed (apt-get install xdotool): it types on X11")
+    if not os.path.exists(f"/proc/{os.getpid()}/maps"):
+        pytest.skip("needs /proc to see how far the process has started")
+    speech = write_speech_wav(tmp_path / "speech.wav", repeats=1)
+    (tmp_path / "run").mkdir(mode=0o700)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "DISPLAY": xvfb[0],
+        "XDG_RUNTIME_DIR": str(tmp_path / "run"),
+        "LIVECAP_DATA_DIR": str(tmp_path / "data"),
+    }
+    env.pop("WAYLAND_DISPLAY", None)
+    args = ("--source", speech, "--recognizer", "pocketsphinx", "--model-dir", tiny_model_dir)
+    dictate = livecap_process(env, "dictate", *args)
+    try:
+        # The punctuation model loads first (ONNX Runtime), the recognizer after it.
+        wait_for(lambda: _loaded(dictate.pid, "onnxruntime") or dictate.poll() is not None, 60, "the models")
+        dictate.send_signal(signal.SIGINT)
+        _, err = dictate.communicate(timeout=60)
+    finally:
+        dictate.kill()
+    assert dictate.returncode == 0, err
+    assert "Traceback" not in err and "livecap: interrupted" not in err
+    assert "stopped before dictation began" in err and "dictating from" not in err
+    assert not (tmp_path / "run" / "livecap" / "control.sock").exists()
+    assert not any((tmp_path / "data").glob("journal/*.jsonl"))  # no words: no journal left

@@ -94,12 +94,49 @@ def test_partials_come_first_and_committed_words_are_never_retracted(sentence_wa
     assert first_partial < first_final
     assert word_errors(SPOKEN.split(), [w.text for w in committed]) <= 0.2
     assert all(w.written for w in committed)  # Whisper's own writing rides along
-    assert committed[0].written[0].isupper() and committed[-1].written.endswith((".", "?", "!"))
+    # its sentence-initial capital is taken off (the marks decoder puts it back after an end mark)
+    assert committed[0].written[0].islower() and committed[-1].written.endswith((".", "?", "!"))
 
 
 @pytest.mark.slow
 @pytest.mark.needs_espeak
-def test_ten_seconds_of_silence_cost_no_decoding_and_give_no_words(sentence_wav, live_whisper):
+def test_whispers_own_marks_settle_after_later_decodes_and_never_change(sentence_wav, live_whisper):
+    """Live with Whisper's own marks: a mark is shown provisional when its word is committed and
+    settles only once a later decode has heard words past it (or the utterance ended); a settled
+    mark is never re-settled, and the transcript keeps exactly what settled."""
+    from engine.audio.file_source import FileSource
+    from engine.punctuation.events import Appended, Provisional, Settled
+    from engine.punctuation.model import load_model_or_shipped
+
+    model = load_model_or_shipped(None).model
+    resources = SessionResources(lambda kind, name: (live_whisper, ""), lambda folder: model)
+    spec = SessionSpec(journal=False, realtime=False, marks="recognizer")
+    session, _ = build_live_session(spec, resources, source=FileSource(sentence_wav, realtime=False))
+    assert isinstance(session.engine.decoder, RecognizerMarksDecoder)
+    log = []
+    session.subscribe(lambda events: log.extend(events))
+    session.start()
+    assert session.wait(120)
+    transcript = session.stop()
+    settled = [e for e in log if isinstance(e, Settled)]
+    positions = [e.position for e in settled]
+    assert positions == sorted(set(positions)) == list(range(len(transcript.words)))
+    # provisional first: each word is appended and shown before its mark settles
+    order = {(type(e), e.position): i for i, e in reversed(list(enumerate(log))) if hasattr(e, "position")}
+    assert all(order[(Appended, p)] < order[(Provisional, p)] < order[(Settled, p)] for p in positions)
+    # some marks waited for words heard after them (a committed word's writing settles later)
+    assert max(e.lookahead_used for e in settled) >= 1
+    assert [(w.mark, w.word) for w in transcript.words] == [(e.mark, e.form) for e in settled]
+    assert transcript.words[0].word[0].isupper()
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
+def test_ten_seconds_of_silence_cost_no_decoding_and_give_no_words(sentence_wav, live_whisper, monkeypatch):
+    from engine.recognizers import whisper_rec
+
+    # Decodes every cadence whatever this machine's load: a busy CPU spaces them out by design.
+    monkeypatch.setattr(whisper_rec, "SLOWDOWN_MARGIN", 0.0)
     speech = read_all(sentence_wav)
     silence = np.zeros(10 * 16000, np.int16)
     audio = np.concatenate([speech, silence, speech])

@@ -41,3 +41,48 @@ def test_ctrl_c_inside_the_recognizer_stops_at_a_chunk_boundary_and_keeps_the_wo
     assert len(heard) < 3 * len(SENTENCE.split()), "it went on to the end instead of stopping"
     assert 0 < stop.value.seconds < 3 * 4
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C is given back
+
+
+@pytest.fixture(scope="module")
+def one_sentence(tmp_path_factory):
+    return write_speech_wav(tmp_path_factory.mktemp("batch") / "one.wav", repeats=1)
+
+
+@pytest.mark.parametrize("when", ["at the first punctuating step", "before any punctuating step"])
+def test_ctrl_c_while_punctuating_is_held_and_keeps_the_whole_file(
+    one_sentence, tiny_model, monkeypatch, when
+):
+    """Ctrl-C after the last chunk was heard: the file's words are punctuated in full, then
+    ``Interrupted`` carries them, whether it lands in a progress call or in the step before the
+    first one (where it once escaped as a KeyboardInterrupt and lost the file)."""
+    from engine.audio import SAMPLE_RATE
+    from engine.audio.file_source import read_all
+    from engine.session import batch
+
+    whole = transcribe_file(one_sentence, PocketSphinxRecognizer(final_pass=True), tiny_model)
+    assert len(whole.words) >= 4
+    pressed = []
+
+    def press():
+        if not pressed:
+            pressed.append(True)
+            signal.raise_signal(signal.SIGINT)
+
+    def progress(stage, done, total):
+        if stage == "punctuating" and when == "at the first punctuating step":
+            press()
+
+    if when == "before any punctuating step":
+        real = batch.repunctuate
+
+        def repunctuate(*args, **kwargs):
+            press()
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(batch, "repunctuate", repunctuate)
+    with pytest.raises(Interrupted) as stop:
+        transcribe_file(one_sentence, PocketSphinxRecognizer(final_pass=True), tiny_model, progress)
+    assert pressed
+    assert stop.value.complete and stop.value.seconds == len(read_all(one_sentence)) / SAMPLE_RATE
+    assert stop.value.transcript == whole  # every word, punctuated as without Ctrl-C
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C is given back

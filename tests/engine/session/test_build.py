@@ -76,6 +76,42 @@ def test_build_live_session_runs_a_file_through_to_a_settled_transcript(speech_w
     assert len(transcript.words) >= 8 and session.journal.closed
     header = json.loads(session.journal.path.read_text().splitlines()[0])
     assert header["model"] == "built-in" and header["source"] == speech_wav.name
+    assert header["language"] == "en-us" and info.english
+
+
+def test_a_session_of_another_language_journals_it_and_ends_without_an_english_period(
+    speech_wav, tiny_model_dir, tmp_path
+):
+    """A recognizer that hears Korean (as a Korean Vosk model declares it): its words pass through
+    unmarked, the journal's header names the language, and what recover or Restore export from it
+    ends as it was heard."""
+    from engine.cli.recover import save
+    from engine.transcript.journal import read_journal
+
+    def korean(kind, model):
+        recognizer = PocketSphinxRecognizer()
+        recognizer.language = "ko"
+        return recognizer, ""
+
+    resources = SessionResources(korean)
+    spec = SessionSpec(
+        source=SourceChoice("file", str(speech_wav)),
+        realtime=False,
+        model_dir=tiny_model_dir,
+        journal_dir=tmp_path / "journal",
+    )
+    session, info = build_live_session(spec, resources)
+    assert info.language == "ko" and not info.english and info.marks == "recognizer"
+    session.start()
+    assert session.wait(60)
+    transcript = session.stop()
+    assert len(transcript.words) >= 4
+    contents = read_journal(session.journal.path)
+    assert contents.header["language"] == "ko" and not contents.english
+    save(contents, resources.punctuation_model(tiny_model_dir), "txt", tmp_path / "out")
+    (saved,) = (tmp_path / "out").glob("recovered-*.txt")
+    text = saved.read_text()
+    assert text.split() == [w.text for w in contents.transcript.words] and "." not in text, text
 
 
 def test_a_missing_file_fails_before_any_model_loads(tmp_path):

@@ -377,3 +377,17 @@ def test_an_edited_last_word_that_ends_its_own_sentence_gets_no_second_mark(tmp_
     assert out.strip() == "That is great!"
     plain = export(Transcript(words[:2]), "txt", tmp_path / "u.txt").read_text()
     assert plain.strip() == "That is."
+
+
+def test_words_of_another_language_are_not_ended_with_an_english_period(tmp_path):
+    # A Korean Vosk model's words pass through unmarked: the export must leave the last one so.
+    from engine.transcript.export import render
+
+    words = [TranscriptWord("안녕하세요", 0.0, 0.6), TranscriptWord("여러분", 0.7, 1.2)]
+    t = Transcript(words)
+    for fmt in FORMATS:
+        assert render(t, fmt, end_sentence=False) == FORMATS[fmt](t), fmt
+        path = export(t, fmt, tmp_path / f"ko.{fmt}", end_sentence=False)
+        assert path.read_text(encoding="utf-8") == FORMATS[fmt](t), fmt
+    assert render(t, "txt", end_sentence=False) == "안녕하세요 여러분\n"
+    assert render(t, "txt") == "안녕하세요 여러분.\n"  # the default still ends the sentence

@@ -247,3 +247,24 @@ def test_the_recognizers_writing_is_journaled_so_a_recovered_session_can_fold_it
     assert [w.written for w in recovered] == ["Hello,", "world.", ""]
     lines = [json.loads(line) for line in writer.path.read_text().splitlines()]
     assert "written" not in [line for line in lines if line.get("text") == "ok"][0]  # none: no key
+
+
+def test_the_last_word_settled_again_at_the_end_is_journaled_with_its_final_mark(tmp_path):
+    """The end of a session ends its last sentence: the decoder settles the last word once more
+    (``StreamingDecoder.finish``), and a recovered journal must hold that mark, not the first."""
+    writer = JournalWriter.create(tmp_path)
+    words = [Word("we", 0.0, 0.3), Word("are", 0.4, 0.6), Word("done", 0.7, 1.0)]
+    writer.apply([Appended(k, w) for k, w in enumerate(words)])
+    writer.apply([Settled(k, "none", "lower", 1, w.text) for k, w in enumerate(words)])
+    writer.apply([Settled(2, "period", "lower", 0, "done")])
+    writer.close()
+    contents = read_journal(writer.path)
+    assert contents.closed and writer.words == 3
+    assert [(w.text, w.mark) for w in contents.transcript.words] == [
+        ("we", "none"),
+        ("are", "none"),
+        ("done", "period"),
+    ]
+    assert [(w.start, w.end) for w in contents.transcript.words] == [(w.start, w.end) for w in words]
+    # Every journaled word settled: a later punctuation pass keeps its mark (``repunctuate``).
+    assert all(w.settled for w in contents.transcript.words)
