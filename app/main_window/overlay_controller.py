@@ -41,7 +41,6 @@ class OverlayController(QObject):
             return
         self.overlay.visibility_changed.connect(self._on_visibility)
         self.overlay.click_through_changed.connect(self.click_through_changed)
-        self.overlay.words_needed_grew.connect(self.feed)
         action = self.overlay.click_through_action(window)
         commands.view_menu.insertAction(commands.view_separator, action)
 
@@ -54,9 +53,9 @@ class OverlayController(QObject):
     def set_visible(self, visible: bool) -> None:
         if self.overlay is None:
             return
-        if visible:  # whatever was said while it was hidden, or before a session ended
-            self._give_captions()
         self.overlay.setVisible(bool(visible))
+        if visible:  # shown fed: what was said while it was hidden, or before a session ended
+            self.feed()
         self._on_visibility(bool(visible))
 
     def toggle(self) -> None:
@@ -66,15 +65,10 @@ class OverlayController(QObject):
         if self.overlay is not None:
             self.overlay.toggle_click_through()
 
-    def feed(self, *_) -> None:
+    def feed(self) -> None:
         """Show the view's latest captions (only while the overlay is visible: it is shown fed)."""
         if self.is_visible():
-            self._give_captions()
-
-    def _give_captions(self) -> None:
-        # As many words as the overlay could show, and more: where the text handed over begins
-        # must never be the start of a line on screen (it read as a sentence missing words).
-        self.overlay.set_captions(*self.view.tail_texts(self.overlay.words_needed()))
+            self.overlay.set_captions(*self.view.tail_texts())
 
     def reload_settings(self) -> None:
         if self.overlay is not None:

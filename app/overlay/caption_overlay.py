@@ -57,9 +57,6 @@ class CaptionOverlay(QWidget):
     visibility_changed = Signal(bool)
     click_through_changed = Signal(bool)
     style_changed = Signal()  # lines, font size or opacity changed (from the menu or the settings)
-    # Wider, more lines or smaller text: it may now show more than it was given. Whoever feeds it
-    # feeds it again (after Stop no caption update would follow to fill the new room).
-    words_needed_grew = Signal(int)
 
     PAD_X, PAD_Y, RADIUS = 18, 10, 12
 
@@ -80,7 +77,6 @@ class CaptionOverlay(QWidget):
         )
         self.setMinimumWidth(og.MIN_WIDTH)
         self._layout = CaptionLayout()
-        self._words_needed = self._told_words_needed = 0
         self._texts = ("", "")
         self._lines: list[Line] = []
         self._paths: tuple[QPainterPath, QPainterPath] = (QPainterPath(), QPainterPath())
@@ -102,11 +98,6 @@ class CaptionOverlay(QWidget):
         self._texts = texts
         self._relayout()
 
-    def words_needed(self) -> int:
-        """The fewest words of recent text to pass to ``set_captions`` (``CaptionLayout.words_needed``):
-        fewer, and a line on screen could begin where the text handed over was cut."""
-        return self._words_needed
-
     def laid_out_lines(self) -> list[Line]:
         """The lines on screen now, oldest first (at most ``lines``); for tests and accessibility."""
         return list(self._lines)
@@ -127,7 +118,6 @@ class CaptionOverlay(QWidget):
             settled_font, provisional_font, self.width() - 2 * self.PAD_X, self._style.lines
         )
         self._lines = self._layout.layout(*self._texts)
-        self._words_needed = self._layout.words_needed()
         # Bottom-aligned like subtitles: the newest line is always on the last row.
         first_row = self._style.lines - len(self._lines)
         spacing, ascent = self.line_spacing(), QFontMetricsF(settled_font).ascent()
@@ -206,7 +196,6 @@ class CaptionOverlay(QWidget):
                 og.save_style(self._settings, og.screen_key(self.placement.current_screen()), style)
         self._relayout()
         self.style_changed.emit()
-        self._tell_words_needed()
 
     def line_spacing(self) -> float:
         """Pixels from one caption row to the next (the taller of the two fonts)."""
@@ -326,15 +315,6 @@ class CaptionOverlay(QWidget):
         super().resizeEvent(event)
         self._relayout()
         self.placement.save_soon()
-        self._tell_words_needed()
-
-    def _tell_words_needed(self) -> None:
-        # Only growth is news: more words than needed do no harm, and a drag that narrows the
-        # overlay then needs no new text on every step.
-        grew = self._words_needed > self._told_words_needed
-        self._told_words_needed = self._words_needed
-        if grew:
-            self.words_needed_grew.emit(self._words_needed)
 
     def moveEvent(self, event) -> None:
         super().moveEvent(event)

@@ -100,19 +100,3 @@ def test_a_wide_overlay_never_starts_its_first_line_where_the_view_cut_the_text(
     # ever the wrapping's, never where the text handed to the overlay began.
     assert len(lines) == 4 or shown == everything, [line.text for line in lines]
     assert not lines[0].text.startswith("think")
-
-
-def test_widening_the_overlay_after_stop_fills_it_with_earlier_text(parts):
-    controller, view = parts
-    overlay = controller.overlay
-    overlay.set_lines(2)
-    overlay.resize(500, overlay.height())
-    controller.set_visible(True)
-    play(controller, view, TALK)
-    overlay.set_lines(4)
-    overlay.set_font_size(12)
-    overlay.resize(1400, overlay.height())  # no caption update follows: the session is over
-    lines, everything = overlay.laid_out_lines(), TALK.split()
-    shown = shown_words(controller)
-    assert shown == everything[-len(shown) :]
-    assert len(lines) == 4 or shown == everything, [line.text for line in lines]
