@@ -137,8 +137,31 @@ def test_e2e(built, model_dir, configured, speech):
     assert only(built, "stream") == configured
 
 
+# In one process after the whole of tests/app (hundreds of windows and sessions), creating this
+# window segfaulted inside QMainWindow() (2026-11-28, not yet explained; each half of tests/app
+# before it passes). Users make one window per process: the test runs in a process of its own.
+OWN_PROCESS = os.environ.get("LIVECAP_WINDOW_TEST_OWN_PROCESS") == "1"
+
+
+@pytest.mark.needs_espeak
+def test_the_window_in_a_process_of_its_own():
+    import subprocess
+    import sys
+
+    test = f"{__file__}::test_the_window_live_and_after_stop"
+    env = {**os.environ, "LIVECAP_WINDOW_TEST_OWN_PROCESS": "1"}
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", test],
+        env=env, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert r.returncode == 0 and "1 passed" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+
+
 @pytest.mark.gui
 @pytest.mark.needs_espeak
+@pytest.mark.skipif(
+    not OWN_PROCESS, reason="runs in its own process (test_the_window_in_a_process_of_its_own)"
+)
 def test_the_window_live_and_after_stop(qtbot, built, model_dir, configured, speech, tmp_path):
     from PySide6.QtCore import QSettings, QThreadPool
 
