@@ -35,3 +35,8 @@ def apply_case(text: str, case: str) -> str:
     if case == "capitalized":
         return text[:1].upper() + text[1:]
     return text
+
+
+def is_english(language: str | None) -> bool:
+    """A recognizer language the English punctuation model fits (None: unknown, taken for English)."""
+    return language is None or language.lower().split("-")[0] in ("en", "eng")

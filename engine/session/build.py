@@ -22,6 +22,7 @@ from engine.audio.pausable import SourceChoice, open_source
 from engine.punctuation.settings import DecoderSettings
 from engine.session.live import LiveSession
 from engine.transcript.journal_folder import DEFAULT_KEEP_DAYS
+from engine.words import is_english
 
 log = logging.getLogger(__name__)
 
@@ -96,11 +97,6 @@ class RecognizerInfo:
 # folded in (docs/QUALITY.md, "Whisper's marks against the engine's", "Whisper's marks as evidence").
 WRITTEN_MARKS_BY_DEFAULT = frozenset({"whisper"})
 MARKS = ("auto", "engine", "recognizer")
-
-
-def is_english(language: str | None) -> bool:
-    """A recognizer language the English punctuation model fits (None: unknown, taken for English)."""
-    return language is None or language.lower().split("-")[0] in ("en", "eng")
 
 
 def choose_decoder(model, settings, recognizer, marks: str = "auto"):

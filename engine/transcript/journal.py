@@ -279,7 +279,7 @@ class JournalContents:
     def english(self) -> bool:
         """Whether the session's words are English; words of another language passed through
         unmarked, and an export must not end them with an English period."""
-        from engine.session.build import is_english
+        from engine.words import is_english
 
         return is_english(self.language)
 
