@@ -32,6 +32,9 @@ def run(args, started: float) -> int:
         stream=sys.stderr,
     )
     app = QApplication.instance() or QApplication(["livecap"])
+    from app.garbage_collection import collect_on_ui_thread
+
+    collect_on_ui_thread(app)  # a widget freed by the collector on another thread crashes Qt
     app.setApplicationName("livecap")
     app.setOrganizationName("livecap")
     app.setDesktopFileName(

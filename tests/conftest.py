@@ -1,5 +1,7 @@
 import functools
+import gc
 import os
+import sys
 import shutil
 from pathlib import Path
 
@@ -18,6 +20,38 @@ def train_extra_missing() -> bool:
     except ImportError:
         return True
     return False
+
+
+def _uses_qt(item) -> bool:
+    return item.get_closest_marker("gui") is not None or bool({"qtbot", "qapp"} & set(item.fixturenames))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """No cyclic collection while a Qt test runs; one between tests, where no Qt call is on the
+    stack. A widget held in a reference cycle (by a slot, a fixture's closure) is freed by the
+    cyclic collector, which CPython runs wherever an allocation crosses its threshold: inside
+    Qt's dispatch to that widget, in another widget's constructor, on a worker thread. Qt then
+    touches freed memory and the run dies (SIGSEGV) in a later, unrelated test. The app does
+    the same (``app.garbage_collection``)."""
+    if not _uses_qt(item):
+        yield
+        return
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if "PySide6.QtWidgets" in sys.modules:
+            from PySide6.QtCore import QCoreApplication, QEvent
+
+            if QCoreApplication.instance() is not None:
+                # What pytest-qt closed with deleteLater: freed by Qt now, before the collector
+                # reaches their wrappers.
+                QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        gc.collect()
+        if enabled:
+            gc.enable()
 
 
 def pytest_runtest_setup(item):
