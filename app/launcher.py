@@ -16,7 +16,7 @@ from pathlib import Path
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from engine import CommandParser, add_model_options
+    from engine import RECOGNIZER_CHOICES, CommandParser, add_model_options
 
     p = CommandParser(
         prog="livecap app",
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_model_options(p, threads=False)  # the window's sessions pick their own threads
     p.add_argument(
         "--recognizer",
-        choices=["auto", "vosk", "whisper", "pocketsphinx"],
+        choices=RECOGNIZER_CHOICES,
         default=None,
         help="speech recognizer, kept as the setting (Settings → Recognition shows it)",
     )

@@ -27,7 +27,7 @@ class Key:
 
 
 # Recognition
-RECOGNIZER = Key("recognition/recognizer", "auto")  # "auto" | "vosk" | "whisper" | "pocketsphinx"
+RECOGNIZER = Key("recognition/recognizer", "auto")  # one of the engine's RECOGNIZER_CHOICES
 # Whose marks and capitals: "auto" (the better for the recognizer), "engine", "recognizer" (Whisper's)
 MARKS = Key("recognition/marks", "auto")
 VOSK_MODEL = Key("recognition/vosk_model", "")  # catalogue name or folder path; "" = first installed

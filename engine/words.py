@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
 
 # Class order is part of the model contract (``punct_logits`` and ``case_logits``).
 PUNCT_LABELS: tuple[str, ...] = ("none", "comma", "period", "question")
@@ -26,6 +28,38 @@ class Word:
     @property
     def has_times(self) -> bool:
         return self.start is not None and self.end is not None
+
+
+# How ``word_from_dict`` reads a field from JSON; a field not named here is taken as it stands.
+_READ = {
+    "text": str,
+    "start": lambda v: None if v is None else float(v),
+    "end": lambda v: None if v is None else float(v),
+    "confidence": float,
+    "written": lambda v: str(v or ""),
+}
+_ALWAYS = ("text", "start", "end", "confidence")  # written even when they hold their default
+
+
+def word_to_dict(word: Word, text_key: str = "text") -> dict[str, Any]:
+    """``word`` as JSON (a transcript's words and the journal's lines): its text under
+    ``text_key``, its times and confidence, and every other field that is set."""
+    out: dict[str, Any] = {}
+    for f in fields(Word):
+        value = getattr(word, f.name)
+        if f.name in _ALWAYS or value != f.default:
+            out[text_key if f.name == "text" else f.name] = value
+    return out
+
+
+def word_from_dict(data: Mapping[str, Any], text_key: str = "text") -> Word:
+    """The ``Word`` that ``word_to_dict`` wrote (other keys in ``data`` are ignored); a field
+    missing from ``data`` takes its default, and the text must be there (KeyError)."""
+    values = {"text": str(data[text_key])}
+    for f in fields(Word):
+        if f.name != "text" and f.name in data:
+            values[f.name] = _READ.get(f.name, lambda v: v)(data[f.name])
+    return Word(**values)
 
 
 def apply_case(text: str, case: str) -> str:

@@ -1,8 +1,8 @@
 import functools
 import gc
 import os
-import sys
 import shutil
+import sys
 from pathlib import Path
 
 import pytest

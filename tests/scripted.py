@@ -51,10 +51,17 @@ class ScriptedRecognizer:
 
     name = "scripted"
     sample_rate = 16000
+    # Declared as a recognizer like Vosk's: bare words, partials committed by the stabiliser.
+    writes_marks = commits_words = revises_writing = multilingual = False
+    language = model_path = decodes = None
 
     def __init__(self, script: list[tuple[list[str], list[str] | None]]):
         self.script = script  # per accept(): (partial words, final words or None)
         self.calls = 0
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
 
     @staticmethod
     def timed(texts: list[str], first: int = 0):

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from engine.events import Settled
 from engine.punctuation.casing import CaseRenderer
-from engine.punctuation.events import Settled
 from engine.punctuation.model_inputs import build_window
 from engine.punctuation.scoring import ModelScorer, Tagged, score_from_tags
 from engine.punctuation.settings import DecoderSettings

@@ -41,7 +41,7 @@ from app.overlay.options import CLICK_THROUGH_SHORTCUT, MAX_FONT, MAX_LINES, MIN
 from app.settings import Key
 from app.workers.jobs import Job
 from app.workers.sources import scan_devices
-from engine import journal_dir
+from engine import RECOGNIZER_KINDS, journal_dir
 
 Controls = dict[Key, tuple[Callable[[], Any], Callable[[Any], None]]]
 Problem = tuple[QWidget, str]  # the control concerned, and what to do about it
@@ -126,12 +126,8 @@ class RecognitionPage(SettingsPage):
         self.models = models
         self.recognizer = _combo(
             "Speech recognizer",
-            [
-                ("Automatic: Vosk if a model is installed, else Whisper", "auto"),
-                ("Vosk (accurate, light; needs a downloaded model)", "vosk"),
-                ("Whisper tiny.en (built in, English; most of a core while you speak)", "whisper"),
-                ("PocketSphinx (built in, English only, many mistakes)", "pocketsphinx"),
-            ],
+            [("Automatic: Vosk if a model is installed, else Whisper", "auto")]
+            + [(kind.label, kind.name) for kind in RECOGNIZER_KINDS],
         )
         self.marks = _combo(
             "Punctuation and capitals",
@@ -165,15 +161,17 @@ class RecognitionPage(SettingsPage):
 
     def validate(self) -> Problem | None:
         model, installed = self.model_choice.currentData(), self.models.installed_names()
-        if self.recognizer.currentData() in ("auto", "vosk"):
+        chosen = next((k for k in RECOGNIZER_KINDS if k.name == self.recognizer.currentData()), None)
+        # The model choice lists the catalogue's models: it matters to the kinds that download them.
+        if chosen is None or chosen.downloads_models:
             if model and model not in installed and not Path(model).expanduser().is_dir():
                 return self.model_choice, (
                     f"The Vosk model {model} is not installed. Download it on the "
                     "Recognition page, or choose another model."
                 )
-            if self.recognizer.currentData() == "vosk" and not model and not installed:
+            if chosen is not None and not chosen.built_in_model and not model and not installed:
                 return self.recognizer, (
-                    "Vosk needs a speech model and none is installed. Download one "
+                    f"{chosen.title} needs a speech model and none is installed. Download one "
                     "below (the small English one is 40 MB), or choose Automatic."
                 )
         return None

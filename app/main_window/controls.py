@@ -24,9 +24,14 @@ import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run befor
 from app.workers.sources import DeviceScan
 from engine import LatencyMap, LatencySetting, SourceChoice
 
-# Who puts in the punctuation, in words a newcomer reads without knowing what a "mark" is.
-PUNCTUATION_BY_LIVECAP = "punctuation by livecap"
-PUNCTUATION_BY_WHISPER = "punctuation by Whisper"
+
+def punctuation_by(who: str) -> str:
+    """Who puts in the punctuation ("livecap", a recognizer's title), in words a newcomer reads
+    without knowing what a "mark" is."""
+    return f"punctuation by {who}"
+
+
+PUNCTUATION_BY_LIVECAP = punctuation_by("livecap")
 
 # Fixed colours rather than the palette's: a warning must look like one in any theme, and
 # these pairs keep a contrast above 7:1.
@@ -268,7 +273,7 @@ class LatencyControl(QWidget):
         return self.map.setting(self.slider.value())
 
     def show_marks_by_recognizer(self, label: str | None, detail: str = "") -> None:
-        """The recognizer decides the marks (Whisper's own: ``PUNCTUATION_BY_WHISPER``, or none for
+        """The recognizer decides the marks (Whisper's own: ``punctuation_by("Whisper")``, or none for
         a language livecap's model does not know): they come with the words, so there is nothing
         to trade, and the slider rests, ``label`` and ``detail`` saying why. None: livecap's
         model marks the words again."""

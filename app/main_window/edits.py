@@ -26,6 +26,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from engine import Transcript, TranscriptWord, apply_case
 
@@ -93,9 +94,7 @@ def apply_edits(
 
 
 def _copy(word: TranscriptWord) -> TranscriptWord:
-    return TranscriptWord(
-        word.text, word.start, word.end, word.confidence, word.mark, word.case, word.form, word.written
-    )
+    return replace(word, settled=False)  # the whole word, not taken as settled: no edited word is
 
 
 def _take_times(word: TranscriptWord, source: TranscriptWord) -> None:

@@ -55,13 +55,13 @@ class ModelOffer(QObject):
             self.banners.show_banner(
                 BANNER, "warning", info.notice, [(way.label, self._action(way)) for way in info.ways_out]
             )
-        elif info.notice and info.name == "pocketsphinx":
-            # Why PocketSphinx (Whisper too slow here, or missing), then what would do better.
+        elif info.notice and info.kind.last_resort:
+            # Why the last resort (Whisper too slow here, or missing), then what would do better.
             why = info.notice.split(": using the built-in", 1)[0].split(". ", 1)[0].rstrip(".")
             self.banners.show_banner(
                 BANNER,
                 "info",
-                f"{why}. Captions come from the built-in PocketSphinx recognizer, which makes many "
+                f"{why}. Captions come from the built-in {info.kind.title} recognizer, which makes many "
                 "mistakes. The free English Vosk model (about 40 MB) is light and much more accurate.",
                 [("Download it", lambda: self.start_download())],
             )

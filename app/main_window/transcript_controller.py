@@ -108,12 +108,12 @@ class TranscriptController(QObject):
         """The recognizer's own marks (Whisper's) stay in the text after Stop and in exports; else
         the offline decoder marks it (folding Whisper's in, where the model does)."""
         info = self.bridge.recognizer_info
-        return info is not None and getattr(info, "final_marks", "engine") == "recognizer"
+        return info is not None and info.final_marks == "recognizer"
 
     def _english(self) -> bool:
         """Whether the session's words are English (its recognizer's language)."""
         info = self.bridge.recognizer_info
-        return info is None or getattr(info, "english", True)
+        return info is None or info.english
 
     def _load_final(self, transcript: Transcript, note: str) -> None:
         self._refining = None

@@ -23,11 +23,11 @@ from app.dialogs.recovery import RecoveryDialog, offer_recovery
 from app.main_window.actions import ActionButton, build_actions, shortcuts_text
 from app.main_window.caption_view import CaptionView
 from app.main_window.controls import (
-    PUNCTUATION_BY_WHISPER,
     BannerArea,
     ElapsedClock,
     LatencyControl,
     LevelMeter,
+    punctuation_by,
 )
 from app.main_window.dictation_controller import DictationController
 from app.main_window.job_progress import JobProgress
@@ -38,7 +38,7 @@ from app.main_window.sources_controller import SourcesController
 from app.main_window.transcript_controller import TranscriptController
 from app.workers.jobs import JobRunner
 from app.workers.session_bridge import IDLE, PAUSED, RUNNING, STARTING, STOPPING, SessionBridge
-from engine import LatencyMap, SessionSpec, Transcript, keep_days
+from engine import LatencyMap, SessionSpec, Transcript, best_built_in_recognizer, keep_days
 
 log = logging.getLogger(__name__)
 
@@ -355,12 +355,13 @@ class CaptionWindow(QMainWindow):
         self.model_offer.show_recognizer(info)
         if info.marks != "recognizer":
             self.latency.show_marks_by_recognizer(None)
-        elif info.name == "whisper":
+        elif info.kind.writes_marks:
+            title = info.kind.title
             self.latency.show_marks_by_recognizer(
-                PUNCTUATION_BY_WHISPER,
-                "Whisper writes its own punctuation; it comes with the words. "
+                punctuation_by(title),
+                f"{title} writes its own punctuation; it comes with the words. "
                 "Settings → Recognition → Punctuation chooses livecap's instead, which weighs "
-                "Whisper's as evidence.",
+                f"{title}'s as evidence.",
             )
         else:  # a language livecap's punctuation model does not know (the banner says so)
             self.latency.show_marks_by_recognizer("no marks", info.punctuation_notice)
@@ -377,7 +378,7 @@ class CaptionWindow(QMainWindow):
     def _use_builtin_recognizer(self) -> None:
         """The user's answer to a Vosk model that will not load: the embedded Whisper from now on
         (Settings → Recognition changes it back)."""
-        self.settings.set(keys.RECOGNIZER, "whisper")
+        self.settings.set(keys.RECOGNIZER, best_built_in_recognizer().name)
         self.statusBar().showMessage(
             "Using the built-in recognizer (Settings → Recognition to change).", 8000
         )

@@ -67,10 +67,10 @@ def make_recognizer(kind: str | None, model: str | None, live: bool = True, verb
     notice goes to stderr, an error is one line. ``live=False``: for a whole file at once;
     ``verbose``: Kaldi's log too."""
     from engine.recognizers import RecognizerError
-    from engine.session.build import open_recognizer
+    from engine.recognizers.select import open_recognizer
 
     try:
-        recognizer, notice, _ = open_recognizer(kind or "auto", model or "", live=live, verbose=verbose)
+        recognizer, notice, _ = open_recognizer(kind, model, live=live, verbose=verbose)
     except RecognizerError as exc:
         raise CliError(str(exc)) from None
     if notice:

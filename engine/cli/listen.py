@@ -18,6 +18,7 @@ from pathlib import Path
 
 from engine.audio.pausable import SourceChoice
 from engine.cli.common import CliError, load_model, make_recognizer, terminate_as_ctrl_c, warn
+from engine.recognizers.kinds import AUTO
 from engine.session.build import SessionResources, SessionSpec, build_live_session
 
 
@@ -36,7 +37,7 @@ def session_spec(args) -> SessionSpec:
         source=source,
         journal_keep_days=args.keep_days,
         realtime=args.realtime,
-        recognizer=args.recognizer or "auto",
+        recognizer=args.recognizer or AUTO,
         vosk_model=args.model or "",
         marks=getattr(args, "marks", "auto"),
         model_dir=args.model_dir,
@@ -50,7 +51,7 @@ def session_resources(args) -> SessionResources:
     def recognizer(kind: str, model: str):
         verbose = getattr(args, "verbose", False)
         # The notice is printed here, so none goes back to the session.
-        return make_recognizer(None if kind == "auto" else kind, model or None, verbose=verbose), ""
+        return make_recognizer(kind, model, verbose=verbose), ""
 
     return SessionResources(recognizer, lambda folder: load_model(folder, args.threads))
 

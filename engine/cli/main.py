@@ -124,10 +124,12 @@ def add_model_options(p: argparse.ArgumentParser, threads: bool = True) -> None:
 
 
 def _add_recognizer_options(p) -> None:
+    from engine.recognizers.kinds import AUTO, CHOICES
+
     p.add_argument(
         "--recognizer",
-        choices=["auto", "vosk", "whisper", "pocketsphinx"],
-        default="auto",
+        choices=CHOICES,
+        default=AUTO,
         help="speech recognizer; auto (the default): Vosk if a model is installed, else the embedded "
         "Whisper tiny.en, else the built-in PocketSphinx where Whisper cannot keep up",
     )

@@ -128,7 +128,7 @@ class SentenceWriter:
 
 def cmd_punctuate(args) -> int:
     from engine.cli.progress import ProgressBar
-    from engine.punctuation.events import Settled
+    from engine.events import Settled
     from engine.punctuation.offline import OfflineDecoder
     from engine.punctuation.streaming import StreamingDecoder
     from engine.punctuation.text_input import InputError, read_words

@@ -20,8 +20,7 @@ import sys
 import threading
 from typing import TextIO
 
-from engine.punctuation.events import Appended, Provisional, Retracted, Settled, Withdrawn
-from engine.session.live import PartialWords, SourceNotice
+from engine.events import Appended, PartialWords, Provisional, Retracted, Settled, SourceNotice, Withdrawn
 from engine.words import MARK_TEXT, SENTENCE_END_MARKS
 
 DIM, RESET, ERASE = "\x1b[2m", "\x1b[0m", "\r\x1b[K"

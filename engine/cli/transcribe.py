@@ -233,7 +233,7 @@ def whose_marks_in_files(recognizer, marks: str) -> tuple[bool, bool]:
     as recognized, which is said once."""
     from engine.session.build import is_english, whose_marks
 
-    language = getattr(recognizer, "language", None)
+    language = recognizer.language
     if not is_english(language):
         from engine.vosk_models.catalogue import language_name
 

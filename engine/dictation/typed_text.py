@@ -27,8 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from engine.punctuation.engine_thread import Finalized
-from engine.punctuation.events import Appended, Retracted, Settled, Withdrawn
+from engine.events import Appended, Finalized, Retracted, Settled, Withdrawn
 from engine.words import MARK_TEXT, SENTENCE_END_MARKS
 
 # The spoken commands, by name: the words that say them (compared lowercased, without marks).

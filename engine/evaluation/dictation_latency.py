@@ -32,6 +32,7 @@ from engine.evaluation.bench import cpu_description
 from engine.evaluation.corpus import dev_corpus
 from engine.evaluation.e2e import percentile
 from engine.evaluation.e2e_speech import load_excerpts, synthesize
+from engine.recognizers.kinds import NAMES, POCKETSPHINX
 
 
 def appearance_times(pieces: list[str], changes: list[dict]) -> list[float | None]:
@@ -61,9 +62,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--display", default=None, help="an X display to use (default: start an Xvfb)")
     parser.add_argument("--model-dir", type=Path, default=None, help="punctuation model (default: shipped)")
-    parser.add_argument(
-        "--recognizer", choices=("pocketsphinx", "whisper"), default="pocketsphinx", help="speech recognizer"
-    )
+    parser.add_argument("--recognizer", choices=NAMES, default=POCKETSPHINX.name, help="speech recognizer")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = parser.parse_args(argv)
     log = lambda msg: print(f"dictation_latency: {msg}", file=sys.stderr, flush=True)  # noqa: E731
@@ -75,7 +74,7 @@ def main(argv=None) -> int:
     from engine.dictation.typists import choose_typist
     from engine.evaluation.text_field import TextField, start_xvfb
     from engine.punctuation.model import PunctuationModel
-    from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
+    from engine.recognizers.select import open_recognizer
     from engine.session.build import SessionResources, SessionSpec, build_live_session
 
     excerpts = load_excerpts(
@@ -102,12 +101,7 @@ def main(argv=None) -> int:
         model = PunctuationModel(args.model_dir, threads=1)
         # The session users run (build_live_session): a file played in real time, no journal.
         spec = SessionSpec(journal=False)
-        if args.recognizer == "whisper":
-            from engine.recognizers.whisper_rec import WhisperRecognizer
-
-            recognizer = WhisperRecognizer(live=True)
-        else:
-            recognizer = PocketSphinxRecognizer()
+        recognizer, _, _ = open_recognizer(args.recognizer)
         loaded = SessionResources(lambda kind, name: (recognizer, ""), lambda folder: model)
         session, _ = build_live_session(spec, loaded, source=FileSource(wav, realtime=True))
         sink = DictationSink(typist)

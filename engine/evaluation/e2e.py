@@ -58,10 +58,12 @@ from engine.evaluation.e2e_speech import (
     synthesize,
 )
 from engine.files.digest import file_digest
+from engine.recognizers.kinds import NAMES, POCKETSPHINX
 
 TARGETS = {"first_display_p90_s": 1.0, "settled_p90_s": 2.0, "cpu_share_of_one_core": 0.5}
-# Whisper re-decodes a buffer each cadence and commits on the agreement of two decodes: its
-# targets allow for that (and its CPU share is the whole pipeline's, one core at most).
+# A recognizer that commits its own words (Whisper) re-decodes a buffer each cadence and commits on
+# the agreement of two decodes: its targets allow for that (and its CPU share is the whole
+# pipeline's, one core at most).
 WHISPER_TARGETS = {
     "first_display_p90_s": 2.0,
     "committed_p90_s": 3.0,
@@ -97,8 +99,7 @@ class Probe:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __call__(self, events: list) -> None:
-        from engine.punctuation.events import Appended, Settled, Withdrawn
-        from engine.session.live import PartialWords
+        from engine.events import Appended, PartialWords, Settled, Withdrawn
 
         wall = time.monotonic()
         stream = self.session.stream_time if self.session is not None else 0.0
@@ -308,7 +309,7 @@ def evaluate(
         "error": run["error"],
         "load_average_before_after": run["load"],
     }
-    if hasattr(recognizer, "decodes"):  # Whisper: how often it decoded, and for how long
+    if recognizer.decodes is not None:  # Whisper: how often it decoded, and for how long
         result["recognizer_decodes"] = recognizer.decodes
         result["recognizer_decode_seconds"] = round(recognizer.decode_seconds, 1)
     if realtime:
@@ -319,7 +320,7 @@ def evaluate(
             "cpu_share_of_one_core": result["cpu_share_of_one_core"],
             "peak_rss_mb": result["peak_rss_mb"],
         }
-        targets = WHISPER_TARGETS if recognizer.name == "whisper" else TARGETS
+        targets = WHISPER_TARGETS if recognizer.commits_words else TARGETS
         result["targets"] = {
             k: {"target": t, "measured": measured[k], "met": measured[k] is not None and measured[k] <= t}
             for k, t in targets.items()
@@ -335,7 +336,7 @@ def silence_cost(recognizer, model, seconds: float, folder: Path) -> dict:
     quiet = (rng.standard_normal(int(seconds * SAMPLE_RATE)) * 32768 * 10 ** (-60 / 20)).astype(np.int16)
     wav = folder / "quiet.wav"
     sf.write(wav, quiet, SAMPLE_RATE, subtype="PCM_16")
-    decodes = getattr(recognizer, "decodes", None)
+    decodes = recognizer.decodes
     run = run_live(wav, recognizer, model, realtime=True)
     return {
         "audio_seconds": round(run["audio"], 1),
@@ -432,7 +433,7 @@ def main(argv=None) -> int:
     parser.add_argument("--gap", type=float, default=1.0, help="seconds of silence between excerpts")
     parser.add_argument("--voice", default="en-us")
     parser.add_argument("--speed", type=int, default=130, help="espeak-ng words per minute")
-    parser.add_argument("--recognizer", choices=("pocketsphinx", "vosk", "whisper"), default="pocketsphinx")
+    parser.add_argument("--recognizer", choices=NAMES, default=POCKETSPHINX.name)
     parser.add_argument("--model", default=None, help="Vosk or Whisper model folder or installed name")
     parser.add_argument(
         "--marks",
@@ -517,28 +518,28 @@ def main(argv=None) -> int:
     from engine.evaluation.bench import cpu_description
     from engine.files import paths
     from engine.punctuation.model import PunctuationModel, model_folder
-    from engine.recognizers.select import create_recognizer
+    from engine.recognizers.base import RecognizerError
+    from engine.recognizers.select import open_recognizer
 
     corpus = args.corpus or dev_corpus()
     excerpts = load_excerpts(corpus, args.excerpts, args.min_words, args.max_words, args.seed)
     log(f"{len(excerpts)} excerpts, {sum(len(e.words) for e in excerpts)} words from {corpus}")
     speech = synthesize(excerpts, args.gap, voice=args.voice, speed=args.speed)
     log(f"{len(speech.audio) / SAMPLE_RATE:.1f} s of speech")
-    if args.recognizer == "pocketsphinx":
-        from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
-
-        recognizer = PocketSphinxRecognizer(final_pass=args.final_pass, **parse_options(args.decoder_option))
-    elif args.recognizer == "whisper":
-        from engine.recognizers.whisper_rec import WhisperOptions, WhisperRecognizer
-
-        options = WhisperOptions(**parse_whisper_options(args.whisper_option))
-        recognizer = WhisperRecognizer(args.model, live=True, options=options)
-    else:
-        if args.final_pass or args.decoder_option:
-            parser.error("--final-pass and --decoder-option are PocketSphinx settings")
-        recognizer, notice = create_recognizer(args.recognizer, args.model, paths.vosk_models_dir())
-        if notice:
-            log(notice)
+    # Each kind's own settings; a kind refuses the others' (``kinds``' openers).
+    options = {
+        **parse_options(args.decoder_option),
+        **({"final_pass": True} if args.final_pass else {}),
+        **(parse_whisper_options(args.whisper_option) if args.whisper_option else {}),
+    }
+    try:
+        recognizer, notice, _ = open_recognizer(
+            args.recognizer, args.model, models_dir=paths.vosk_models_dir(), options=options
+        )
+    except RecognizerError as exc:
+        parser.error(str(exc))
+    if notice:
+        log(notice)
     from engine.recognizers.stabiliser import WordStabiliser
 
     stabiliser_settings = {
@@ -589,7 +590,7 @@ def main(argv=None) -> int:
         "date": time.strftime("%Y-%m-%d"),
         **cpu_description(),
         "recognizer": recognizer.name,
-        "recognizer_model": str(getattr(recognizer, "model_path", "built-in")),
+        "recognizer_model": str(recognizer.model_path or "built-in"),
         "recognizer_settings": (
             {"final_pass": recognizer.final_pass, **parse_options(args.decoder_option)}
             if args.recognizer == "pocketsphinx"

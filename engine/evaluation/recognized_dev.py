@@ -36,9 +36,11 @@ from engine.evaluation.e2e_speech import (
     synthesize,
 )
 from engine.files.atomic import atomic_write_text
+from engine.recognizers.kinds import KINDS, WHISPER
 from engine.words import Word
 
-RECOGNIZERS = ("whisper", "pocketsphinx")
+# The built-in recognizers: nothing to download, so every machine hears the set alike.
+RECOGNIZERS = tuple(kind.name for kind in KINDS if kind.built_in_model)
 TTS_PROGRAMS = {"espeak-ng": "espeak-ng", "festival": "text2wave", "flite": "flite"}
 TTS_PACKAGES = {"espeak-ng": "espeak-ng", "festival": "festival festvox-kallpc16k", "flite": "flite"}
 PART_VERSION = 1
@@ -100,23 +102,19 @@ def make_recognizer(name: str, live: bool = True):
     """A recognizer as a live session makes it (PocketSphinx one-pass, Whisper live) or, with
     ``live=False``, as ``livecap transcribe`` does for a file."""
     from engine.recognizers.base import RecognizerError
+    from engine.recognizers.select import open_recognizer
 
+    if name not in RECOGNIZERS:
+        raise SetupError(f"unknown recognizer {name!r}: choose from {', '.join(RECOGNIZERS)}")
     try:
-        if name == "whisper":
-            from engine.recognizers.whisper_rec import WhisperRecognizer
-
-            return WhisperRecognizer(live=live)
-        if name == "pocketsphinx":
-            from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
-
-            return PocketSphinxRecognizer(final_pass=not live)
+        return open_recognizer(name, live=live, models_dir=None).recognizer  # the built-in model
     except RecognizerError as exc:
         raise SetupError(str(exc)) from exc
-    raise SetupError(f"unknown recognizer {name!r}: choose from {', '.join(RECOGNIZERS)}")
 
 
 def recognizer_settings(recognizer) -> dict:
-    if recognizer.name == "whisper":
+    """The settings a reading was made with, in its kind's own terms."""
+    if recognizer.name == WHISPER.name:
         return {"model": Path(recognizer.model_path).name, "cadence": recognizer.options.cadence}
     return {"final_pass": recognizer.final_pass}
 

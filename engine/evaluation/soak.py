@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.audio.base import SAMPLE_RATE, AudioSource, Resampler
+from engine.recognizers.kinds import CHOICES, POCKETSPHINX
 
 SENTENCES = (
     "the weather is nice today and we are going to the park",
@@ -144,14 +145,14 @@ def punctuation_model_dir(requested: Path | None, scratch: Path) -> tuple[Path, 
     ), "random-weights MiniLM-L6 shape, int8"
 
 
-RECOGNIZERS = ("auto", "whisper", "pocketsphinx", "vosk")
+RECOGNIZERS = CHOICES
 
 
 def open_soak_recognizer(kind: str, model: str = "") -> tuple:
     """(recognizer, notice, ways out) as ``open_recognizer`` gives them to the app, except that
     PocketSphinx runs in this process: its memory then counts in the soak's resident memory, as
     Whisper's and Vosk's do (the app puts it in a child process, whose memory ``rss_mb`` misses)."""
-    from engine.session.build import open_recognizer
+    from engine.recognizers.select import open_recognizer
 
     return open_recognizer(kind, model, isolated=False, live=True)
 
@@ -170,11 +171,11 @@ def run_soak(
     journal_dir: Path | None = None,
     progress=None,
     seed: int = 0,
-    recognizer: str = "pocketsphinx",
+    recognizer: str = POCKETSPHINX.name,
     recognizer_model: str = "",
 ) -> dict:
     """Soak a live session on ``seconds`` of generated speech with ``recognizer`` (one of
-    ``RECOGNIZERS``; "auto": the app's choice, ``create_recognizer``). Raises ``RecognizerError``
+    ``RECOGNIZERS``; "auto": the app's choice, ``open_recognizer``). Raises ``RecognizerError``
     when that recognizer cannot be opened."""
     from engine.punctuation.model import PunctuationModel
     from engine.session.build import SessionResources, SessionSpec, build_live_session

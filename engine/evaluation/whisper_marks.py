@@ -13,8 +13,8 @@ then punctuated three ways, and each is scored against the text that was read
   as in a session (silence settles marks), on the model's default settings;
 - ``engine_offline``: the offline decoder on the same words (what a saved transcript gets).
 
-The session's default for Whisper (``engine.session.build.WRITTEN_MARKS_BY_DEFAULT``) was chosen
-from these figures (docs/QUALITY.md).
+The session's default for Whisper (``marks_by_default`` in ``engine.recognizers.kinds``) was
+chosen from these figures (docs/QUALITY.md).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def engine_live_settled(model, batches, hints: bool = False) -> list:
     """The streaming decoder's last ``Settled`` event per word, fed as a session feeds it;
     ``hints``: the words keep what the recognizer wrote, for a model that folds it in or reads
     it as hints."""
-    from engine.punctuation.events import Settled
+    from engine.events import Settled
     from engine.punctuation.streaming import StreamingDecoder
     from engine.words import Word
 

@@ -12,37 +12,20 @@ import queue
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from engine.events import EngineFailed, Event, Finalized
 from engine.fanout import FanOut, Subscriber
-from engine.punctuation.events import Event
-from engine.punctuation.streaming import StreamingDecoder
+from engine.punctuation.decoder import Decoder
 from engine.words import Word
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class EngineFailed:
-    """The engine hit an error it cannot recover from; it has stopped."""
-
-    message: str
-
-
-@dataclass(frozen=True)
-class Finalized:
-    """None of the stream's first ``words`` words will be taken back by the recognizer (the
-    stabiliser's horizon: an utterance ended, or its words froze). Published in order with the
-    decoder's events, after those words' ``Appended``."""
-
-    words: int
 
 
 _STOP = object()
 
 
 class PunctuationEngine:
-    def __init__(self, decoder: StreamingDecoder, queue_size: int = 1024):
+    def __init__(self, decoder: Decoder, queue_size: int = 1024):
         self.decoder = decoder
         self._commands: queue.Queue = queue.Queue(maxsize=queue_size)
         self._fanout = FanOut("event subscriber")

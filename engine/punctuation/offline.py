@@ -17,8 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from engine.events import Settled
 from engine.punctuation.casing import CaseRenderer
-from engine.punctuation.events import Settled
 from engine.punctuation.hint_fusion import HintFusion
 from engine.punctuation.model_inputs import pauses_from_times
 from engine.punctuation.scoring import ModelScorer, Scorer, sentence_final_mark

@@ -7,8 +7,8 @@ Two cases need it:
 - A recognizer whose language is not English (a Korean Vosk model): livecap's punctuation model
   is English, so its marks would be noise. The words pass through as recognized, unmarked.
 
-``RecognizerMarksDecoder`` honours the streaming decoder's interface (``push_many``,
-``retract``, ``flush``…) so the engine thread, the journal and every view take it unchanged.
+``RecognizerMarksDecoder`` honours the ``Decoder`` interface (``engine.punctuation.decoder``), as
+the streaming decoder does, so the engine thread, the journal and every view take it unchanged.
 
 When a word's mark settles depends on the recognizer. A writing that is final with its word
 settles on arrival. Live Whisper keeps rewriting a committed word's mark and capital while later
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from engine.punctuation.events import Appended, Event, Provisional, Retracted, Settled, Withdrawn
+from engine.events import Appended, Event, Provisional, Retracted, Settled, Withdrawn
 from engine.punctuation.labelled_text import MARK_CLASS
 from engine.punctuation.settings import DecoderSettings
 from engine.words import PUNCT_LABELS, SENTENCE_END_MARKS, Word
@@ -59,8 +59,9 @@ def written_marks(word: Word) -> tuple[str, str, str]:
 
 
 class RecognizerMarksDecoder:
-    """The streaming decoder's interface, with each word's mark and case taken from ``written_marks``."""
+    """The ``Decoder`` interface, with each word's mark and case taken from ``written_marks``."""
 
+    marks_by = "recognizer"
     KEEP = 128  # marks remembered, for a retraction's "previous mark"
 
     def __init__(self, settings: DecoderSettings, settles_on_arrival: bool = True):

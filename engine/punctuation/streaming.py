@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.events import Appended, Event, Provisional, Retracted, Settled, Withdrawn
 from engine.punctuation.casing import CaseRenderer
-from engine.punctuation.events import Appended, Event, Provisional, Retracted, Settled, Withdrawn
 from engine.punctuation.hint_fusion import HintFusion
 from engine.punctuation.scoring import ModelScorer, Scorer, entropies_bits, sentence_final_mark
 from engine.punctuation.settings import DecoderSettings
@@ -41,6 +41,9 @@ class _Slot:
 
 
 class StreamingDecoder:
+    """The ``Decoder`` on livecap's punctuation model."""
+
+    marks_by = "engine"
     # Enough left context for any window, plus room for recognizer retractions.
     KEEP_SETTLED = 128
     # Words of left context handed to the scorer: a window of w tokens holds at most w words,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -63,8 +64,22 @@ class RecognizerUpdate:
 
 @runtime_checkable
 class Recognizer(Protocol):
-    name: str
+    """What every recognizer does and declares. The declarations are set by each recognizer (some
+    depend on its model or mode), agree with its kind's in ``kinds``, and are read as they stand:
+    nobody guesses them."""
+
+    name: str  # its kind's name (``kinds.NAMES``)
     sample_rate: int
+    writes_marks: bool  # its words carry its own marks and capitals (``Word.written``)
+    commits_words: bool  # its finals are its own commitments; its partials are for display only
+    # A final word's writing may still improve after the word is final (``RecognizerUpdate``):
+    # live Whisper, never a file's.
+    revises_writing: bool
+    language: str | None  # what it hears ("en", "ko", "en-us"); None: unknown, taken for English
+    multilingual: bool  # its model may hear any language (and writes marks for each)
+    model_path: Path | None  # the model folder it runs; None: a built-in model without one
+    # Whole-buffer decodes so far, for the measuring tools; None for one that decodes as audio arrives.
+    decodes: int | None
 
     def accept(self, pcm: bytes | np.ndarray) -> RecognizerUpdate:
         """Feed 16 kHz mono int16 audio (bytes or an int16 array)."""
@@ -74,6 +89,17 @@ class Recognizer(Protocol):
 
     def reset(self) -> None:
         """Forget everything and start a new stream at time 0."""
+
+    def close(self) -> None:
+        """Release the model (a child process, CTranslate2's threads). Idempotent; later calls may raise."""
+
+    @property
+    def closed(self) -> bool:
+        """Closed, or unable to go on (its process died): a new one is needed."""
+
+
+# The declarations a wrapper (``IsolatedRecognizer``) forwards from the recognizer it wraps.
+DECLARATIONS = ("writes_marks", "commits_words", "revises_writing", "language", "multilingual", "model_path")
 
 
 def as_pcm_bytes(pcm: bytes | bytearray | memoryview | np.ndarray) -> bytes:

@@ -11,7 +11,9 @@ releases ours. (Vosk's cffi calls release the GIL, so it needs no child.)
 answered by the real recognizer in the child. The child starts at once but is
 waited for only on first use, so creating one costs the app no start-up time.
 If the child dies, the next call raises ``RecognizerError`` saying so; if the
-app dies, the child sees its pipe close and exits.
+app dies, the child sees its pipe close and exits. What the recognizer declares
+(``base.DECLARATIONS``: its language, whether it writes marks…) comes back with
+the child's first message, and reading it waits for that.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import multiprocessing
 import threading
 
 from engine.audio import SAMPLE_RATE
-from engine.recognizers.base import RecognizerError, RecognizerUpdate, as_pcm_bytes
+from engine.recognizers.base import DECLARATIONS, RecognizerError, RecognizerUpdate, as_pcm_bytes
 
 # How long to wait for the child to load its model: far longer than PocketSphinx needs even on
 # a loaded machine. Past this, something is wrong rather than slow.
@@ -35,13 +37,19 @@ def _serve(conn, factory, settings: dict) -> None:
     except BaseException as exc:  # noqa: BLE001  (every failure goes back to the caller, with its message)
         conn.send(("error", type(exc).__name__, str(exc)))
         return
-    conn.send(("ready", {"name": recognizer.name, "final_pass": getattr(recognizer, "final_pass", False)}))
+    try:
+        declared = {name: getattr(recognizer, name) for name in DECLARATIONS}
+    except AttributeError as exc:  # a recognizer that does not declare itself cannot be wrapped
+        conn.send(("error", type(exc).__name__, str(exc)))
+        return
+    conn.send(("ready", declared))
     while True:
         try:
             op, arg = conn.recv()
         except (EOFError, OSError):
             return  # the caller is gone
         if op == "close":
+            recognizer.close()
             conn.send(("ok", None))
             return
         try:
@@ -60,11 +68,11 @@ class IsolatedRecognizer:
     """``factory(**settings)`` (a picklable class or function) running in its own process."""
 
     sample_rate = SAMPLE_RATE
+    decodes = None  # the child's counts are not brought back
 
     def __init__(self, factory, name: str, **settings):
         self.name = name
-        self.language = settings.pop("language", None)  # the wrapped recognizer's, as it declares it
-        self.final_pass = bool(settings.get("final_pass", False))
+        self._declared: dict = {}  # the wrapped recognizer's ``DECLARATIONS``, once it is ready
         # spawn, not fork: a fork of a process with Qt and ONNX Runtime threads may deadlock.
         context = multiprocessing.get_context("spawn")
         self._conn, child_end = context.Pipe()
@@ -76,6 +84,36 @@ class IsolatedRecognizer:
         self._lock = threading.Lock()  # one call at a time on the pipe
         self._ready = False
         self._closed = False
+
+    # -- what the wrapped recognizer declares ------------------------------------------
+    @property
+    def writes_marks(self) -> bool:
+        return self._declaration("writes_marks")
+
+    @property
+    def commits_words(self) -> bool:
+        return self._declaration("commits_words")
+
+    @property
+    def revises_writing(self) -> bool:
+        return self._declaration("revises_writing")
+
+    @property
+    def language(self) -> str | None:
+        return self._declaration("language")
+
+    @property
+    def multilingual(self) -> bool:
+        return self._declaration("multilingual")
+
+    @property
+    def model_path(self):
+        return self._declaration("model_path")
+
+    def _declaration(self, name: str):
+        if not self._declared:
+            self.wait_ready()
+        return self._declared[name]
 
     # -- the interface -----------------------------------------------------------------
     def accept(self, pcm) -> RecognizerUpdate:
@@ -145,6 +183,7 @@ class IsolatedRecognizer:
                 if reply[1] == "RecognizerError"
                 else f"{self.name} could not start: {reply[1]}: {message}"
             )
+        self._declared = reply[1]
         self._ready = True
 
     def _receive(self, timeout: float, what: str):

@@ -99,6 +99,13 @@ class PocketSphinxRecognizer:
     sample_rate = SAMPLE_RATE
     final_pass = False
     language = "en-us"  # its built-in model
+    multilingual = False
+    model_path = None  # the model inside the pocketsphinx package
+    writes_marks = False  # bare lower-case words
+    commits_words = False  # its partials are committed by the stabiliser once stable
+    # With the final passes a final may rewrite words, never a final word's writing: it has none.
+    revises_writing = False
+    decodes = None  # it decodes as audio arrives
 
     def __init__(
         self,
@@ -146,10 +153,12 @@ class PocketSphinxRecognizer:
         self._preroll_frames = max(start_frames, round(preroll / self._frame_seconds))
         self._in_utterance = False
         self._initial_cmn = self._decoder.get_cmn()
+        self._closed = False
         self.reset()
 
     # -- the interface -----------------------------------------------------------------
     def accept(self, pcm) -> RecognizerUpdate:
+        self._check_open()
         data = self._pending + as_pcm_bytes(pcm)
         usable = len(data) - len(data) % self._frame_bytes
         self._pending = data[usable:]
@@ -165,6 +174,7 @@ class PocketSphinxRecognizer:
         return RecognizerUpdate(self._partial(), finals)
 
     def flush(self) -> RecognizerUpdate:
+        self._check_open()
         if not self._in_utterance:
             self._clock += len(self._pending) // 2
             self._pending = b""
@@ -177,6 +187,7 @@ class PocketSphinxRecognizer:
         return RecognizerUpdate([], self._end_utterance())
 
     def reset(self) -> None:
+        self._check_open()
         if self._in_utterance:
             self._decoder.end_utt()  # its words belong to the old stream: dropped
         self._in_utterance = False
@@ -191,6 +202,19 @@ class PocketSphinxRecognizer:
         self._speech_run = 0
         self._silence_run = 0
         self._utterance_start = 0.0
+
+    def close(self) -> None:
+        """Let the decoder go. Idempotent; later calls raise ``RecognizerError``."""
+        self._closed = True
+        self._decoder = None
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RecognizerError("The PocketSphinx recognizer was closed; start a new session")
 
     @property
     def stream_time(self) -> float:

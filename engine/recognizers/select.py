@@ -1,5 +1,6 @@
-"""Choose the recognizer: a Vosk model the user installed, else Whisper tiny.en (embedded), and
-the built-in PocketSphinx only where Whisper cannot keep up with live speech on this CPU.
+"""The one recognizer factory, ``open_recognizer``: the kind asked for (``kinds``), or the best
+one here: a Vosk model the user installed, else Whisper tiny.en (embedded), and the built-in
+PocketSphinx only where Whisper cannot keep up with live speech on this CPU.
 
 The choice comes back with a notice for the user (empty when there is nothing to say), which
 the UI and the CLI show: falling back silently to a weaker recognizer would leave people
@@ -8,10 +9,12 @@ wondering why captions are poor.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import NamedTuple
 
-from engine.recognizers.base import Recognizer, RecognizerError
+from engine.recognizers.base import Recognizer, RecognizerError, WayOut
+from engine.recognizers.kinds import AUTO, POCKETSPHINX, VOSK, WHISPER, RecognizerKind, recognizer_kind
 from engine.recognizers.vosk_rec import check_vosk_model
 from engine.recognizers.whisper_model import (
     installed_whisper_folders,
@@ -20,9 +23,6 @@ from engine.recognizers.whisper_model import (
 )
 from engine.vosk_models.catalogue import DEFAULT_ENGLISH
 from engine.vosk_models.layout import incomplete_model_folders, installed_model_folders
-
-KINDS = ("vosk", "whisper", "pocketsphinx")
-Kind = Literal["vosk", "whisper", "pocketsphinx"]
 
 # How slow a CPU may be and still run Whisper live: one timed decode's CPU time over the cadence.
 # Up to the cadence, Whisper keeps its pace; beyond it, decodes space out (``SLOWDOWN_MARGIN``) and
@@ -37,8 +37,11 @@ FALLBACK_NOTICE = (
 )
 
 
-def resolve_model_folder(model: str | Path, models_dir: Path | None, kind: str | None = None) -> Path:
-    """``model`` as a folder path, or as the name of a model installed in ``models_dir``."""
+def resolve_model_folder(
+    model: str | Path, models_dir: Path | None, kind: RecognizerKind | None = None
+) -> Path:
+    """``model`` as a folder path, or as the name of a model installed in ``models_dir``: checked
+    as ``kind``'s, or (None) as whichever kind's its files say."""
     candidate = Path(model).expanduser()
     if not (candidate.exists() or models_dir is None or len(candidate.parts) > 1):
         named = Path(models_dir) / str(model)
@@ -47,58 +50,91 @@ def resolve_model_folder(model: str | Path, models_dir: Path | None, kind: str |
         else:
             installed = installed_model_folders(models_dir) + installed_whisper_folders(models_dir)
             names = ", ".join(p.name for p in installed) or "none"
-            what = {"vosk": "Vosk model", "whisper": "Whisper model"}.get(kind or "", "model")
+            what = f"{kind.title} model" if kind is not None else "model"
             raise RecognizerError(
                 f"No {what} named {model!r} in {models_dir} (installed: {names}); "
                 f"run `livecap models download {model}` or pass a model folder"
             )
-    if kind == "whisper" or (kind is None and looks_like_whisper_model(candidate)):
+    if kind is WHISPER or (kind is None and looks_like_whisper_model(candidate)):
         from engine.recognizers.whisper_model import check_whisper_model
 
         return check_whisper_model(candidate)
     return check_vosk_model(candidate)
 
 
-def resolve_vosk_model(model: str | Path, models_dir: Path | None) -> Path:
-    """``model`` as a Vosk model folder path, or the name of one installed in ``models_dir``."""
-    return resolve_model_folder(model, models_dir, "vosk")
+class Opened(NamedTuple):
+    """What ``open_recognizer`` gives: the recognizer, the notice to show ("" when there is none),
+    and what the user can do about a model that would not load (``fall_back``; () otherwise)."""
+
+    recognizer: Recognizer
+    notice: str
+    ways_out: tuple[WayOut, ...] = ()
 
 
-def create_recognizer(
-    kind: Kind | None = None,
+_USER_MODELS = object()  # ``models_dir``'s default: the per-user models folder
+
+
+def open_recognizer(
+    kind: str | None = AUTO,
     model: str | Path | None = None,
-    models_dir: Path | None = None,
+    *,
+    models_dir=_USER_MODELS,
     live: bool = True,
     isolated: bool = False,
     verbose: bool = False,
+    fall_back: bool = False,
+    options: Mapping | None = None,
+) -> Opened:
+    """A ready recognizer of ``kind`` (a name in ``kinds.CHOICES``; "auto" or None: the best one
+    here), with its notice: the one recognizer factory of every front end and measuring tool.
+
+    ``model``: a model folder, or the name of one in ``models_dir`` (default: the per-user models
+    folder; None: none, the built-in models only); None or "": the kind's default. ``live=False``
+    is for a whole file: PocketSphinx then runs its final passes, Whisper decodes windows once.
+    ``isolated``: a kind whose library holds the GIL while it decodes runs in a child process
+    (``IsolatedRecognizer``), waited for here so that its model's errors show now: for a caller
+    whose other threads must never wait on it, like a GUI (docs/PERFORMANCE.md). ``verbose``:
+    Kaldi's log goes to stderr. ``options``: the kind's own settings (``kinds``' openers).
+
+    ``fall_back``: a model that will not load does not stop the captions: the built-in choice
+    runs, and the ways out come back for the front end to offer (the window's buttons); without
+    it, ``RecognizerError`` says what is wrong (the command line)."""
+    if models_dir is _USER_MODELS:
+        from engine.files import paths
+
+        models_dir = paths.vosk_models_dir()
+    chosen = None if kind in (None, AUTO) else recognizer_kind(kind)
+    settings = {"live": live, "isolated": isolated, "verbose": verbose, "options": options}
+    try:
+        recognizer, notice = _choose(chosen, model or None, models_dir, **settings)
+        return Opened(recognizer, notice)
+    except RecognizerError as exc:
+        if not fall_back or (chosen is not None and chosen.last_resort) or not exc.ways_out:
+            raise
+        # The built-in choice: Whisper, or PocketSphinx where Whisper is missing or too slow.
+        recognizer, _ = _choose(None, None, None, **settings)
+        reason = str(exc).split(". ", 1)[0].split("; ", 1)[0]
+        return Opened(recognizer, f"{reason}. Captions use the built-in recognizer meanwhile.", exc.ways_out)
+
+
+def _choose(
+    kind: RecognizerKind | None, model: str | Path | None, models_dir: Path | None, **settings
 ) -> tuple[Recognizer, str]:
-    """A ready recognizer and the notice to show (may be ""). ``live=False`` is for batch work:
-    PocketSphinx then runs its final passes, Whisper decodes whole utterances once. ``isolated``:
-    PocketSphinx runs in a child process (``IsolatedRecognizer``), for a caller whose other
-    threads must never wait on it, like a GUI (Whisper and Vosk release the GIL while they
-    decode). ``verbose``: Kaldi's log goes to stderr. ``model``: a Vosk or Whisper model folder,
-    or the name of one in ``models_dir``."""
-    if kind not in (None, *KINDS):
-        raise RecognizerError(f"Unknown recognizer {kind!r}: choose 'vosk', 'whisper' or 'pocketsphinx'")
-    if kind == "pocketsphinx":
-        # Its model ships inside the wheel; ``model`` is for Vosk and Whisper.
-        notice = "" if model is None else f"PocketSphinx uses its built-in model; ignoring model {model}."
-        return _pocketsphinx(live, isolated), notice
-    if kind == "whisper":
-        folder = resolve_model_folder(model, models_dir, "whisper") if model is not None else None
-        return _whisper(folder, live), ""
+    """(recognizer, notice): ``kind``, or the best one here (None)."""
+    live = settings["live"]
+    if kind is not None and not kind.takes_model:
+        # Its model ships inside the wheel; ``model`` is for the kinds that take one.
+        notice = "" if model is None else f"{kind.title} uses its built-in model; ignoring model {model}."
+        return _open(kind, None, **settings), notice
+    if kind is not None and kind.built_in_model:  # the model named, else its own
+        folder = resolve_model_folder(model, models_dir, kind) if model is not None else None
+        return _open(kind, folder, **settings), ""
     if model is not None:
         path = resolve_model_folder(model, models_dir, kind)
-        if is_whisper_model(path) and kind is None:
-            return _whisper(path, live), ""
-        from engine.recognizers.vosk_rec import VoskRecognizer
-
-        return VoskRecognizer(path, verbose=verbose), ""
+        return _open(kind or (WHISPER if is_whisper_model(path) else VOSK), path, **settings), ""
     installed = installed_model_folders(models_dir) if models_dir is not None else []
     if installed:
-        from engine.recognizers.vosk_rec import VoskRecognizer
-
-        return VoskRecognizer(installed[0], verbose=verbose), ""
+        return _open(VOSK, installed[0], **settings), ""
     broken = incomplete_model_folders(models_dir) if models_dir is not None else []
     # Incomplete folders are never picked (libvosk would fail on them), but not in silence.
     why = (
@@ -106,26 +142,44 @@ def create_recognizer(
         if broken
         else ""
     )
-    if kind == "vosk":
+    if kind is VOSK:
         raise RecognizerError(
             f"No Vosk model installed in {models_dir}{why}: "
             f"run `livecap models download {DEFAULT_ENGLISH}` or pass a model folder"
         )
     user_whisper = installed_whisper_folders(models_dir)
     try:
-        whisper = _whisper(user_whisper[0] if user_whisper else None, live)
+        whisper = _open(WHISPER, user_whisper[0] if user_whisper else None, **settings)
     except RecognizerError as exc:
-        return _pocketsphinx(live, isolated), f"{exc}. {FALLBACK_NOTICE}{why}"
+        return _open(POCKETSPHINX, None, **settings), f"{exc}. {FALLBACK_NOTICE}{why}"
     if live:
         share = whisper_load(whisper)
         if share > REALTIME_LIMIT:
-            return _pocketsphinx(live, isolated), (
+            whisper.close()
+            return _open(POCKETSPHINX, None, **settings), (
                 f"Whisper cannot keep up with live speech on this computer (one decode takes "
                 f"{share:.0%} of the {whisper.options.cadence:g} s between decodes): using the built-in "
                 f"PocketSphinx recognizer; `--recognizer whisper` forces Whisper, a Vosk model "
                 f"(`livecap models download {DEFAULT_ENGLISH}`) is faster."
             )
     return whisper, (why.strip(" ()") + ": using Whisper") if why else ""
+
+
+def _open(
+    kind: RecognizerKind, folder: Path | None, live: bool, isolated: bool, verbose: bool, options
+) -> Recognizer:
+    settings = {"folder": folder, "live": live, "verbose": verbose, "options": dict(options or {})}
+    if not (isolated and kind.holds_gil):
+        return kind.opener(**settings)
+    from engine.recognizers.isolated import IsolatedRecognizer
+
+    recognizer = IsolatedRecognizer(kind.opener, kind.name, **settings)
+    try:
+        recognizer.wait_ready()
+    except BaseException:
+        recognizer.close()
+        raise
+    return recognizer
 
 
 _DECODE_SECONDS: dict[tuple[str, int], float] = {}
@@ -138,21 +192,3 @@ def whisper_load(recognizer) -> float:
     if key not in _DECODE_SECONDS:
         _DECODE_SECONDS[key] = recognizer.time_decode()
     return _DECODE_SECONDS[key] / recognizer.options.cadence
-
-
-def _whisper(folder: Path | None, live: bool) -> Recognizer:
-    from engine.recognizers.whisper_rec import WhisperRecognizer
-
-    return WhisperRecognizer(folder, live=live)
-
-
-def _pocketsphinx(live: bool, isolated: bool) -> Recognizer:
-    from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
-
-    if isolated:
-        from engine.recognizers.isolated import IsolatedRecognizer
-
-        return IsolatedRecognizer(
-            PocketSphinxRecognizer, "pocketsphinx", final_pass=not live, language="en-us"
-        )
-    return PocketSphinxRecognizer(final_pass=not live)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.recognizers.base import RecognizerUpdate
+from engine.recognizers.base import Recognizer, RecognizerUpdate
 from engine.words import Word
 
 
@@ -99,10 +99,10 @@ class WordStabiliser:
         self._reset_utterance()
 
     @classmethod
-    def for_recognizer(cls, recognizer, **settings) -> WordStabiliser:
+    def for_recognizer(cls, recognizer: Recognizer, **settings) -> WordStabiliser:
         """The stabiliser ``recognizer`` needs: one whose finals are its own commitments
         (``commits_words``) gets none of its partial words committed a second way."""
-        settings.setdefault("commit_partials", not getattr(recognizer, "commits_words", False))
+        settings.setdefault("commit_partials", not recognizer.commits_words)
         return cls(**settings)
 
     @property

@@ -189,6 +189,11 @@ def _kaldi_reason(output: str) -> str | None:
 class VoskRecognizer:
     name = "vosk"
     sample_rate = SAMPLE_RATE
+    writes_marks = False  # bare lower-case words
+    commits_words = False  # its partials are committed by the stabiliser once stable
+    revises_writing = False
+    multilingual = False  # one model, one language (``language``, from its name)
+    decodes = None  # it decodes as audio arrives
 
     def __init__(self, model_path: str | Path, verbose: bool = False):
         """``verbose``: let Kaldi log what it loads, and its own errors, to stderr."""
@@ -224,9 +229,11 @@ class VoskRecognizer:
         from engine.vosk_models.catalogue import model_language
 
         self.language = model_language(folder)  # None: unknown, taken for English
+        self._closed = False
         self.reset()
 
     def accept(self, pcm) -> RecognizerUpdate:
+        self._check_open()
         data = as_pcm_bytes(pcm)
         self._samples += len(data) // 2
         if not data:
@@ -244,10 +251,12 @@ class VoskRecognizer:
         return RecognizerUpdate(self._partial(), None)
 
     def flush(self) -> RecognizerUpdate:
+        self._check_open()
         final = words_from_vosk_result(json.loads(self._rec.FinalResult()))
         return RecognizerUpdate([], final)
 
     def reset(self) -> None:
+        self._check_open()
         # A new KaldiRecognizer is cheap (the model is shared) and its clock starts at 0;
         # KaldiRecognizer.Reset() would keep counting from the old stream.
         self._rec = self._vosk.KaldiRecognizer(self._model, float(SAMPLE_RATE))
@@ -255,10 +264,23 @@ class VoskRecognizer:
         self._rec.SetPartialWords(True)
         self._samples = 0
 
+    def close(self) -> None:
+        """Let the model go (libvosk frees it with the last reference). Idempotent."""
+        self._closed = True
+        self._rec = self._model = None
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     @property
     def stream_time(self) -> float:
         """Seconds of audio fed since the stream began: the audio clock for ``WordStabiliser``."""
         return self._samples / SAMPLE_RATE
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RecognizerError("The Vosk recognizer was closed; start a new session")
 
     def _partial(self) -> list[Word]:
         return words_from_vosk_partial(json.loads(self._rec.PartialResult()))

@@ -98,6 +98,7 @@ class WhisperRecognizer:
     # Its finals are local-agreement commitments and its partials are for display only: the
     # stabiliser must not commit partial words itself (``WordStabiliser.for_recognizer``).
     commits_words = True
+    writes_marks = True  # its words come with its own marks and capitals (``Word.written``)
 
     def __init__(
         self, model_path: str | Path | None = None, live: bool = True, options: WhisperOptions | None = None

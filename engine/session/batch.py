@@ -13,6 +13,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -124,26 +125,19 @@ def repunctuate(
     """
     from engine.punctuation.offline import OfflineDecoder
 
-    settled = [bool(getattr(w, "settled", False)) for w in words]
+    settled = [isinstance(w, TranscriptWord) and w.settled for w in words]
     if all(settled):  # nothing to fill (an empty list included)
-        return Transcript([_kept(w) for w in words])
-    plain = [Word(w.text, w.start, w.end, w.confidence, getattr(w, "written", "")) for w in words]
+        return Transcript([replace(w, settled=True) for w in words])
+    plain = [w.heard if isinstance(w, TranscriptWord) else w for w in words]
     decoder = OfflineDecoder.from_model(model, settings, workers=workers)
     if not any(settled):
         decided = decoder.decode(plain, progress, end_of_input=True)
-        return Transcript(
-            [
-                TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form, w.written, True)
-                for w, s in zip(plain, decided)
-            ]
-        )
+        return Transcript([_decided(w, s.mark, s.case, s.form, True) for w, s in zip(plain, decided)])
     return _fill_unsettled(words, settled, plain, decoder, progress)
 
 
-def _kept(word: TranscriptWord) -> TranscriptWord:
-    return TranscriptWord(
-        word.text, word.start, word.end, word.confidence, word.mark, word.case, word.form, word.written, True
-    )
+def _decided(word: Word, mark: str, case: str, form: str | None, settled: bool = False) -> TranscriptWord:
+    return TranscriptWord(heard=word, mark=mark, case=case, form=form, settled=settled)
 
 
 def _fill_unsettled(words, settled: list[bool], plain: list[Word], decoder, progress) -> Transcript:
@@ -156,13 +150,11 @@ def _fill_unsettled(words, settled: list[bool], plain: list[Word], decoder, prog
     out, previous, last = [], None, len(plain) - 1
     for i, (word, w) in enumerate(zip(words, plain)):
         if settled[i]:
-            out.append(_kept(word))
+            out.append(replace(word, settled=True))
         else:
             mark = sentence_final_mark(punct[i]) if i == last else PUNCT_LABELS[int(np.argmax(punct[i]))]
             label, form = decoder.casing.render(w.text, CASE_LABELS[int(np.argmax(case[i]))], previous)
-            out.append(
-                TranscriptWord(w.text, w.start, w.end, w.confidence, mark, label, form, w.written, True)
-            )
+            out.append(_decided(w, mark, label, form, True))
         previous = out[-1].mark
     return Transcript(out)
 
@@ -170,18 +162,13 @@ def _fill_unsettled(words, settled: list[bool], plain: list[Word], decoder, prog
 def keep_written_marks(words: Sequence[Word]) -> Transcript:
     """``words`` with the marks and capitals their recognizer wrote, as the live captions show
     them (``RecognizerMarksDecoder``: a sentence's first word capitalised)."""
-    from engine.punctuation.events import Settled
+    from engine.events import Settled
     from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
 
     settled = [
         e for e in RecognizerMarksDecoder(DecoderSettings()).push_many(list(words)) if isinstance(e, Settled)
     ]
-    return Transcript(
-        [
-            TranscriptWord(w.text, w.start, w.end, w.confidence, s.mark, s.case, s.form, w.written)
-            for w, s in zip(words, settled)
-        ]
-    )
+    return Transcript([_decided(w, s.mark, s.case, s.form) for w, s in zip(words, settled)])
 
 
 def transcribe_file(

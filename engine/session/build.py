@@ -19,7 +19,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.audio.pausable import SourceChoice, open_source
+from engine.punctuation.decoder import Decoder
 from engine.punctuation.settings import DecoderSettings
+from engine.recognizers.base import Recognizer
+from engine.recognizers.kinds import AUTO, RecognizerKind, recognizer_kind
 from engine.session.live import LiveSession
 from engine.transcript.journal_folder import DEFAULT_KEEP_DAYS
 from engine.words import is_english
@@ -35,10 +38,10 @@ class SessionSpec:
 
     source: SourceChoice = field(default_factory=lambda: SourceChoice("mic"))
     realtime: bool = True  # pace a file like live audio (False: as fast as it decodes, for tests)
-    recognizer: str = "auto"  # "auto" | "vosk" | "whisper" | "pocketsphinx"
+    recognizer: str = AUTO  # one of ``kinds.CHOICES``
     vosk_model: str = ""  # a Vosk or Whisper model's name or folder; "" = the default choice
     # Whose marks and capitals: "engine" (livecap's punctuation model), "recognizer" (the ones
-    # Whisper writes), "auto" (the better of the two for the recognizer, ``WRITTEN_MARKS_BY_DEFAULT``).
+    # Whisper writes), "auto" (the better of the two for the recognizer, ``marks_by_default``).
     marks: str = "auto"
     model_dir: Path | None = None  # punctuation model; None = the shipped one
     journal: bool = True
@@ -87,19 +90,20 @@ class RecognizerInfo:
         return is_english(self.language)
 
     @property
-    def journal_model(self) -> str | None:
+    def kind(self) -> RecognizerKind:
+        """What the recognizer's kind declares (``kinds``): its title, whether it writes marks..."""
+        return recognizer_kind(self.name)
+
+    @property
+    def journal_model(self) -> str:
         """What model the recognizer runs, as the journal header names it."""
-        return self.model if self.model is not None else ("built-in" if self.name == "pocketsphinx" else None)
+        return self.model if self.model is not None else "built-in"
 
 
-# Recognizers whose own marks are the default ("auto") in live captions, because they scored
-# better than the engine's on the same words, and still do beside the streaming decoder with them
-# folded in (docs/QUALITY.md, "Whisper's marks against the engine's", "Whisper's marks as evidence").
-WRITTEN_MARKS_BY_DEFAULT = frozenset({"whisper"})
 MARKS = ("auto", "engine", "recognizer")
 
 
-def choose_decoder(model, settings, recognizer, marks: str = "auto"):
+def choose_decoder(model, settings, recognizer: Recognizer, marks: str = "auto") -> tuple[Decoder, str]:
     """(decoder, notice): the streaming decoder for ``recognizer``'s words. Livecap's punctuation
     model is English: a recognizer of another language gets its words through unmarked, with a
     notice. ``marks`` ("auto", "engine", "recognizer"): see ``SessionSpec.marks``."""
@@ -108,20 +112,17 @@ def choose_decoder(model, settings, recognizer, marks: str = "auto"):
 
     if marks not in MARKS:
         raise ValueError(f"marks must be one of {', '.join(MARKS)}, got {marks!r}")
-    language = getattr(recognizer, "language", None)
-    if not is_english(language):
+    settles_on_arrival = not recognizer.revises_writing
+    if not is_english(recognizer.language):
         from engine.vosk_models.catalogue import language_name
 
-        writes = "its own marks" if getattr(recognizer, "multilingual", False) else "no punctuation"
-        settles_on_arrival = not getattr(recognizer, "revises_writing", False)
+        writes = "its own marks" if recognizer.writes_marks else "no punctuation"
         return RecognizerMarksDecoder(settings, settles_on_arrival), (
-            f"The recognizer hears {language_name(language)} and livecap's punctuation model is "
-            f"English: the words are shown as recognized, with {writes}."
+            f"The recognizer hears {language_name(recognizer.language)} and livecap's punctuation "
+            f"model is English: the words are shown as recognized, with {writes}."
         )
     if whose_marks(recognizer, marks) == "recognizer":
-        return RecognizerMarksDecoder(
-            settings, settles_on_arrival=not getattr(recognizer, "revises_writing", False)
-        ), ""
+        return RecognizerMarksDecoder(settings, settles_on_arrival), ""
     notice = (
         ""
         if marks != "recognizer"
@@ -130,80 +131,47 @@ def choose_decoder(model, settings, recognizer, marks: str = "auto"):
     return StreamingDecoder.from_model(model, settings), notice
 
 
-def whose_marks(recognizer, marks: str = "auto", model=None, offline: bool = False) -> str:
+def whose_marks(recognizer: Recognizer, marks: str = "auto", model=None, offline: bool = False) -> str:
     """ "recognizer" when the words keep the marks their recognizer wrote (or pass unmarked, for a
     language the punctuation model does not know), "engine" when the punctuation model marks them:
     live, what ``choose_decoder`` builds, for a front end to say before a session starts;
     ``offline``, what the text after Stop, an export or a file gets (``keeps_written_marks``)."""
-    english = is_english(getattr(recognizer, "language", None))
-    if not english or keeps_written_marks(recognizer, marks, model, offline):
+    if not is_english(recognizer.language) or keeps_written_marks(recognizer, marks, model, offline):
         return "recognizer"
     return "engine"
 
 
-def keeps_written_marks(recognizer, marks: str = "auto", model=None, offline: bool = False) -> bool:
+def keeps_written_marks(
+    recognizer: Recognizer, marks: str = "auto", model=None, offline: bool = False
+) -> bool:
     """Whether ``recognizer``'s own marks are kept as written: asked for, or the default for it; a
     multilingual Whisper model may hear any language, so it keeps its own.
 
-    The default differs by pass. Live, Whisper's own marks (``WRITTEN_MARKS_BY_DEFAULT``). The
+    The default differs by pass. Live, its kind's (``RecognizerKind.marks_by_default``). The
     ``offline`` pass over a live session's words (the text after Stop, an export) sees the whole
     transcript: with a ``model`` that folds Whisper's marks in (``hint_fusion``) the offline
     decoder is at least level with Whisper's own on every dev file of both readings
     (docs/QUALITY.md), so it runs."""
-    if recognizer.name != "whisper" or marks == "engine":
+    if not recognizer.writes_marks or marks == "engine":
         return False
-    if marks == "recognizer" or getattr(recognizer, "multilingual", False):
+    if marks == "recognizer" or recognizer.multilingual:
         return True
-    if offline and getattr(getattr(model, "config", None), "hint_fusion", None) is not None:
+    if offline and model is not None and model.config.hint_fusion is not None:
         return False
-    return recognizer.name in WRITTEN_MARKS_BY_DEFAULT
+    return recognizer_kind(recognizer.name).marks_by_default
 
 
-# (kind, vosk model) -> (recognizer, notice) or (recognizer, notice, ways out)
+# (kind, model) -> (recognizer, notice) or (recognizer, notice, ways out), the recognizer ready
+# for use: ``open_recognizer`` (or a front end's own, for tests and measurements).
 RecognizerFactory = Callable[[str, str], tuple]
 
 
-def open_recognizer(
-    kind: str = "auto",
-    model: str = "",
-    *,
-    isolated: bool = False,
-    live: bool = True,
-    verbose: bool = False,
-    fall_back: bool = False,
-) -> tuple:
-    """(recognizer, notice, ways out) for ``kind`` ("auto", "vosk", "whisper", "pocketsphinx") and
-    a Vosk or Whisper ``model`` ("" = the default choice, ``create_recognizer``): the one
-    recognizer factory of every front end.
+def isolated_recognizer(kind: str, model: str):
+    """The window's recognizers (``open_recognizer``): one whose library holds the GIL in its own
+    process, and a Vosk model that will not load replaced by the built-in recognizer while the
+    window offers the ways out."""
+    from engine.recognizers.select import open_recognizer
 
-    ``isolated``: PocketSphinx in a child process, for a GUI: in the caller's process its binding
-    holds the GIL at the end of each utterance, long enough to freeze a window
-    (docs/PERFORMANCE.md). ``live=False``: for a whole file (see ``create_recognizer``).
-    ``fall_back``: a Vosk model that will not load does not stop the captions: the built-in
-    recognizer runs, and the ways out come back for the front end to offer (the window's buttons);
-    without it, ``RecognizerError`` says what is wrong (the command line)."""
-    from engine.files import paths
-    from engine.recognizers.base import RecognizerError
-    from engine.recognizers.select import create_recognizer
-
-    chosen = None if kind == "auto" else kind
-    try:
-        recognizer, notice = create_recognizer(
-            chosen, model or None, paths.vosk_models_dir(), live, isolated=isolated, verbose=verbose
-        )
-        return recognizer, notice, ()
-    except RecognizerError as exc:
-        if not fall_back or kind == "pocketsphinx" or not exc.ways_out:
-            raise
-        # The built-in choice: Whisper, or PocketSphinx where Whisper is missing or too slow.
-        recognizer, _ = create_recognizer(None, None, None, live=live, isolated=isolated)
-        reason = str(exc).split(". ", 1)[0].split("; ", 1)[0]
-        return recognizer, f"{reason}. Captions use the built-in recognizer meanwhile.", exc.ways_out
-
-
-def isolated_recognizer(kind: str, model: str) -> tuple:
-    """The window's recognizers: PocketSphinx in its own process, and a Vosk model that will not
-    load replaced by the built-in recognizer while the window offers the ways out."""
     return open_recognizer(kind, model, isolated=True, fall_back=True)
 
 
@@ -256,22 +224,19 @@ class SessionResources:
         the cached one's process died)."""
         key = (kind, vosk_model)
         cached = self._recognizers.get(key)
-        if cached is not None and getattr(cached[0], "closed", False):
+        if cached is not None and cached[0].closed:
             del self._recognizers[key]  # its process died: the next session gets a new one
         if key not in self._recognizers:
             recognizer, notice, *ways = self.recognizer_factory(kind, vosk_model)
-            wait_ready = getattr(recognizer, "wait_ready", None)
-            if wait_ready is not None:
-                wait_ready()  # a recognizer in its own process: its model errors show now, not mid-session
             self._recognizers[key] = (recognizer, notice, tuple(ways[0]) if ways else ())
         recognizer, notice, ways_out = self._recognizers[key]
-        model = getattr(recognizer, "model_path", None)
+        model = recognizer.model_path
         info = RecognizerInfo(
             recognizer.name,
             notice,
             None if model is None else str(model),
             ways_out=ways_out,
-            language=getattr(recognizer, "language", None),
+            language=recognizer.language,
         )
         return recognizer, info
 
@@ -280,12 +245,10 @@ class SessionResources:
         new ones."""
         cached, self._recognizers = list(self._recognizers.values()), {}
         for recognizer, *_ in cached:
-            close = getattr(recognizer, "close", None)
-            if close is not None:
-                try:
-                    close()
-                except Exception:  # a dead child process: the others must still close
-                    log.exception("closing a recognizer failed")
+            try:
+                recognizer.close()
+            except Exception:  # a dead child process: the others must still close
+                log.exception("closing a recognizer failed")
 
 
 def build_live_session(
@@ -301,8 +264,6 @@ def build_live_session(
     on the fly, a file read in lock-step with the engine, a stabiliser with other settings, used
     instead of ``spec.source`` and the default stabiliser; the rest is what users run.
     """
-    from engine.punctuation.streaming import StreamingDecoder
-
     source = source if source is not None else open_source(spec.source, spec.realtime)
     model = resources.punctuation_model(spec.model_dir)
     recognizer, info = resources.recognizer(spec.recognizer, spec.vosk_model)
@@ -321,7 +282,7 @@ def build_live_session(
         journal, journal_notice = _open_journal(spec, header)
     info = replace(
         info,
-        marks="engine" if isinstance(decoder, StreamingDecoder) else "recognizer",
+        marks=decoder.marks_by,
         final_marks=whose_marks(recognizer, spec.marks, model, offline=True),
         punctuation_notice=" ".join(
             filter(None, (resources.punctuation_problem(spec.model_dir), marks_notice))

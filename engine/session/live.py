@@ -23,49 +23,24 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
 from engine.audio import SAMPLE_RATE
+from engine.events import AudioLevel, PartialWords, SourceNotice
 from engine.fanout import FanOut, Subscriber
+from engine.punctuation.decoder import Decoder
 from engine.punctuation.engine_thread import PunctuationEngine
-from engine.punctuation.streaming import StreamingDecoder
 from engine.recognizers.base import Recognizer
 from engine.recognizers.stabiliser import StabiliserOutput, WordStabiliser
 from engine.transcript.builder import TranscriptBuilder
 from engine.transcript.journal import JournalWriter
 from engine.transcript.transcript import Transcript
-from engine.words import Word
 
 log = logging.getLogger(__name__)
 
 READ_TIMEOUT = 0.1  # seconds: how quickly the recognizer thread notices stop()
 DRAIN_CHUNKS = 200  # audio still queued in a live source when it stops (~20 s at most)
-
-
-# ---- the session's own events ---------------------------------------------------------
-@dataclass(frozen=True)
-class PartialWords:
-    """The recognizer's uncommitted words, for display only; replaces the previous ones."""
-
-    words: tuple[Word, ...]
-
-
-@dataclass(frozen=True)
-class AudioLevel:
-    """Root mean square of the latest chunk, 0 (silence) to 1 (full scale)."""
-
-    rms: float
-
-
-@dataclass(frozen=True)
-class SourceNotice:
-    """Something the user should know: a source event (overrun, device lost/back,
-    finished) or a failure (``kind`` "error") that ended the session's input."""
-
-    kind: str
-    message: str
 
 
 def rms_level(chunk: np.ndarray) -> float:
@@ -81,7 +56,7 @@ class LiveSession:
         self,
         source,
         recognizer: Recognizer,
-        decoder: StreamingDecoder,
+        decoder: Decoder,
         journal: JournalWriter | None = None,
         stabiliser: WordStabiliser | None = None,
         read_timeout: float = READ_TIMEOUT,

@@ -7,7 +7,7 @@ withdrawn positions.
 
 from __future__ import annotations
 
-from engine.punctuation.events import Appended, Provisional, Retracted, Settled, Withdrawn
+from engine.events import Appended, Provisional, Retracted, Settled, Withdrawn
 from engine.transcript.transcript import Transcript, TranscriptWord
 
 
@@ -25,10 +25,9 @@ class TranscriptBuilder:
         words = self.transcript.words
         for event in events:
             if isinstance(event, Appended):
-                w = event.word
                 if event.position != len(words):
                     raise ValueError(f"word appended at {event.position}, transcript has {len(words)}")
-                words.append(TranscriptWord(w.text, w.start, w.end, w.confidence, written=w.written))
+                words.append(TranscriptWord(heard=event.word))
                 self.settled.append(False)
                 self.lookahead.append(None)
             elif isinstance(event, (Provisional, Settled)):

@@ -33,11 +33,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from engine.events import Appended, Retracted, Settled, Withdrawn
 from engine.files import paths
 from engine.files.lock import FileLock, LockTimeout
-from engine.punctuation.events import Appended, Retracted, Settled, Withdrawn
+from engine.recognizers.kinds import find_kind
 from engine.transcript.transcript import Transcript, TranscriptWord
-from engine.words import Word
+from engine.words import Word, word_to_dict
 
 log = logging.getLogger(__name__)
 
@@ -132,20 +133,9 @@ class JournalWriter:
                     word = self._settled[event.position]
                 elif word is None:
                     continue  # appended before this writer subscribed: nothing to say about it
-                records.append(
-                    {
-                        "t": "word",
-                        "position": event.position,
-                        "text": word.text,
-                        "form": event.form,
-                        "mark": event.mark,
-                        "case": event.case,
-                        "start": word.start,
-                        "end": word.end,
-                        "confidence": word.confidence,
-                        **({"written": word.written} if word.written else {}),
-                    }
-                )
+                decision = {"form": event.form, "mark": event.mark, "case": event.case}
+                # every field of the word that is set, so whatever the recognizer side adds is kept
+                records.append({"t": "word", "position": event.position, **decision, **word_to_dict(word)})
                 if not again:
                     self.words += 1
                 self._settled[event.position] = word
@@ -269,7 +259,10 @@ class JournalContents:
             language = self.header["language"]
             return language if isinstance(language, str) else None
         model = self.header.get("model")
-        if self.header.get("recognizer") != "vosk" or not isinstance(model, str) or not Path(model).is_dir():
+        kind = find_kind(self.header.get("recognizer"))
+        if kind is None or not kind.downloads_models:  # only a catalogue model's name says its language
+            return None
+        if not isinstance(model, str) or not Path(model).is_dir():
             return None
         from engine.vosk_models.catalogue import model_language
 

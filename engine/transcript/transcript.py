@@ -13,41 +13,110 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.words import CASE_LABELS, MARK_TEXT, PUNCT_LABELS, SENTENCE_END_MARKS, apply_case
+from engine.words import (
+    CASE_LABELS,
+    MARK_TEXT,
+    PUNCT_LABELS,
+    SENTENCE_END_MARKS,
+    Word,
+    apply_case,
+    word_from_dict,
+    word_to_dict,
+)
 
 FORMAT_NAME = "livecap-transcript"
 FORMAT_VERSION = 1
 
 
-@dataclass
+@dataclass(init=False)
 class TranscriptWord:
-    """One word of the transcript. Times are seconds from the start of the stream, or None."""
+    """One word of the transcript: the word as recognized (``heard``, a ``Word``: its text, times,
+    confidence, the recognizer's writing) with the decision on it (``mark``, ``case``, ``form``).
 
-    text: str
-    start: float | None = None
-    end: float | None = None
-    confidence: float = 1.0
+    Carrying the ``Word`` whole, a field the recognizer side adds to it (a speaker, say) reaches the
+    transcript, the journal and the exports with no copy to extend: make one with
+    ``TranscriptWord(heard=word, mark=...)``, change one with ``dataclasses.replace``. The word's
+    fields read (and write) through: ``text``, ``start``, ``end``, ``confidence``, ``written``.
+    """
+
+    heard: Word
     mark: str = "none"  # one of PUNCT_LABELS: the punctuation that follows the word
     case: str = "lower"  # one of CASE_LABELS
     # Explicit spelling that the three case classes cannot express ("iPhone",
     # "McDonald"). When set it wins over ``case``.
     form: str | None = None
-    # The word as its recognizer wrote it, marks and capitals included (Whisper), "" for one that
-    # writes none: a second punctuation pass (the offline decoder) folds it in again.
-    written: str = ""
     # Whether its mark and case settled (a live session said so, or the journal has it): a second
     # punctuation pass keeps them exactly and fills only the words that never settled. Where the
     # word's decision came from, not part of it: equal words compare equal whatever it says.
     settled: bool = field(default=False, compare=False)
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        text: str = "",
+        start: float | None = None,
+        end: float | None = None,
+        confidence: float = 1.0,
+        mark: str = "none",
+        case: str = "lower",
+        form: str | None = None,
+        written: str = "",
+        settled: bool = False,
+        *,
+        heard: Word | None = None,
+    ):
+        """Either the word's own fields (``text``...), or ``heard``, the ``Word`` whole."""
+        if heard is None:
+            heard = Word(text, start, end, confidence, written)
+        elif (text, start, end, confidence, written) != ("", None, None, 1.0, ""):
+            raise TypeError("give a TranscriptWord either heard or the word's fields, not both")
         # Fail where the bad label enters (a hand-edited file, a buggy caller),
         # not later as a KeyError deep inside an export.
-        if self.mark not in PUNCT_LABELS:
-            raise ValueError(f"unknown mark {self.mark!r}; expected one of {PUNCT_LABELS}")
-        if self.case not in CASE_LABELS:
-            raise ValueError(f"unknown case {self.case!r}; expected one of {CASE_LABELS}")
+        if mark not in PUNCT_LABELS:
+            raise ValueError(f"unknown mark {mark!r}; expected one of {PUNCT_LABELS}")
+        if case not in CASE_LABELS:
+            raise ValueError(f"unknown case {case!r}; expected one of {CASE_LABELS}")
+        self.heard, self.mark, self.case, self.form, self.settled = heard, mark, case, form, settled
 
+    # -- the recognized word's fields, through ``heard`` ---------------------------------------
+    @property
+    def text(self) -> str:
+        return self.heard.text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self.heard = replace(self.heard, text=value)
+
+    @property
+    def start(self) -> float | None:
+        return self.heard.start
+
+    @start.setter
+    def start(self, value: float | None) -> None:
+        self.heard = replace(self.heard, start=value)
+
+    @property
+    def end(self) -> float | None:
+        return self.heard.end
+
+    @end.setter
+    def end(self, value: float | None) -> None:
+        self.heard = replace(self.heard, end=value)
+
+    @property
+    def confidence(self) -> float:
+        return self.heard.confidence
+
+    @confidence.setter
+    def confidence(self, value: float) -> None:
+        self.heard = replace(self.heard, confidence=value)
+
+    @property
+    def written(self) -> str:
+        """The word as its recognizer wrote it, marks and capitals included (Whisper), "" for one
+        that writes none: a second punctuation pass (the offline decoder) folds it in again."""
+        return self.heard.written
+
+    # -- the decision ---------------------------------------------------------------------------
     @property
     def word(self) -> str:
         """The word as shown, without its punctuation."""
@@ -60,7 +129,7 @@ class TranscriptWord:
 
     @property
     def has_times(self) -> bool:
-        return self.start is not None and self.end is not None
+        return self.heard.has_times
 
     @property
     def ends_sentence(self) -> bool:
@@ -69,31 +138,26 @@ class TranscriptWord:
     def to_dict(self) -> dict[str, Any]:
         # "display" is derived and written only for the convenience of readers
         # of the file; from_dict ignores it.
+        heard = word_to_dict(self.heard, text_key="word")
         return {
-            "word": self.text,
+            "word": heard.pop("word"),
             "display": self.display,
-            "start": self.start,
-            "end": self.end,
-            "confidence": self.confidence,
+            **{key: heard.pop(key) for key in ("start", "end", "confidence")},
             "mark": self.mark,
             "case": self.case,
             "form": self.form,
-            **({"written": self.written} if self.written else {}),
+            **heard,  # the word's other fields, where they are set ("written")
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], text_key: str = "word") -> TranscriptWord:
         """A word from its JSON: a transcript's (the text under "word") or a journal's ("text")."""
-        start, end, form = data.get("start"), data.get("end"), data.get("form")
+        form = data.get("form")
         return cls(
-            text=str(data[text_key]),
-            start=None if start is None else float(start),
-            end=None if end is None else float(end),
-            confidence=float(data.get("confidence", 1.0)),
+            heard=word_from_dict(data, text_key),
             mark=str(data.get("mark", "none")),
             case=str(data.get("case", "lower")),
             form=None if form is None else str(form),
-            written=str(data.get("written") or ""),
         )
 
 

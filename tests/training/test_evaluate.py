@@ -6,8 +6,8 @@ import shutil
 import numpy as np
 import pytest
 
+from engine.events import Settled
 from engine.punctuation.casing import CaseRenderer
-from engine.punctuation.events import Settled
 from engine.punctuation.labelled_text import prepare_folder
 from engine.punctuation.model import PunctuationModel
 from engine.punctuation.model_inputs import build_window

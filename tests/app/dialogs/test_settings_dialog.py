@@ -235,6 +235,15 @@ def test_read_only_journal_folder_is_rejected(tmp_path):
         folder.chmod(stat.S_IRWXU)
 
 
+def test_the_recognizer_choice_is_the_engines_list_of_kinds(qtbot, ini):
+    from engine import RECOGNIZER_CHOICES, RECOGNIZER_KINDS
+
+    dialog = open_dialog(qtbot, ini, entries=())
+    combo = dialog.recognition_page.recognizer
+    assert [combo.itemData(i) for i in range(combo.count())] == list(RECOGNIZER_CHOICES)
+    assert [combo.itemText(i) for i in range(1, combo.count())] == [k.label for k in RECOGNIZER_KINDS]
+
+
 def test_vosk_without_an_installed_model_is_rejected(qtbot, ini):
     dialog = open_dialog(qtbot, ini, entries=())
     dialog.recognition_page.recognizer.setCurrentIndex(dialog.recognition_page.recognizer.findData("vosk"))

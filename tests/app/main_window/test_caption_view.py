@@ -6,7 +6,7 @@ import time
 import pytest
 
 from app.main_window.caption_view import PARTIAL, PROVISIONAL, SETTLED, CaptionView
-from engine.punctuation.events import Appended, Provisional, Retracted, Settled, Withdrawn
+from engine.events import Appended, Provisional, Retracted, Settled, Withdrawn
 from engine.transcript.builder import TranscriptBuilder
 from engine.transcript.transcript import Transcript, TranscriptWord
 from engine.words import Word

@@ -26,7 +26,7 @@ def test_the_clock_counts_runs_and_skips_pauses(qtbot):
 
 def test_the_punctuation_control_says_who_punctuates_in_plain_words(qtbot):
     """Not "marks: Whisper's own": a newcomer reads who puts in the punctuation."""
-    from app.main_window.controls import PUNCTUATION_BY_WHISPER, LatencyControl
+    from app.main_window.controls import LatencyControl, punctuation_by
     from engine import DecoderSettings, LatencyMap
 
     defaults = DecoderSettings()
@@ -39,8 +39,7 @@ def test_the_punctuation_control_says_who_punctuates_in_plain_words(qtbot):
 
     assert "punctuation by livecap" in shown() and control.slider.isEnabled()
     assert "punctuation by livecap" in control.slider.accessibleDescription()
-    control.show_marks_by_recognizer(PUNCTUATION_BY_WHISPER, "Whisper writes its own punctuation.")
-    assert PUNCTUATION_BY_WHISPER == "punctuation by Whisper"
+    control.show_marks_by_recognizer(punctuation_by("Whisper"), "Whisper writes its own punctuation.")
     assert "punctuation by Whisper" in shown() and "livecap" not in shown()
     assert not control.slider.isEnabled()
     control.show_marks_by_recognizer(None)  # livecap's model marks the words again

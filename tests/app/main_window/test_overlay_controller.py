@@ -10,7 +10,7 @@ from app.main_window.actions import build_actions
 from app.main_window.caption_view import CaptionView
 from app.main_window.overlay_controller import OverlayController
 from app.settings import AppSettings
-from engine.punctuation.events import Appended, Settled
+from engine.events import Appended, Settled
 from engine.transcript.builder import TranscriptBuilder
 from engine.words import Word
 

@@ -83,7 +83,7 @@ def settled_live(tiny_model_dir, settled_count=None):
     """A live session's text as the window's builder holds it: words whose settled marks and
     capitals differ, at every word, from what the offline decoder would choose (as Whisper's
     correct "start, can" once became "start. Can"); past ``settled_count`` provisional."""
-    from engine.punctuation.events import Appended, Provisional, Settled
+    from engine.events import Appended, Provisional, Settled
     from engine.punctuation.model import PunctuationModel
     from engine.session.batch import repunctuate
     from engine.transcript.builder import TranscriptBuilder

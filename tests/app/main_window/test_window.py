@@ -17,9 +17,8 @@ from app import settings as keys
 from app.settings import AppSettings
 from app.workers.session_bridge import IDLE, PAUSED, RUNNING, SessionBridge
 from engine import SourceChoice
+from engine.events import Appended, AudioLevel, PartialWords, Settled
 from engine.files import paths
-from engine.punctuation.events import Appended, Settled
-from engine.session.live import AudioLevel, PartialWords
 from engine.transcript.journal import JournalWriter, recover
 from engine.transcript.transcript import Transcript
 from engine.words import Word
@@ -392,7 +391,7 @@ def test_the_model_download_offer_installs_the_english_model(window, qtbot, monk
     monkeypatch.setattr(select, "REALTIME_LIMIT", 1e-6)
     with qtbot.waitSignal(window.models_ready, timeout=30000):
         window.preload()
-    assert "PocketSphinx" in window.banners.text("model")
+    assert "built-in PocketSphinx recognizer, which makes many mistakes" in window.banners.text("model")
     assert "Whisper cannot keep up" in window.banners.text("model")
     server = Server()
     try:

@@ -10,7 +10,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.gui import close_on_terminate
-from engine.punctuation.events import Appended, Settled
+from engine.events import Appended, Settled
 from engine.transcript.journal import JournalWriter, read_journal, recover
 from engine.transcript.transcript import Transcript, TranscriptWord
 from engine.words import Word

@@ -445,8 +445,7 @@ def test_terminal_captions_dim_what_may_change_and_keep_settled_lines():
     import io
 
     from engine.cli.terminal_captions import DIM, TerminalCaptions
-    from engine.punctuation.events import Appended, Provisional, Retracted, Settled
-    from engine.session.live import PartialWords
+    from engine.events import Appended, PartialWords, Provisional, Retracted, Settled
     from engine.words import Word
 
     out, err = io.StringIO(), io.StringIO()
@@ -479,8 +478,7 @@ def test_on_a_terminal_the_end_of_file_notice_follows_the_captions_not_splits_th
     import io
 
     from engine.cli.terminal_captions import TerminalCaptions
-    from engine.punctuation.events import Appended, Provisional, Settled
-    from engine.session.live import SourceNotice
+    from engine.events import Appended, Provisional, Settled, SourceNotice
     from engine.words import Word
 
     screen = io.StringIO()  # stdout and stderr on one terminal
@@ -504,8 +502,7 @@ def test_terminal_captions_without_a_terminal_print_settled_sentences_once():
     import io
 
     from engine.cli.terminal_captions import TerminalCaptions
-    from engine.punctuation.events import Appended, Provisional, Settled
-    from engine.session.live import SourceNotice
+    from engine.events import Appended, Provisional, Settled, SourceNotice
     from engine.words import Word
 
     out, err = io.StringIO(), io.StringIO()
@@ -554,8 +551,7 @@ def test_after_the_last_captions_a_late_event_draws_nothing():
     import io
 
     from engine.cli.terminal_captions import TerminalCaptions
-    from engine.punctuation.events import Appended, Settled
-    from engine.session.live import PartialWords
+    from engine.events import Appended, PartialWords, Settled
     from engine.words import Word
 
     for interactive in (True, False):

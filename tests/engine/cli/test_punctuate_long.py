@@ -114,7 +114,7 @@ def test_ctrl_c_while_a_sentence_is_being_written_never_writes_it_twice():
     import io
 
     from engine.cli.punctuate import SentenceWriter
-    from engine.punctuation.events import Settled
+    from engine.events import Settled
     from engine.words import Word
 
     class InterruptedMidWrite(io.StringIO):

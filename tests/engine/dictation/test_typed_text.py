@@ -3,8 +3,7 @@
 import pytest
 
 from engine.dictation.typed_text import DictationText, PressKey, TypedTail, TypeText
-from engine.punctuation.engine_thread import Finalized
-from engine.punctuation.events import Appended, Provisional, Retracted, Settled, Withdrawn
+from engine.events import Appended, Finalized, Provisional, Retracted, Settled, Withdrawn
 from engine.words import Word
 
 

@@ -62,8 +62,7 @@ def test_a_spoken_file_is_typed_exactly_as_the_session_settled_it(target, tmp_pa
 
 def test_stopping_dictation_types_nothing_more(target):
     from engine.dictation.typed_text import DictationText
-    from engine.punctuation.engine_thread import Finalized
-    from engine.punctuation.events import Appended, Settled
+    from engine.events import Appended, Finalized, Settled
     from engine.words import Word
 
     sink = DictationSink(choose_typist()).start()
@@ -102,8 +101,7 @@ def test_words_a_recognizer_replaced_never_reach_the_typed_text(target, tmp_path
 
 def sentence(sink, first: int, words: str, end: bool = True) -> int:
     """Feed one utterance as settled, final words (the decoder's forms), and wait for the typing."""
-    from engine.punctuation.engine_thread import Finalized
-    from engine.punctuation.events import Appended, Settled
+    from engine.events import Appended, Finalized, Settled
     from engine.words import Word
 
     texts = words.split()

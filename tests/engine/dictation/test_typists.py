@@ -102,8 +102,7 @@ def test_the_real_wayland_tool_runs_where_it_is_installed(cls):
 
 def test_where_the_focus_is_unknown_nothing_is_typed_while_livecap_itself_is_in_front():
     from engine.dictation.sink import DictationSink
-    from engine.punctuation.engine_thread import Finalized
-    from engine.punctuation.events import Appended, Settled
+    from engine.events import Appended, Finalized, Settled
     from engine.words import Word
 
     runner = FakeRunner()  # wtype is absent here: its command lines are recorded instead

@@ -174,8 +174,7 @@ def test_latencies_against_the_wall_clock_and_the_stream():
 
 
 def test_probe_records_partials_appends_and_the_last_settle():
-    from engine.punctuation.events import Appended, Settled
-    from engine.session.live import PartialWords
+    from engine.events import Appended, PartialWords, Settled
     from engine.words import Word
 
     probe = Probe()

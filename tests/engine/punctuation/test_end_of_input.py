@@ -4,7 +4,7 @@ question mark, by the model's choice between them, in the streaming and offline 
 
 import pytest
 
-from engine.punctuation.events import Settled
+from engine.events import Settled
 from engine.punctuation.offline import OfflineDecoder
 from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.streaming import StreamingDecoder

@@ -2,8 +2,8 @@ import threading
 
 import pytest
 
-from engine.punctuation.engine_thread import EngineFailed, PunctuationEngine
-from engine.punctuation.events import Settled
+from engine.events import EngineFailed, Settled
+from engine.punctuation.engine_thread import PunctuationEngine
 from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.streaming import StreamingDecoder
 from engine.transcript.builder import TranscriptBuilder

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from engine.evaluation.synthetic_model import write_model_dir
-from engine.punctuation.events import Settled
+from engine.events import Settled
 from engine.punctuation.hint_fusion import FLOOR, HintFusion
 from engine.punctuation.model import ModelConfig, ModelError, PunctuationModel
 from engine.punctuation.offline import OfflineDecoder
@@ -116,8 +116,9 @@ def test_with_whisper_the_engine_choice_folds_its_marks_in_and_auto_keeps_them_a
     from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
     from engine.session.build import choose_decoder
 
-    class Whisper:
+    class Whisper:  # what an English Whisper declares
         name, language, multilingual = "whisper", "en", False
+        writes_marks, revises_writing = True, False
 
     settings = fused_model.config.decoder
     engine, _ = choose_decoder(fused_model, settings, Whisper(), "engine")
@@ -132,8 +133,9 @@ def test_after_stop_the_offline_decoder_folds_whispers_marks_in_unless_they_were
 ):
     from engine.session.build import keeps_written_marks, whose_marks
 
-    class Whisper:
+    class Whisper:  # what an English Whisper declares
         name, language, multilingual = "whisper", "en", False
+        writes_marks, revises_writing = True, False
 
     class Korean(Whisper):
         language = "ko"

@@ -97,7 +97,7 @@ def test_streaming_settles_exactly_what_the_model_says_far_into_a_stream(tiny_mo
     # computed on the whole stream.
     import numpy as np
 
-    from engine.punctuation.events import Settled
+    from engine.events import Settled
 
     texts = (
         "so we met on monday and i think the plan works but what about the budget "

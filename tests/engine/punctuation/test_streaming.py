@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from engine.punctuation.events import Appended, Provisional, Retracted, Settled, Withdrawn
+from engine.events import Appended, Provisional, Retracted, Settled, Withdrawn
 from engine.punctuation.scoring import entropy_bits
 from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.streaming import StreamingDecoder

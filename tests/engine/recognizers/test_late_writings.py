@@ -3,7 +3,7 @@ after it rewrite them, until one has heard ``settle_after`` words past it; then 
 them. Scripted Whisper-like hypotheses through ``LocalAgreement`` and the marks decoder, and the
 live session carrying the rewrites to the engine thread."""
 
-from engine.punctuation.events import Provisional, Settled
+from engine.events import Provisional, Settled
 from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
 from engine.punctuation.settings import DecoderSettings
 from engine.recognizers.base import RecognizerUpdate

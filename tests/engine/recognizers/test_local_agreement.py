@@ -1,7 +1,7 @@
 """Local agreement on scripted hypothesis sequences: what is committed never changes, and a tail
 Whisper revises is never committed (so never typed), only shown and then taken off the display."""
 
-from engine.punctuation.events import Appended, Settled
+from engine.events import Appended, Settled
 from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
 from engine.punctuation.settings import DecoderSettings
 from engine.recognizers.base import RecognizerUpdate

@@ -19,7 +19,7 @@ from engine.recognizers.pocketsphinx_rec import (
     align_to_hypothesis,
     clean_word,
 )
-from engine.recognizers.select import FALLBACK_NOTICE, create_recognizer
+from engine.recognizers.select import FALLBACK_NOTICE, open_recognizer
 from engine.recognizers.stabiliser import WordStabiliser
 from engine.recognizers.vosk_rec import (
     VoskRecognizer,
@@ -138,8 +138,8 @@ def test_pocketsphinx_final_pass_recognizes_each_sentence(speech):
 
 
 def test_live_pocketsphinx_is_one_pass_and_batch_keeps_the_final_passes():
-    live, _ = create_recognizer("pocketsphinx")
-    batch, _ = create_recognizer("pocketsphinx", live=False)
+    live, _, _ = open_recognizer("pocketsphinx")
+    batch, _, _ = open_recognizer("pocketsphinx", live=False)
     assert not live.final_pass and batch.final_pass
     assert live._decoder.config["fwdflat"] is False and live._decoder.config["lw"] == pytest.approx(8.5)
     assert batch._decoder.config["fwdflat"] is True and batch._decoder.config["lw"] == pytest.approx(6.5)
@@ -478,7 +478,7 @@ def test_without_vosk_or_whisper_pocketsphinx_is_used_with_a_notice(tmp_path, mo
     monkeypatch.setattr(
         "engine.recognizers.whisper_model.shipped_model_folder", lambda: tmp_path / "no-such-model"
     )
-    recognizer, notice = create_recognizer(None, None, tmp_path)
+    recognizer, notice, _ = open_recognizer(None, None, models_dir=tmp_path)
     assert recognizer.name == "pocketsphinx" and notice.endswith(FALLBACK_NOTICE)
     assert "no such Whisper model folder" in notice
 
@@ -487,23 +487,23 @@ def test_an_installed_vosk_model_is_preferred(tmp_path):
     (tmp_path / "half-downloaded").mkdir()
     write_tiny_vosk_model(tmp_path / "tiny")
     assert [p.name for p in installed_model_folders(tmp_path)] == ["tiny"]
-    recognizer, notice = create_recognizer(None, None, tmp_path)
+    recognizer, notice, _ = open_recognizer(None, None, models_dir=tmp_path)
     assert recognizer.name == "vosk" and notice == ""
-    recognizer, _ = create_recognizer("vosk", "tiny", tmp_path)  # by name
+    recognizer, _, _ = open_recognizer("vosk", "tiny", models_dir=tmp_path)  # by name
     assert recognizer.model_path == tmp_path / "tiny"
-    recognizer, _ = create_recognizer(None, tmp_path / "tiny", None)  # by folder
+    recognizer, _, _ = open_recognizer(None, tmp_path / "tiny", models_dir=None)  # by folder
     assert recognizer.name == "vosk"
-    recognizer, notice = create_recognizer("pocketsphinx", None, tmp_path)  # asked for explicitly
+    recognizer, notice, _ = open_recognizer("pocketsphinx", None, models_dir=tmp_path)  # asked for explicitly
     assert recognizer.name == "pocketsphinx" and notice == ""
 
 
 def test_asking_for_vosk_without_a_model_fails_clearly(tmp_path):
     with pytest.raises(RecognizerError, match="No Vosk model installed"):
-        create_recognizer("vosk", None, tmp_path)
+        open_recognizer("vosk", None, models_dir=tmp_path)
     with pytest.raises(RecognizerError, match="No Vosk model named 'missing'.*installed: none"):
-        create_recognizer("vosk", "missing", tmp_path)
+        open_recognizer("vosk", "missing", models_dir=tmp_path)
     with pytest.raises(RecognizerError, match="Unknown recognizer"):
-        create_recognizer("kaldi", None, tmp_path)
+        open_recognizer("kaldi", None, models_dir=tmp_path)
 
 
 def test_a_broken_vosk_model_offers_its_ways_out(tmp_path, monkeypatch):
@@ -540,7 +540,7 @@ def test_no_placeholder_commands_in_the_advice(tmp_path):
     assert "NAME" not in FALLBACK_NOTICE
     for attempt in (
         lambda: VoskRecognizer(tmp_path / "nowhere"),
-        lambda: create_recognizer("vosk", None, tmp_path),
+        lambda: open_recognizer("vosk", None, models_dir=tmp_path),
     ):
         with pytest.raises(RecognizerError) as caught:
             attempt()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.punctuation.events import Appended, Settled
+from engine.events import Appended, Settled
 from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
 from engine.vosk_models.layout import model_problems
 
@@ -86,9 +86,9 @@ def test_korean_speech_streams_through_the_real_session_without_english_marks(da
     import time
 
     from engine.audio.file_source import FileSource
+    from engine.events import PartialWords
     from engine.recognizers.vosk_rec import VoskRecognizer
     from engine.session.build import SessionResources, SessionSpec, build_live_session
-    from engine.session.live import PartialWords
 
     started = time.perf_counter()
     recognizer = VoskRecognizer(data_dir / "vosk-models" / NAME)

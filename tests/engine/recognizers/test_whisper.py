@@ -11,7 +11,7 @@ from engine.audio.file_source import read_all
 from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
 from engine.punctuation.streaming import StreamingDecoder
 from engine.recognizers import RecognizerError, select
-from engine.recognizers.select import create_recognizer
+from engine.recognizers.select import open_recognizer
 from engine.recognizers.whisper_model import (
     check_whisper_model,
     installed_whisper_folders,
@@ -105,7 +105,7 @@ def test_whispers_own_marks_settle_after_later_decodes_and_never_change(sentence
     settles only once a later decode has heard words past it (or the utterance ended); a settled
     mark is never re-settled, and the transcript keeps exactly what settled."""
     from engine.audio.file_source import FileSource
-    from engine.punctuation.events import Appended, Provisional, Settled
+    from engine.events import Appended, Provisional, Settled
     from engine.punctuation.model import load_model_or_shipped
 
     model = load_model_or_shipped(None).model
@@ -212,9 +212,9 @@ def test_a_whisper_folder_in_the_models_folder_is_accepted_not_taken_for_a_broke
     folder = _unpack_user_whisper(tmp_path)
     assert installed_whisper_folders(tmp_path) == [folder]
     assert incomplete_model_folders(tmp_path) == []
-    recognizer, _ = create_recognizer("whisper", folder.name, tmp_path)  # by name
+    recognizer, _, _ = open_recognizer("whisper", folder.name, models_dir=tmp_path)  # by name
     assert recognizer.model_path == folder
-    recognizer, _ = create_recognizer(None, folder, None)  # by folder, recognized by its files
+    recognizer, _, _ = open_recognizer(None, folder, models_dir=None)  # by folder, recognized by its files
     assert recognizer.name == "whisper"
 
 
@@ -222,29 +222,29 @@ def test_a_whisper_folder_in_the_models_folder_is_accepted_not_taken_for_a_broke
 def test_an_installed_vosk_model_comes_first(tmp_path):
     write_tiny_vosk_model(tmp_path / "tiny")
     _unpack_user_whisper(tmp_path)
-    recognizer, notice = create_recognizer(None, None, tmp_path)
+    recognizer, notice, _ = open_recognizer(None, None, models_dir=tmp_path)
     assert recognizer.name == "vosk" and notice == ""
 
 
 def test_without_vosk_whisper_is_the_default(tmp_path):
-    recognizer, notice = create_recognizer(None, None, tmp_path)
+    recognizer, notice, _ = open_recognizer(None, None, models_dir=tmp_path)
     assert recognizer.name == "whisper" and notice == ""
     assert recognizer.model_path == shipped_model_folder()
     user = _unpack_user_whisper(tmp_path)  # a model the user unpacked wins over the embedded one
-    recognizer, _ = create_recognizer(None, None, tmp_path)
+    recognizer, _, _ = open_recognizer(None, None, models_dir=tmp_path)
     assert recognizer.model_path == user
 
 
 def test_where_whisper_cannot_keep_up_pocketsphinx_runs_with_one_line_saying_why(tmp_path, monkeypatch):
     # The CPU is as fast as it is: the measured decode is real, the bar it must clear is lowered.
     monkeypatch.setattr(select, "REALTIME_LIMIT", 1e-6)
-    recognizer, notice = create_recognizer(None, None, tmp_path)
+    recognizer, notice, _ = open_recognizer(None, None, models_dir=tmp_path)
     assert recognizer.name == "pocketsphinx"
     assert "Whisper cannot keep up" in notice and "\n" not in notice
     assert "--recognizer whisper" in notice
-    recognizer, _ = create_recognizer("whisper", None, tmp_path)  # asked for: no check
+    recognizer, _, _ = open_recognizer("whisper", None, models_dir=tmp_path)  # asked for: no check
     assert recognizer.name == "whisper"
-    recognizer, _ = create_recognizer(None, None, tmp_path, live=False)  # a file needs no real time
+    recognizer, *_ = open_recognizer(None, None, models_dir=tmp_path, live=False)  # a file needs no real time
     assert recognizer.name == "whisper"
 
 

@@ -51,7 +51,7 @@ def test_resources_load_each_model_and_recognizer_once(tiny_model_dir):
     assert resources.recognizer("pocketsphinx", "")[0] is first
     assert made == [("pocketsphinx", "")] and loaded == [Path(tiny_model_dir)]
     assert (info.name, info.notice, info.journal_model) == ("pocketsphinx", "a notice", "built-in")
-    first.closed = True  # as an isolated recognizer whose child process died
+    first.close()  # closed, as an isolated recognizer is when its child process died
     assert resources.recognizer("pocketsphinx", "")[0] is not first and len(made) == 2
 
 

@@ -8,11 +8,11 @@ import time
 import pytest
 
 from engine.audio.file_source import FileSource
-from engine.punctuation.events import Appended, Settled
+from engine.events import Appended, AudioLevel, PartialWords, Settled, SourceNotice
 from engine.punctuation.streaming import StreamingDecoder
 from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
 from engine.session.batch import transcribe_file
-from engine.session.live import AudioLevel, LiveSession, PartialWords, SourceNotice
+from engine.session.live import LiveSession
 from engine.transcript.journal import JournalWriter, read_journal
 from engine.words import CASE_LABELS, PUNCT_LABELS
 from tests.speech import SENTENCE, write_speech_wav
@@ -91,6 +91,8 @@ def test_a_whole_file_flows_through_and_every_mark_settles(speech_wav, recognize
     levels = [e.rms for e in recorder.of(AudioLevel)]
     assert max(levels) > 0.01 and min(levels) == 0.0  # speech and the silences around it
     assert any(n.kind == "finished" for n in recorder.of(SourceNotice))
+    # Whichever thread published it, every event a subscriber got is one of engine.events'.
+    assert {type(e).__module__ for e in recorder.events} == {"engine.events"}
     assert session.stop() is transcript  # stopping twice is harmless
 
 

@@ -2,7 +2,7 @@
 the words that never settled. The settled marks here are chosen to differ from the decoder's own
 choice at every word, so a pass that re-decided any of them would show."""
 
-from engine.punctuation.events import Appended, Provisional, Settled, Withdrawn
+from engine.events import Appended, Provisional, Settled, Withdrawn
 from engine.session.batch import repunctuate
 from engine.transcript.builder import TranscriptBuilder
 from engine.words import SENTENCE_END_MARKS, Word

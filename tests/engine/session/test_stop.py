@@ -10,10 +10,10 @@ import time
 import pytest
 
 from engine.audio.file_source import FileSource
-from engine.punctuation.events import Appended
+from engine.events import Appended, PartialWords
 from engine.punctuation.streaming import StreamingDecoder
 from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
-from engine.session.live import LiveSession, PartialWords
+from engine.session.live import LiveSession
 from engine.transcript.journal import JournalWriter, read_journal
 from engine.words import SENTENCE_END_MARKS
 from tests.speech import write_speech_wav

@@ -9,7 +9,7 @@ import threading
 import time
 from pathlib import Path
 
-from engine.punctuation.events import Appended, Retracted, Settled, Withdrawn
+from engine.events import Appended, Retracted, Settled, Withdrawn
 from engine.transcript.journal import JournalWriter, in_use, mark_recovered, read_journal, recover
 from engine.words import PUNCT_LABELS, Word
 
@@ -245,6 +245,7 @@ def test_the_recognizers_writing_is_journaled_so_a_recovered_session_can_fold_it
     writer.close(clean=False)
     recovered = read_journal(writer.path).transcript.words
     assert [w.written for w in recovered] == ["Hello,", "world.", ""]
+    assert [w.heard for w in recovered] == words  # the whole word comes back, every field of it
     lines = [json.loads(line) for line in writer.path.read_text().splitlines()]
     assert "written" not in [line for line in lines if line.get("text") == "ok"][0]  # none: no key
 

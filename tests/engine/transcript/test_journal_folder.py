@@ -6,7 +6,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine.punctuation.events import Appended, Settled
+from engine.events import Appended, Settled
 from engine.transcript.journal import JournalWriter, mark_recovered, read_journal
 from engine.transcript.journal_folder import (
     DEFAULT_KEEP_DAYS,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.recognizers import RecognizerError
-from engine.recognizers.select import create_recognizer
+from engine.recognizers.select import open_recognizer
 from engine.recognizers.vosk_rec import check_vosk_model
 from engine.vosk_models import catalogue, layout
 
@@ -91,10 +91,10 @@ def test_auto_select_never_picks_a_model_being_removed(tmp_path):
     models = tmp_path / "models"
     write(models / ".vosk-model-x.removing-0123abcd", FOLDERS["v2-mfcc-hclg"][0])
     assert layout.installed_model_folders(models) == [] and catalogue.installed_models(models) == []
-    recognizer, notice = create_recognizer(None, None, models)
+    recognizer, notice, _ = open_recognizer(None, None, models_dir=models)
     assert recognizer.name == "whisper" and notice == ""  # no Vosk model: the embedded Whisper
     with pytest.raises(RecognizerError, match="No Vosk model installed"):
-        create_recognizer("vosk", None, models)
+        open_recognizer("vosk", None, models_dir=models)
 
 
 def test_a_removal_in_progress_is_skipped_beside_a_real_model(tmp_path):
@@ -103,7 +103,7 @@ def test_a_removal_in_progress_is_skipped_beside_a_real_model(tmp_path):
     write(models / "b-model", FOLDERS["v2-mfcc-hclg"][0])
     assert layout.installed_model_folders(models) == [models / "b-model"]
     with pytest.raises(RecognizerError, match="installed: b-model"):
-        create_recognizer("vosk", "missing", models)
+        open_recognizer("vosk", "missing", models_dir=models)
 
 
 # -- incomplete folders are listed, never picked --------------------------------
@@ -127,8 +127,8 @@ def test_an_incomplete_hand_unpacked_folder_is_listed_with_what_it_lacks(tmp_pat
 def test_auto_select_skips_an_incomplete_folder_and_says_so(tmp_path):
     models = tmp_path / "models"
     write(models / "a-incomplete", V2 + ["conf/mfcc.conf"])  # sorts first
-    recognizer, notice = create_recognizer(None, None, models)
+    recognizer, notice, _ = open_recognizer(None, None, models_dir=models)
     assert recognizer.name == "whisper" and notice.endswith("using Whisper")
     assert "a-incomplete is incomplete: missing graph/HCLG.fst" in notice and "livecap models list" in notice
     with pytest.raises(RecognizerError, match="a-incomplete is incomplete"):
-        create_recognizer("vosk", None, models)
+        open_recognizer("vosk", None, models_dir=models)

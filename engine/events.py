@@ -1,0 +1,113 @@
+"""Every event a session subscriber receives, in one module: what the window, the journal,
+dictation and the terminal captions import, and all they need to import.
+
+Subscribers get lists of them, from two threads (``engine.session.live``):
+
+- the engine thread publishes the decoders' events: a word is ``Appended``; its mark and case are
+  shown ``Provisional`` at once and change until they are ``Settled``, after which they never
+  change, unless the recognizer takes the word back (``Withdrawn``, ``Retracted``); beside them
+  ``Finalized`` (the recognizer will not take words back) and ``EngineFailed``;
+- the recognizer thread publishes the session's own: ``PartialWords``, ``AudioLevel``,
+  ``SourceNotice``.
+
+All are frozen dataclasses: they cross threads, and nobody may change one on its way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.words import Word
+
+
+# ---- the decoders' events (engine thread) ----------------------------------------------------
+@dataclass(frozen=True)
+class Appended:
+    """A word joined the stream at ``position``."""
+
+    position: int
+    word: Word
+
+
+@dataclass(frozen=True)
+class Provisional:
+    """The current best guess for a position that may still change."""
+
+    position: int
+    mark: str
+    case: str
+    confidence: float
+    form: str
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The final mark and case of a position. Never changes, unless the word itself is withdrawn."""
+
+    position: int
+    mark: str
+    case: str
+    lookahead_used: int
+    form: str
+    confidence: float = 1.0
+    # The form inside a sentence: ``form`` without a capital that only marks a sentence start
+    # ("" where that is ``form``). Dictation types it where the user's sentence goes on.
+    inner_form: str = ""
+
+
+@dataclass(frozen=True)
+class Withdrawn:
+    """A settled word was replaced by the recognizer; its settled mark no longer holds."""
+
+    position: int
+
+
+@dataclass(frozen=True)
+class Retracted:
+    """Every word from ``from_position`` on was removed from the stream."""
+
+    from_position: int
+
+
+Event = Appended | Provisional | Settled | Withdrawn | Retracted  # what a decoder returns
+
+
+# ---- the engine thread's own --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Finalized:
+    """None of the stream's first ``words`` words will be taken back by the recognizer (the
+    stabiliser's horizon: an utterance ended, or its words froze). Published in order with the
+    decoder's events, after those words' ``Appended``."""
+
+    words: int
+
+
+@dataclass(frozen=True)
+class EngineFailed:
+    """The engine hit an error it cannot recover from; it has stopped."""
+
+    message: str
+
+
+# ---- the session's own (recognizer thread) ------------------------------------------------------
+@dataclass(frozen=True)
+class PartialWords:
+    """The recognizer's uncommitted words, for display only; replaces the previous ones."""
+
+    words: tuple[Word, ...]
+
+
+@dataclass(frozen=True)
+class AudioLevel:
+    """Root mean square of the latest chunk, 0 (silence) to 1 (full scale)."""
+
+    rms: float
+
+
+@dataclass(frozen=True)
+class SourceNotice:
+    """Something the user should know: a source event (overrun, device lost/back,
+    finished) or a failure (``kind`` "error") that ended the session's input."""
+
+    kind: str
+    message: str
