@@ -31,9 +31,19 @@ RECOGNIZER = Key("recognition/recognizer", "auto")  # one of the engine's RECOGN
 # Whose marks and capitals: "auto" (the better for the recognizer), "engine", "recognizer" (Whisper's)
 MARKS = Key("recognition/marks", "auto")
 VOSK_MODEL = Key("recognition/vosk_model", "")  # catalogue name or folder path; "" = first installed
-SOURCE_KIND = Key("audio/source_kind", "mic")  # "mic" | "system" | "file"
+# "mic" | "system" | "app" (one application's sound) | "meeting" (the microphone beside the
+# others' side, MEETING_OTHERS); "file" is never stored, but an older version could leave it
+SOURCE_KIND = Key("audio/source_kind", "mic")
 INPUT_DEVICE = Key("audio/input_device", "")  # device name; "" = the system default
 MONITOR_DEVICE = Key("audio/monitor_device", "")  # PulseAudio monitor source name; "" = default sink's
+AUDIO_APPLICATION = Key("audio/application", "")  # the application recorded ("app", a meeting's "app" side)
+MEETING_OTHERS = Key("audio/meeting_others", "system")  # a meeting's others: "system" | "app"
+
+# Speakers in a meeting: the names shown for each side ("" = the default name)
+ME_NAME = Key("speakers/me", "Me")
+OTHERS_NAME = Key("speakers/others", "Others")
+# The voices told apart among the others ("others:1"...): a rename each, "" = "Others N"
+VOICE_NAMES = tuple(Key(f"speakers/others_{n}", "") for n in (1, 2, 3))
 
 # Punctuation
 LATENCY = Key("punctuation/latency", 50)  # slider 0 (fastest) .. 100 (most accurate)
@@ -61,7 +71,7 @@ WINDOW_FONT_SIZE = Key("window/font_size", 20)
 # ("new line", "new paragraph", "scratch that"); none by default.
 DICTATION_COMMANDS = Key("dictation/commands", "")
 
-ALL_KEYS = [v for v in list(globals().values()) if isinstance(v, Key)]
+ALL_KEYS = [v for v in list(globals().values()) if isinstance(v, Key)] + list(VOICE_NAMES)
 
 
 class AppSettings:
@@ -94,6 +104,18 @@ class AppSettings:
 
     def set_raw(self, name: str, value: Any) -> None:
         self.store.setValue(name, value)
+
+
+def speaker_names(settings: AppSettings):
+    """The names shown for a meeting's speakers (``engine.SpeakerNames``), as the user set them."""
+    from engine import SpeakerNames, others_voice
+
+    renamed = {others_voice(n): settings.get(key) for n, key in enumerate(VOICE_NAMES, 1)}
+    return SpeakerNames(
+        me=settings.get(ME_NAME).strip() or ME_NAME.default,
+        others=settings.get(OTHERS_NAME).strip() or OTHERS_NAME.default,
+        renamed={speaker: name for speaker, name in renamed.items() if name.strip()},
+    )
 
 
 def _coerce(value: Any, default: Any) -> Any:

@@ -21,6 +21,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
 
+from engine import SPEAKER_ME, voice_number
+
 ICON_PATH = Path(__file__).with_name("resources") / "livecap.svg"
 
 
@@ -60,6 +62,33 @@ _LIGHT = CaptionColors(
 def caption_colors(dark: bool) -> CaptionColors:
     """Caption text colours for a dark or a light background."""
     return _DARK if dark else _LIGHT
+
+
+# A meeting's speakers, each in its own colour: Me first, the others' side second, then one per
+# voice told apart among the others. Every colour keeps 4.5:1 or more against its scheme's caption
+# background (and the dark ones against the overlay's black panel); tests check the ratios.
+_SPEAKERS_LIGHT = ("#1a56b0", "#9c4200", "#1d6b35", "#7a2ea6", "#0b6671", "#b0233b")
+_SPEAKERS_DARK = ("#8ab4f8", "#f6ad55", "#7dd3a0", "#d7aefb", "#5fd4dd", "#ff8fa3")
+
+
+def speaker_palette(dark: bool) -> tuple[QColor, ...]:
+    """Every speaker colour of a scheme, in the order speakers take them."""
+    return tuple(QColor(c) for c in (_SPEAKERS_DARK if dark else _SPEAKERS_LIGHT))
+
+
+def speaker_color(speaker: str, dark: bool) -> QColor:
+    """The colour of ``speaker`` (an engine speaker id: "me", "others", "others:N") on a dark or
+    light background. The others' side without voices told apart and its first voice share a
+    colour: the first voice is usually the only one."""
+    colours = speaker_palette(dark)
+    number = voice_number(speaker)
+    if speaker == SPEAKER_ME:
+        index = 0
+    elif number is not None:
+        index = 1 + (number - 1) % (len(colours) - 1)
+    else:
+        index = 1
+    return colours[index]
 
 
 def contrast_ratio(a: QColor, b: QColor) -> float:

@@ -34,6 +34,15 @@ _PUBLIC = {
     "PausableSource": ("engine.audio.pausable", "PausableSource"),
     "open_source": ("engine.audio.pausable", "open_source"),
     "SETTLE_SECONDS": ("engine.audio.pausable", "SETTLE_SECONDS"),
+    "Application": ("engine.audio.applications", "Application"),
+    "list_applications": ("engine.audio.applications", "list_applications"),
+    # speakers: a meeting's sides and the voices among the others
+    "SpeakerNames": ("engine.speakers.labels", "SpeakerNames"),
+    "SPEAKER_ME": ("engine.speakers.labels", "ME"),
+    "SPEAKER_OTHERS": ("engine.speakers.labels", "OTHERS"),
+    "is_others": ("engine.speakers.labels", "is_others"),
+    "others_voice": ("engine.speakers.labels", "others_voice"),
+    "voice_number": ("engine.speakers.labels", "voice_number"),
     # punctuation
     "PunctuationModel": ("engine.punctuation.model", "PunctuationModel"),
     "ModelConfig": ("engine.punctuation.model", "ModelConfig"),
@@ -54,6 +63,7 @@ _PUBLIC = {
     "AudioLevel": ("engine.events", "AudioLevel"),
     "PartialWords": ("engine.events", "PartialWords"),
     "SourceNotice": ("engine.events", "SourceNotice"),
+    "SpeakersLabelled": ("engine.events", "SpeakersLabelled"),
     # recognizers: the one list of kinds and what each declares
     "RecognizerKind": ("engine.recognizers.kinds", "RecognizerKind"),
     "RECOGNIZER_KINDS": ("engine.recognizers.kinds", "KINDS"),

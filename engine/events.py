@@ -6,7 +6,8 @@ Subscribers get lists of them, from two threads (``engine.session.live``):
 - the engine thread publishes the decoders' events: a word is ``Appended``; its mark and case are
   shown ``Provisional`` at once and change until they are ``Settled``, after which they never
   change, unless the recognizer takes the word back (``Withdrawn``, ``Retracted``); beside them
-  ``Finalized`` (the recognizer will not take words back) and ``EngineFailed``;
+  ``Finalized`` (the recognizer will not take words back), ``SpeakersLabelled`` (who spoke) and
+  ``EngineFailed``;
 - the recognizer thread publishes the session's own: ``PartialWords``, ``AudioLevel``,
   ``SourceNotice``.
 
@@ -83,6 +84,16 @@ class Finalized:
 
 
 @dataclass(frozen=True)
+class SpeakersLabelled:
+    """Who spoke words already ``Appended``: position → speaker id (``engine.speakers.labels``).
+    A label may be corrected by a later event until its turn settles; positions below
+    ``settled_through`` never change label again (the rule marks follow)."""
+
+    labels: tuple[tuple[int, str], ...]
+    settled_through: int
+
+
+@dataclass(frozen=True)
 class EngineFailed:
     """The engine hit an error it cannot recover from; it has stopped."""
 
@@ -92,16 +103,19 @@ class EngineFailed:
 # ---- the session's own (recognizer thread) ------------------------------------------------------
 @dataclass(frozen=True)
 class PartialWords:
-    """The recognizer's uncommitted words, for display only; replaces the previous ones."""
+    """The recognizer's uncommitted words, for display only; replaces the previous ones of the
+    same ``speaker`` (a meeting's sides each have their own)."""
 
     words: tuple[Word, ...]
+    speaker: str = ""
 
 
 @dataclass(frozen=True)
 class AudioLevel:
-    """Root mean square of the latest chunk, 0 (silence) to 1 (full scale)."""
+    """Root mean square of the latest chunk, 0 (silence) to 1 (full scale), of ``speaker``'s side."""
 
     rms: float
+    speaker: str = ""
 
 
 @dataclass(frozen=True)
@@ -111,3 +125,4 @@ class SourceNotice:
 
     kind: str
     message: str
+    speaker: str = ""  # the side whose source it concerns; "" in a one-source session

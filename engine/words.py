@@ -24,6 +24,9 @@ class Word:
     # The recognizer's own writing of the word, with its marks and capitals ("Budget,"), where it
     # writes one (Whisper); "" for recognizers that give bare lower-case words (Vosk, PocketSphinx).
     written: str = ""
+    # Who spoke it: a speaker id of ``engine.speakers.labels`` ("me", "others", "others:2"), or ""
+    # where the session has one side only (no label shown).
+    speaker: str = ""
 
     @property
     def has_times(self) -> bool:
@@ -37,6 +40,7 @@ _READ = {
     "end": lambda v: None if v is None else float(v),
     "confidence": float,
     "written": lambda v: str(v or ""),
+    "speaker": lambda v: str(v or ""),
 }
 _ALWAYS = ("text", "start", "end", "confidence")  # written even when they hold their default
 

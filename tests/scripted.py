@@ -63,6 +63,9 @@ class ScriptedRecognizer:
     def close(self) -> None:
         self.closed = True
 
+    def another_stream(self) -> "ScriptedRecognizer":
+        return ScriptedRecognizer(self.script)
+
     @staticmethod
     def timed(texts: list[str], first: int = 0):
         from engine.words import Word

@@ -95,7 +95,9 @@ class _ImportCollector(ast.NodeVisitor):
         if name in ("import_module", "__import__"):
             targets = named[:1]
         else:
-            targets = [s for s in named if s in self.known]
+            # A dotted module name handed to a lazy loader (``_lazy("engine.cli.recover", ...)``);
+            # a bare word such as "app" is data (a source kind), not a package being loaded.
+            targets = [s for s in named if s in self.known and "." in s]
         if targets:
             self.found.append((node, tuple(targets), self.type_only))
         self.generic_visit(node)

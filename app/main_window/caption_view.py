@@ -5,7 +5,9 @@ What a reader sees, and why:
 * settled words and marks in the normal text colour: they will not change again;
 * words whose mark or case is still provisional in a lighter colour, updated in place
   (the colour darkens as they settle, the comma appears, the capital changes);
-* the recognizer's unstable words in grey italics at the end: they may still be rewritten.
+* the recognizer's unstable words in grey italics at the end: they may still be rewritten;
+* in a meeting, the speaker's name in their colour where the speaker changes ("Me: …"), each
+  side's unstable words on its own line (``speaker_labels``).
 
 Only the tail changes. Each update finds the first word whose rendering differs from what
 the document holds and replaces the document from there to the end with ``QTextCursor``
@@ -26,18 +28,48 @@ text becomes editable (see ``app.main_window.edits`` for how edits reach the exp
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from PySide6.QtCore import QEvent, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextEdit, QToolButton
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
+from app.main_window.speaker_labels import (
+    label_format,
+    labelled_paragraphs,
+    overlay_tail,
+    partial_runs,
+)
 from app.profanity import mask as mask_word
-from engine import Appended, ParagraphRule, Provisional, Retracted, Settled, Transcript, Withdrawn
+from engine import (
+    Appended,
+    ParagraphRule,
+    Provisional,
+    Retracted,
+    Settled,
+    SpeakerNames,
+    SpeakersLabelled,
+    Transcript,
+    Withdrawn,
+)
 
 SETTLED, PROVISIONAL, PARTIAL = "settled", "provisional", "partial"
 PARAGRAPHS = ParagraphRule()  # the exports' rule too: Stop must not reflow the text
 LINE_HEIGHT = 135  # percent: captions are read at a glance, and tight lines blur together
 PARAGRAPH_SPACING = 0.6  # of the font size, between paragraphs
+
+
+class Token(NamedTuple):
+    """One word as the document holds it: what comes before it (a space or a paragraph break, then
+    its speaker's label where the speaker changes), the word, its style."""
+
+    sep: str
+    label: str
+    text: str
+    style: str
+    place: object  # its ParagraphPlace
+    speaker: str
 
 
 def blend(a: QColor, b: QColor, t: float) -> QColor:
@@ -72,12 +104,14 @@ class CaptionView(QTextEdit):
         self.document().setDocumentMargin(16)
         self.set_font_size(font_size)
         self.mask_profanity = False
+        self.speaker_names = SpeakerNames()
         self.live = True
         self.loaded_text = ""  # the finished text as loaded, to tell whether the user edited it
         self.builder = None
         self._partial: tuple = ()
         self._reset_state()
         self._formats = self._make_formats()
+        self._label_formats: dict = {}
         self._follow = True
         self.follow_button = QToolButton(self, text="↓ Latest", visible=False, clicked=self.follow)
         self.follow_button.setAccessibleName("Jump to the latest captions")
@@ -135,6 +169,8 @@ class CaptionView(QTextEdit):
                 p = event.position
             elif isinstance(event, Retracted):
                 p = event.from_position
+            elif isinstance(event, SpeakersLabelled) and event.labels:
+                p = min(position for position, _ in event.labels)  # its line and the next one's label
             else:
                 continue
             dirty = p if dirty is None else min(dirty, p)
@@ -146,20 +182,22 @@ class CaptionView(QTextEdit):
         if not self.live:
             return
         self._formats = self._make_formats()
+        self._label_formats = {}
         self._rendered, self._offsets = [], []
-        self._partial_text, self._partial_start = "", 0
+        self._partial_runs, self._partial_start = (), 0
         self.clear()
         self._set_block_format()
         self._render_from(self._base, force=True)
 
+    def set_speaker_names(self, names: SpeakerNames) -> None:
+        """Show a meeting's speakers by ``names`` (the user renamed one)."""
+        self.speaker_names = names
+        self.rerender()
+
     def load_transcript(self, transcript: Transcript, editable: bool = True) -> None:
-        """Show a finished transcript as plain, editable paragraphs (after a session, or recovered)."""
-        paragraphs = []
-        for seg in transcript.paragraphs():
-            words = transcript.segment_words(seg)
-            paragraphs.append(
-                " ".join(mask_word(w.display) if self.mask_profanity else w.display for w in words)
-            )
+        """Show a finished transcript as plain, editable paragraphs (after a session, or recovered);
+        a meeting's with its speakers' labels, as the live captions showed them."""
+        paragraphs = labelled_paragraphs(transcript, self.speaker_names, self._show, PARAGRAPHS)
         self.live = False
         self.setUndoRedoEnabled(False)
         self.loaded_text = "\n".join(paragraphs)
@@ -176,16 +214,15 @@ class CaptionView(QTextEdit):
         """(settled, provisional) text of the live end, for the caption overlay: the last
         ``settled_words`` settled words (the overlay says how many it needs), then every word
         still open. The builder's words, so after Stop too, until the next Start or Clear."""
+        return self.tail_captions(settled_words)[:2]
+
+    def tail_captions(self, settled_words: int = 200) -> tuple[str, str, dict[str, str]]:
+        """``tail_texts`` with a meeting's compact speaker labels among the words, and which
+        speaker each label names (the overlay colours them)."""
         if self.builder is None:
-            return "", ""
+            return "", "", {}
         words, settled = self.builder.words, self.builder.settled
-        first_open = len(words)
-        while first_open > 0 and not settled[first_open - 1]:
-            first_open -= 1
-        show = self._show
-        done = " ".join(show(w.display) for w in words[max(0, first_open - settled_words) : first_open])
-        pending = [show(w.display) for w in words[first_open:]] + [show(w.text) for w in self._partial]
-        return done, " ".join(pending)
+        return overlay_tail(words, settled, self._partial, self.speaker_names, self._show, settled_words)
 
     def set_font_size(self, points: int) -> None:
         font = QFont(self.font())
@@ -217,22 +254,28 @@ class CaptionView(QTextEdit):
     # -- rendering -------------------------------------------------------------------------------------
     def _reset_state(self) -> None:
         self._base = 0  # position of the first word the document holds
-        self._rendered: list[tuple] = []  # (separator, text, style, ParagraphPlace)
+        self._rendered: list[Token] = []
         self._offsets: list[int] = []  # document position where each word's separator starts
-        self._partial_text = ""
+        self._partial_runs: tuple = ()  # the unstable words as shown: partial_runs()
         self._partial_start = 0
 
     def _show(self, text: str) -> str:
         return mask_word(text) if self.mask_profanity else text
 
-    def _token(self, p: int, previous) -> tuple:
+    def _token(self, p: int, previous: Token | None) -> Token:
         words, settled = self.builder.words, self.builder.settled
-        style = SETTLED if settled[p] else PROVISIONAL
-        if previous is None:
-            return "", self._show(words[p].display), style, PARAGRAPHS.place(None, None, words[p])
-        place = PARAGRAPHS.place(previous[3], words[p - 1], words[p], before_settled=settled[p - 1])
-        sep = "\n" if place.starts_paragraph else " "
-        return sep, self._show(words[p].display), style, place
+        word = words[p]
+        style, speaker, text = (
+            SETTLED if settled[p] else PROVISIONAL,
+            word.heard.speaker,
+            self._show(word.display),
+        )
+        if previous is None or speaker != previous.speaker:  # a new speaker starts a new paragraph
+            label = self.speaker_names.line_label(speaker)
+            sep = "" if previous is None else "\n"
+            return Token(sep, label, text, style, PARAGRAPHS.place(None, None, word), speaker)
+        place = PARAGRAPHS.place(previous.place, words[p - 1], word, before_settled=settled[p - 1])
+        return Token("\n" if place.starts_paragraph else " ", "", text, style, place, speaker)
 
     def _render_from(self, start: int, force: bool = False) -> None:
         if not self.live or self.builder is None:
@@ -252,10 +295,9 @@ class CaptionView(QTextEdit):
             same += 1
         k += same
         fresh = fresh[same:]
-        partial = " ".join(self._show(w.text) for w in self._partial)
-        if partial and n:
-            partial = " " + partial
-        if not force and not fresh and k == len(self._rendered) and partial == self._partial_text:
+        last_speaker = self.builder.words[n - 1].heard.speaker if n else None
+        partial = partial_runs(self._partial, last_speaker, self.speaker_names, self._show)
+        if not force and not fresh and k == len(self._rendered) and partial == self._partial_runs:
             return  # nothing visible changed
         cut = self._offsets[k] if k < len(self._offsets) else self._partial_start
         bar = self.verticalScrollBar()
@@ -267,15 +309,17 @@ class CaptionView(QTextEdit):
         cursor.removeSelectedText()
         del self._rendered[k:], self._offsets[k:]
         for token in fresh:
-            sep, text, style, _ = token
             self._offsets.append(cursor.position())
-            cursor.insertText(sep, self._formats[SETTLED])
-            cursor.insertText(text, self._formats[style])
+            cursor.insertText(token.sep, self._formats[SETTLED])
+            if token.label:
+                cursor.insertText(token.label, self._label_format(token.speaker))
+            cursor.insertText(token.text, self._formats[token.style])
             self._rendered.append(token)
         self._partial_start = cursor.position()
-        if partial:
-            cursor.insertText(partial, self._formats[PARTIAL])
-        self._partial_text = partial
+        for text, speaker in partial:
+            fmt = self._formats[PARTIAL] if speaker is None else self._label_format(speaker, italic=True)
+            cursor.insertText(text, fmt)
+        self._partial_runs = partial
         cursor.endEditBlock()
         if held is not None:
             bar.setValue(held)  # the reader scrolled up: hold the view where it is
@@ -288,14 +332,14 @@ class CaptionView(QTextEdit):
         if not self.live or len(self._rendered) <= self.MAX_WORDS + self.TRIM_SLACK:
             return
         target = len(self._rendered) - self.MAX_WORDS
-        j = next((i for i in range(target, len(self._rendered)) if self._rendered[i][0] == "\n"), target)
-        sep, text, style, place = self._rendered[j]
-        removed = self._offsets[j] + len(sep)
+        j = next((i for i in range(target, len(self._rendered)) if self._rendered[i].sep == "\n"), target)
+        first = self._rendered[j]
+        removed = self._offsets[j] + len(first.sep)
         cursor = QTextCursor(self.document())
         cursor.setPosition(0)
         cursor.setPosition(removed, QTextCursor.KeepAnchor)
         cursor.removeSelectedText()
-        self._rendered = [("", text, style, place)] + self._rendered[j + 1 :]
+        self._rendered = [first._replace(sep="")] + self._rendered[j + 1 :]
         self._offsets = [max(0, o - removed) for o in self._offsets[j:]]
         self._offsets[0] = 0
         self._partial_start -= removed
@@ -326,6 +370,14 @@ class CaptionView(QTextEdit):
             fmt.setFontItalic(italic)
             formats[style] = fmt
         return formats
+
+    def _label_format(self, speaker: str, italic: bool = False) -> QTextCharFormat:
+        """A speaker's name: bold, in their colour for this background (``app.theme``)."""
+        key = (speaker, italic)
+        if key not in self._label_formats:
+            dark = self.palette().color(QPalette.Base).lightness() < 128
+            self._label_formats[key] = label_format(speaker, dark, italic)
+        return self._label_formats[key]
 
     # -- scrolling -----------------------------------------------------------------------------------
     def _on_scrolled(self, value: int) -> None:

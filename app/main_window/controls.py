@@ -1,5 +1,6 @@
 """The captions window's small widgets: notice banners, the input level meter, the session
-clock, the source picker and the latency slider. Each has an accessible name and works from the keyboard."""
+clock and the latency slider (the source picker is in ``source_picker``). Each has an accessible
+name and works from the keyboard."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -21,8 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
-from app.workers.sources import DeviceScan
-from engine import LatencyMap, LatencySetting, SourceChoice
+from engine import LatencyMap, LatencySetting
 
 
 def punctuation_by(who: str) -> str:
@@ -162,77 +161,6 @@ class ElapsedClock(QLabel):
         ms = self._before + (self._running.elapsed() if self._running.isValid() else 0)
         seconds = ms // 1000
         self.setText(f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}")
-
-
-class SourcePicker(QComboBox):
-    """Microphones by name, system-audio monitors, files played so far, and "Play a file…"."""
-
-    choice_changed = Signal(object)  # SourceChoice
-    file_requested = Signal()
-    PLAY_FILE = "Play a file…"
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setAccessibleName("Audio source")
-        self.setToolTip("What to caption: a microphone, what the computer plays (system audio), or a file")
-        self.setMinimumContentsLength(22)
-        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self._current = SourceChoice("mic")
-        self.activated.connect(self._on_activated)
-        self.populate(DeviceScan([], None, []), self._current)
-
-    @property
-    def choice(self) -> SourceChoice:
-        return self._current
-
-    def populate(self, scan: DeviceScan, current: SourceChoice) -> None:
-        files = [
-            self.itemData(i)
-            for i in range(self.count())
-            if isinstance(self.itemData(i), SourceChoice) and self.itemData(i).kind == "file"
-        ]
-        self.blockSignals(True)
-        self.clear()
-        self.addItem(
-            "Default microphone" + (f" ({scan.default_microphone})" if scan.default_microphone else ""),
-            SourceChoice("mic"),
-        )
-        for name in scan.microphones:
-            self.addItem(name, SourceChoice("mic", name))
-        self.addItem("System audio (what this computer plays)", SourceChoice("system"))
-        for name, description in scan.monitors:
-            self.addItem(f"System audio: {description}", SourceChoice("system", name))
-        for choice in files:
-            self.addItem(f"File: {choice.label}", choice)
-        self.addItem(self.PLAY_FILE, None)
-        self.blockSignals(False)
-        self.set_choice(current)
-
-    def set_choice(self, choice: SourceChoice) -> None:
-        index = self._index_of(choice)
-        if index < 0:
-            label = f"File: {choice.label}" if choice.kind == "file" else f"{choice.label} (not found)"
-            self.insertItem(self.count() - 1, label, choice)
-            index = self._index_of(choice)
-        self.setCurrentIndex(index)
-        self._current = choice
-
-    def add_file(self, path: str) -> None:
-        self.set_choice(SourceChoice("file", path))
-        self.choice_changed.emit(self._current)
-
-    def _index_of(self, choice: SourceChoice) -> int:
-        return next((i for i in range(self.count()) if self.itemData(i) == choice), -1)
-
-    def _on_activated(self, index: int) -> None:
-        data = self.itemData(index)
-        if data is None:  # "Play a file…": keep showing the current source until a file is chosen
-            self.setCurrentIndex(self._index_of(self._current))
-            self.file_requested.emit()
-            return
-        if data != self._current:
-            self._current = data
-            self.choice_changed.emit(data)
 
 
 class LatencyControl(QWidget):

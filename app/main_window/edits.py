@@ -18,6 +18,11 @@ then does not end a subtitle cue's sentence). Case becomes
 lower/capitalized/upper, or an explicit form ("iPhone").
 Paragraph breaks are not kept: transcripts derive paragraphs from pauses.
 
+Speakers: a meeting's finished text starts a line with the speaker's label ("Me:") where the
+speaker changes. Given the labels shown (``labels``), a label at the start of a line is not a
+word: it says whose the words after it are, so moving a line to another speaker (typing "Ana:"
+over "Me:") is kept too. A word keeps its speaker where no label says otherwise.
+
 Qt-free, so it is tested without a display.
 """
 
@@ -25,7 +30,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from engine import Transcript, TranscriptWord, apply_case
@@ -54,17 +59,39 @@ def parse_token(token: str) -> TranscriptWord:
     return TranscriptWord(text, mark=mark, case=case, form=form)
 
 
+def labelled_tokens(edited_text: str, labels: Mapping[str, str]) -> tuple[list[str], list[str | None]]:
+    """(the words of ``edited_text``, the speaker each follows a label of, or None), a label
+    (a key of ``labels``, e.g. "Me:") at the start of a line taken as a speaker, not as words."""
+    tokens: list[str] = []
+    speakers: list[str | None] = []
+    speaker = None
+    longest_first = sorted(labels, key=len, reverse=True)
+    for line in edited_text.splitlines():
+        text = line.strip()
+        label = next((lab for lab in longest_first if text.startswith(lab)), None)
+        if label is not None:
+            speaker, text = labels[label], text[len(label) :]
+        words = text.split()
+        tokens += words
+        speakers += [speaker] * len(words)
+    return tokens, speakers
+
+
 def apply_edits(
-    baseline: Transcript, edited_text: str, display: Callable[[str], str] | None = None
+    baseline: Transcript,
+    edited_text: str,
+    display: Callable[[str], str] | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> Transcript:
     """``baseline`` with ``edited_text``'s words, marks and case, and times kept where words match.
 
     ``display`` maps a baseline word to how the editor showed it (the profanity mask), so a
     word left as shown matches its original and keeps the original spelling in the export.
+    ``labels``: the speaker labels the text was shown with ("Me:" → "me"), see the module docstring.
     """
     old = baseline.words
     shown = [display(w.display) if display else w.display for w in old]
-    tokens = edited_text.split()
+    tokens, speakers = labelled_tokens(edited_text, labels or {})
     new_keys = [normalise(t) for t in tokens]
     old_keys = [normalise(s) for s in shown]
     out: list[TranscriptWord] = []
@@ -89,8 +116,19 @@ def apply_edits(
             start = before if before is not None else after
             end = after if after is not None else before
             _spread(parsed, start, end, [1.0])
+        for k, word in enumerate(parsed):
+            speaker = speakers[j1 + k] if speakers[j1 + k] is not None else _speaker_near(old, i1 + k)
+            if word.heard.speaker != speaker:
+                word.heard = replace(word.heard, speaker=speaker)
         out.extend(parsed)
     return Transcript(out)
+
+
+def _speaker_near(old: list[TranscriptWord], i: int) -> str:
+    """The speaker of the baseline word at (or, past the end, before) ``i``; "" without one."""
+    if not old:
+        return ""
+    return old[min(i, len(old) - 1)].heard.speaker
 
 
 def _copy(word: TranscriptWord) -> TranscriptWord:

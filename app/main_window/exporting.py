@@ -51,9 +51,10 @@ def resolve_format(path: str | Path, chosen_filter: str = "") -> tuple[Path, str
     return path, fmt
 
 
-def write(transcript: Transcript, fmt: str, path: str | Path, end_sentence: bool = True) -> Path:
+def write(transcript: Transcript, fmt: str, path: str | Path, end_sentence: bool = True, names=None) -> Path:
     """``end_sentence``: end the last sentence with a period where it has no mark; False for words
-    of a language the punctuation model does not know, which pass through unmarked."""
+    of a language the punctuation model does not know, which pass through unmarked. ``names``: the
+    ``SpeakerNames`` a meeting's words are labelled with (None: the default names)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}")
-    return export(transcript, fmt, path, end_sentence)
+    return export(transcript, fmt, path, end_sentence, names=names)

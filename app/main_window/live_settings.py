@@ -4,9 +4,17 @@ take effect at once, on which part of the window, and which wait for the next se
 from __future__ import annotations
 
 from app import settings as keys
+from app.settings import speaker_names
 from app.workers.session_bridge import IDLE
 
-SOURCE = (keys.SOURCE_KIND, keys.INPUT_DEVICE, keys.MONITOR_DEVICE)
+SOURCE = (
+    keys.SOURCE_KIND,
+    keys.INPUT_DEVICE,
+    keys.MONITOR_DEVICE,
+    keys.AUDIO_APPLICATION,
+    keys.MEETING_OTHERS,
+)
+SPEAKER_NAMES = (keys.ME_NAME, keys.OTHERS_NAME, *keys.VOICE_NAMES)
 RECOGNITION = (keys.RECOGNIZER, keys.VOSK_MODEL, keys.MARKS)
 # What a running session cannot take up: it applies from the next Start.
 NEXT_SESSION = (
@@ -28,6 +36,10 @@ def apply_live(window, names) -> None:
         window.view.mask_profanity = s.get(keys.PROFANITY_MASK)
         window.view.rerender()
         window.overlay_controller.feed()
+    if names & _names(SPEAKER_NAMES):  # the captions, the overlay and the status bar use them
+        window.view.set_speaker_names(speaker_names(s))
+        window.overlay_controller.feed()
+        window.bridge.name_speakers(speaker_names(s))  # the journal, so recovery shows them too
     if names & _names(SOURCE) and idle:
         window.sources.restore()
         window.sources.check_source()

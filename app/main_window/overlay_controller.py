@@ -68,7 +68,7 @@ class OverlayController(QObject):
     def feed(self) -> None:
         """Show the view's latest captions (only while the overlay is visible: it is shown fed)."""
         if self.is_visible():
-            self.overlay.set_captions(*self.view.tail_texts())
+            self.overlay.set_captions(*self.view.tail_captions())
 
     def reload_settings(self) -> None:
         if self.overlay is not None:

@@ -22,6 +22,7 @@ from app.main_window.controls import BannerArea
 from app.main_window.edits import apply_edits
 from app.main_window.exporting import FILTERS, refine, resolve_format, write
 from app.main_window.job_progress import JobProgress
+from app.main_window.speaker_labels import label_speakers
 from app.profanity import mask
 from app.settings import AppSettings
 from app.workers.jobs import Job, JobRunner, cancellable
@@ -160,7 +161,10 @@ class TranscriptController(QObject):
         if self._showing_final():
             if self.view.edited:
                 display = mask if self.view.mask_profanity else None
-                return apply_edits(self.final_transcript, self.view.toPlainText(), display)
+                labels = label_speakers(
+                    self.view.speaker_names, {w.heard.speaker for w in self.final_transcript.words}
+                )
+                return apply_edits(self.final_transcript, self.view.toPlainText(), display, labels)
             return self.final_transcript
         return self.bridge.transcript.copy()  # the settled marks stay as they are in the export
 
@@ -171,11 +175,12 @@ class TranscriptController(QObject):
         return len(self.bridge.transcript.words)
 
     def copy_all(self) -> None:
-        text = self.current_transcript().text()
+        transcript = self.current_transcript()
+        text = transcript.text(names=self.view.speaker_names)
         QApplication.clipboard().setText(text)
         if not self.view.live:
             self._saved_text = self.view.toPlainText()
-        self.status.emit(f"Copied {len(text.split())} words to the clipboard", 5000)
+        self.status.emit(f"Copied {len(transcript.words)} words to the clipboard", 5000)
 
     def clear(self) -> None:
         if self.bridge.state != IDLE or (self.unsaved and not self.confirm_discard()):
@@ -207,14 +212,15 @@ class TranscriptController(QObject):
 
         keep = self._recognizer_marks()
         english = self._final_english if final else self._english()
+        names = self.view.speaker_names
 
         def work(report, cancelled):
             if not final and not keep:  # still live: the words so far go through the offline decoder first
                 model = self.bridge.punctuation_model(self.model_dir)
                 progress = cancellable(report, cancelled)
                 refined = refine(transcript, model, casing, pauses, progress=progress)
-                return write(refined, fmt, path, english)
-            return write(transcript, fmt, path, english)
+                return write(refined, fmt, path, english, names)
+            return write(transcript, fmt, path, english, names)
 
         shown = self.view.toPlainText()
 

@@ -22,13 +22,7 @@ from app import settings as keys
 from app.dialogs.recovery import RecoveryDialog, offer_recovery
 from app.main_window.actions import ActionButton, build_actions, shortcuts_text
 from app.main_window.caption_view import CaptionView
-from app.main_window.controls import (
-    BannerArea,
-    ElapsedClock,
-    LatencyControl,
-    LevelMeter,
-    punctuation_by,
-)
+from app.main_window.controls import BannerArea, ElapsedClock, LatencyControl, LevelMeter, punctuation_by
 from app.main_window.dictation_controller import DictationController
 from app.main_window.job_progress import JobProgress
 from app.main_window.live_settings import apply_live
@@ -36,6 +30,7 @@ from app.main_window.model_offer import ModelOffer
 from app.main_window.overlay_controller import OverlayController
 from app.main_window.sources_controller import SourcesController
 from app.main_window.transcript_controller import TranscriptController
+from app.settings import speaker_names
 from app.workers.jobs import JobRunner
 from app.workers.session_bridge import IDLE, PAUSED, RUNNING, STARTING, STOPPING, SessionBridge
 from engine import LatencyMap, SessionSpec, Transcript, best_built_in_recognizer, keep_days
@@ -85,6 +80,7 @@ class CaptionWindow(QMainWindow):
         self.banners = BannerArea()
         self.view = CaptionView(font_size=self.settings.get(keys.WINDOW_FONT_SIZE))
         self.view.mask_profanity = self.settings.get(keys.PROFANITY_MASK)
+        self.view.speaker_names = speaker_names(self.settings)
         self.view.set_builder(self.bridge.builder)
         self.job_progress = JobProgress()
         self.sources = SourcesController(self.settings, self.banners, self.jobs, self)
@@ -214,8 +210,10 @@ class CaptionWindow(QMainWindow):
     # -- sessions ------------------------------------------------------------------------------------
     def spec(self) -> SessionSpec:
         s, setting = self.settings, self.latency.setting
+        source, others = self.sources.session_sources()  # others: a meeting's other side
         return SessionSpec(
-            source=self.sources.choice,
+            source=source,
+            others=others,
             realtime=self.realtime,
             recognizer=s.get(keys.RECOGNIZER),
             vosk_model=s.get(keys.VOSK_MODEL),
@@ -227,6 +225,7 @@ class CaptionWindow(QMainWindow):
             l_max=setting.l_max,
             casing=s.get(keys.CASING),
             pause_threshold=s.get(keys.PAUSE_THRESHOLD) if s.is_set(keys.PAUSE_THRESHOLD) else None,
+            speaker_names=speaker_names(s) if others is not None else None,
         )
 
     def journal_folder(self) -> Path | None:
@@ -273,10 +272,8 @@ class CaptionWindow(QMainWindow):
         if state == RUNNING:
             self.elapsed_label.run()
             self.sources.hide_problem()  # the source works after all
-            info = self.bridge.recognizer_info
-            self.statusBar().showMessage(
-                f"Captioning {self.sources.choice.label}" + (f" with {info.name}" if info else "")
-            )
+            line = self.sources.captioning_line(self.bridge.recognizer_info, self.view.speaker_names)
+            self.statusBar().showMessage(line)
         else:
             self.elapsed_label.halt()
         if state == PAUSED:
@@ -314,7 +311,7 @@ class CaptionWindow(QMainWindow):
             text = "Listening… captions appear here as words are heard."
         elif self._heard_nothing:
             text = "No speech heard. Check the source's volume, or choose another source and press Start."
-        elif choice.kind == "mic" and scan is not None and scan.microphone_problem:
+        elif choice.kind in ("mic", "meeting") and scan is not None and scan.microphone_problem:
             text = "No microphone found. Plug one in, or choose system audio or a file in the source list."
         else:
             text = "Captions appear here. Press Start (Ctrl+R) to begin."
@@ -400,6 +397,8 @@ class CaptionWindow(QMainWindow):
         if self.settings_dialog is None:
             self.settings_dialog = SettingsDialog(self.settings, self)
             self.settings_dialog.settings_changed.connect(self.apply_settings)
+        info, running = self.bridge.recognizer_info, self.bridge.state in (RUNNING, PAUSED)
+        self.settings_dialog.meeting_page.show_echo(info.echo if running and info else "")
         self.settings_dialog.open()
 
     def apply_settings(self, names: list) -> None:

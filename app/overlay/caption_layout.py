@@ -35,6 +35,7 @@ class Run:
     provisional: bool
     x: float  # left edge, pixels from the start of the line
     width: float
+    label: bool = False  # a speaker's label (one word, a run of its own): drawn in their colour
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class CaptionLayout:
         self._narrowest = 1.0  # pixels: the narrowest one-letter word and a space
         self._committed: list[list[str]] = []  # words of committed lines, oldest first
         self._anchor = 0  # index of the first committed word in the last text
+        self._labels: frozenset[str] = frozenset()  # the words that are speakers' labels
 
     def configure(self, settled_font: QFont, provisional_font: QFont, width: float, lines: int) -> None:
         fonts = (QFont(settled_font), QFont(provisional_font))
@@ -102,7 +104,9 @@ class CaptionLayout:
         """Forget committed lines (the next layout starts afresh from the text's tail)."""
         self._committed, self._anchor = [], 0
 
-    def layout(self, settled: str, provisional: str) -> list[Line]:
+    def layout(self, settled: str, provisional: str, labels=frozenset()) -> list[Line]:
+        """``labels``: words of the text that are speakers' labels; each becomes a run of its own."""
+        self._labels = frozenset(labels)
         if self._metrics is None:
             raise RuntimeError("CaptionLayout.configure() must be called before layout()")
         settled_words = settled.split()
@@ -216,18 +220,19 @@ class CaptionLayout:
         return [(p, True, self._size(p)) for p in pieces]
 
     def _build(self, row: list[_Word]) -> Line:
-        groups: list[tuple[bool, list[str]]] = []
-        for word, provisional, _ in row:
-            if groups and groups[-1][0] == provisional:
-                groups[-1][1].append(word)
+        groups: list[tuple[bool, bool, list[str]]] = []  # (provisional, label, words)
+        for word, provisional, piece in row:
+            label = word in self._labels and not piece
+            if groups and groups[-1][:2] == (provisional, False) and not label:
+                groups[-1][2].append(word)
             else:
-                groups.append((provisional, [word]))
+                groups.append((provisional, label, [word]))
         runs, x = [], 0.0
-        for provisional, words in groups:
+        for provisional, label, words in groups:
             text = " ".join(words)
             metrics = self._metrics[1 if provisional else 0]
             width = metrics.horizontalAdvance(text)
-            runs.append(Run(text, provisional, x, width))
+            runs.append(Run(text, provisional, x, width, label))
             x += width + metrics.horizontalAdvance(" ")
         return Line(tuple(runs))
 

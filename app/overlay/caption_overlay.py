@@ -45,7 +45,7 @@ from app.overlay.options import CLICK_THROUGH_SHORTCUT, MAX_FONT, MAX_LINES, MIN
 from app.overlay.placement import OverlayPlacement
 from app.overlay.window_drag import WindowDrag
 from app.settings import OVERLAY_CLICK_THROUGH, OVERLAY_FONT_SIZE, OVERLAY_LINES, OVERLAY_OPACITY, AppSettings
-from app.theme import caption_colors
+from app.theme import caption_colors, speaker_color
 
 PLACEHOLDER = "Captions appear here"
 
@@ -78,8 +78,10 @@ class CaptionOverlay(QWidget):
         self.setMinimumWidth(og.MIN_WIDTH)
         self._layout = CaptionLayout()
         self._texts = ("", "")
+        self._labels: dict[str, str] = {}  # label word -> speaker id
         self._lines: list[Line] = []
         self._paths: tuple[QPainterPath, QPainterPath] = (QPainterPath(), QPainterPath())
+        self._label_paths: dict[str, QPainterPath] = {}  # colour name -> the labels drawn in it
         self._drag = WindowDrag(self, og.MIN_WIDTH)
         self._changing_flags = False
         self._actions: list[QAction] = []
@@ -90,12 +92,14 @@ class CaptionOverlay(QWidget):
 
     # -- captions ---------------------------------------------------------------------------
 
-    def set_captions(self, settled_text: str, provisional_text: str) -> None:
-        """Show the recent captions: settled text, then the provisional tail (drawn lighter, italic)."""
-        texts = (settled_text or "", provisional_text or "")
-        if texts == self._texts:
+    def set_captions(self, settled_text: str, provisional_text: str, labels=None) -> None:
+        """Show the recent captions: settled text, then the provisional tail (drawn lighter, italic).
+        ``labels``: {word: speaker id} for the words that are a meeting's speaker labels ("Me›"),
+        drawn in the speaker's colour."""
+        texts, labels = (settled_text or "", provisional_text or ""), dict(labels or {})
+        if texts == self._texts and labels == self._labels:
             return
-        self._texts = texts
+        self._texts, self._labels = texts, labels
         self._relayout()
 
     def laid_out_lines(self) -> list[Line]:
@@ -117,15 +121,19 @@ class CaptionOverlay(QWidget):
         self._layout.configure(
             settled_font, provisional_font, self.width() - 2 * self.PAD_X, self._style.lines
         )
-        self._lines = self._layout.layout(*self._texts)
+        self._lines = self._layout.layout(*self._texts, labels=self._labels)
         # Bottom-aligned like subtitles: the newest line is always on the last row.
         first_row = self._style.lines - len(self._lines)
         spacing, ascent = self.line_spacing(), QFontMetricsF(settled_font).ascent()
         settled, provisional = QPainterPath(), QPainterPath()
+        self._label_paths = {}
         for i, line in enumerate(self._lines):
             baseline = self.PAD_Y + (first_row + i) * spacing + ascent
             for run in line.runs:
                 path, font = (provisional, provisional_font) if run.provisional else (settled, settled_font)
+                if run.label:  # always on the dark panel: the dark scheme's colour
+                    colour = speaker_color(self._labels[run.text], dark=True).name()
+                    path = self._label_paths.setdefault(colour, QPainterPath())
                 path.addText(self.PAD_X + run.x, baseline, font, run.text)
         self._paths = (settled, provisional)
         self.update()
@@ -302,9 +310,11 @@ class CaptionOverlay(QWidget):
             Qt.PenCapStyle.RoundCap,
             Qt.PenJoinStyle.RoundJoin,
         )
+        labels = [(path, QColor(colour)) for colour, path in self._label_paths.items()] if self._lines else []
         for path, colour in (
             (settled, colors.settled),
             (provisional, colors.provisional if self._lines else colors.partial),
+            *labels,
         ):
             if not path.isEmpty():
                 p.strokePath(path, outline)

@@ -61,9 +61,9 @@ IDLE, STARTING, RUNNING, PAUSED, STOPPING = "idle", "starting", "running", "paus
 
 class SessionBridge(QObject):
     state_changed = Signal(str)
-    captions_changed = Signal(
-        object, object
-    )  # engine events (list), partial words (tuple, or None: unchanged)
+    # engine events (list), partial words (tuple, or None: unchanged); in a meeting, each side's
+    # latest partial words, each word carrying its speaker
+    captions_changed = Signal(object, object)
     level_changed = Signal(float)  # loudest chunk's RMS since the last flush, 0..1
     notice = Signal(str, str)  # kind, message (source events, journal problems)
     error = Signal(str)  # a session could not start, or failed
@@ -84,7 +84,8 @@ class SessionBridge(QObject):
         self._jobs = JobRunner(self, serial=True)  # one at a time, in order
         self._lock = threading.Lock()
         self._events: list = []
-        self._partial = None
+        self._partial = None  # each side's partial words (speaker -> words) when one changed since the flush
+        self._partials: dict[str, tuple] = {}  # each side's latest partial words
         self._level = -1.0
         self._notices: list[SourceNotice] = []
         self._wake_pending = False
@@ -106,6 +107,7 @@ class SessionBridge(QObject):
         self.builder = TranscriptBuilder()
         with self._lock:
             self._events, self._partial, self._notices, self._level = [], None, [], -1.0
+            self._partials = {}
         self._set_state(STARTING)
         self._jobs.run(lambda report, cancelled: self._start_work(spec))
         return True
@@ -225,7 +227,11 @@ class SessionBridge(QObject):
         with self._lock:
             for event in events:
                 if isinstance(event, PartialWords):
-                    self._partial = event.words
+                    # Each side's partial words replace only that side's (``PartialWords``).
+                    words = tuple(w if w.speaker == event.speaker else replace(w, speaker=event.speaker)
+                                  for w in event.words)  # fmt: skip
+                    self._partials[event.speaker] = words
+                    self._partial = dict(self._partials)
                 elif isinstance(event, AudioLevel):
                     self._level = max(self._level, event.rms)
                 elif isinstance(event, SourceNotice):
@@ -253,6 +259,8 @@ class SessionBridge(QObject):
         events = [e for e in events if not isinstance(e, EngineFailed)]
         if events:
             self.builder.apply(events)
+        if partial is not None:
+            partial = tuple(word for words in partial.values() for word in words)
         if events or partial is not None:
             self.flushes += 1
             self.captions_changed.emit(events, partial)
@@ -262,6 +270,13 @@ class SessionBridge(QObject):
             self.notice.emit(n.kind, n.message)
         if failure is not None:
             self.error.emit(f"Punctuation stopped working: {failure.message}. The words so far are kept.")
+
+    def name_speakers(self, names) -> None:
+        """The user renamed a speaker: the running session's journal records the new names (a
+        line written at once, off nothing slow), so a recovered meeting shows them."""
+        journal = self.journal
+        if journal is not None and self.state in (RUNNING, PAUSED):
+            journal.name_speakers(names)
 
     def _check_input(self) -> None:
         session = self.session

@@ -37,8 +37,8 @@ _SILENCE_CHUNK = int(0.1 * SAMPLE_RATE)
 
 @dataclass(frozen=True)
 class SourceChoice:
-    """What the source picker holds: ``kind`` "mic", "system" or "file"; ``device`` a device
-    name ("" = the default) or the file's path."""
+    """What the source picker holds: ``kind`` "mic", "system", "app" or "file"; ``device`` a
+    device name ("" = the default), the application's name, or the file's path."""
 
     kind: str
     device: str = ""
@@ -49,6 +49,8 @@ class SourceChoice:
             return Path(self.device).name
         if self.kind == "system":
             return self.device or "System audio (default output)"
+        if self.kind == "app":
+            return self.device
         return self.device or "Default microphone"
 
 
@@ -63,6 +65,10 @@ def open_source(choice: SourceChoice, realtime: bool = True) -> PausableSource:
         from engine.audio.system_audio import SystemAudioSource
 
         inner, live = SystemAudioSource(choice.device or None), True
+    elif choice.kind == "app":
+        from engine.audio.applications import ApplicationAudioSource
+
+        inner, live = ApplicationAudioSource(choice.device), True
     elif choice.kind == "file":
         from engine.audio.file_source import FileSource
 

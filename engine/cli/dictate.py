@@ -49,9 +49,11 @@ def toggle(dictation, session) -> str:
 
     if dictation.state == DICTATING:
         state = dictation.detach()  # first: nothing more is typed, not even that last sentence
-        session.source.set_paused(True)
+        for side in session.sides:
+            side.source.set_paused(True)
         return state
-    session.source.set_paused(False)
+    for side in session.sides:
+        side.source.set_paused(False)
     return dictation.attach(session)
 
 

@@ -22,19 +22,47 @@ from engine.recognizers.kinds import AUTO
 from engine.session.build import SessionResources, SessionSpec, build_live_session
 
 
+def source_choice(spec: str, device: str | None, realtime: bool) -> SourceChoice:
+    """What one ``--source`` asks for; a mistake costs one line."""
+    from engine.audio.sources import SourceSpecError, parse_source
+
+    try:
+        choice = parse_source(spec)
+    except SourceSpecError as exc:
+        raise CliError(str(exc)) from None
+    if choice.kind == "file":
+        if device is not None:
+            raise CliError("--device chooses a microphone or monitor; it does not apply to a file")
+        return choice
+    if realtime:
+        raise CliError("--realtime paces a file; a microphone, system audio or an app is live already")
+    if choice.kind == "app":
+        if device is not None:
+            raise CliError("--device chooses a microphone or monitor; app:NAME names the application")
+        return choice
+    return SourceChoice(choice.kind, device or "")
+
+
+def source_choices(args) -> tuple[SourceChoice, SourceChoice | None]:
+    """(Me, Others or None): one ``--source``, or a meeting's two."""
+    specs = args.source or ["mic"]
+    if len(specs) > 2:
+        raise CliError("--source at most twice: Me (the microphone) and Others (system or app:NAME)")
+    if len(specs) == 2 and args.device is not None:
+        raise CliError("--device applies to one source; in a meeting the default devices are used")
+    choices = [source_choice(spec, args.device, args.realtime) for spec in specs]
+    if len(choices) == 2 and choices[0].kind == choices[1].kind and choices[0].kind != "file":
+        raise CliError(f"--source {specs[0]} twice: a meeting is the microphone and system or app:NAME")
+    return choices[0], choices[1] if len(choices) == 2 else None
+
+
 def session_spec(args) -> SessionSpec:
     """The session ``livecap listen`` asks for: the model's decoder settings, a journal in the
     per-user folder (or the fallback the session's factory chooses, said once by ``build_session``)."""
-    if args.source in ("mic", "system"):
-        if args.realtime:
-            raise CliError("--realtime paces a file; a microphone or system audio is live already")
-        source = SourceChoice(args.source, args.device or "")
-    else:
-        if args.device is not None:
-            raise CliError("--device chooses a microphone or monitor; it does not apply to a file")
-        source = SourceChoice("file", str(Path(args.source)))
+    source, others = source_choices(args)
     return SessionSpec(
         source=source,
+        others=others,
         journal_keep_days=args.keep_days,
         realtime=args.realtime,
         recognizer=args.recognizer or AUTO,

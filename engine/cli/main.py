@@ -264,9 +264,11 @@ def _add_live_source_options(p: argparse.ArgumentParser) -> None:
     """Where a live session's audio comes from (``listen``, ``dictate``)."""
     p.add_argument(
         "--source",
-        default="mic",
-        metavar="mic|system|FILE",
-        help="a microphone, what the speakers play, or an audio file (default: mic)",
+        action="append",
+        metavar="mic|system|app:NAME|FILE",
+        help="a microphone, what the speakers play, one application's audio (see livecap devices), "
+        "or an audio file (default: mic). Twice for a meeting: the first is Me, the second Others "
+        "(--source mic --source app:zoom)",
     )
     p.add_argument(
         "--device", default=None, metavar="NAME", help="microphone or monitor name (see livecap devices)"

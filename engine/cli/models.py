@@ -28,17 +28,33 @@ def cmd_devices(args) -> int:
             mark = " (default)" if d.is_default else ""
             print(f"  {d.name}{mark}  [{d.hostapi}, {d.channels} ch, {d.default_samplerate:.0f} Hz]")
     print("System audio (livecap listen --source system --device NAME):")
+    server_problem = ""
     try:
         from engine.audio.system_audio import list_monitor_sources
 
         monitors = list_monitor_sources()
     except Exception as exc:  # AudioError: no pactl, no server, not Linux
+        server_problem = str(exc)
         print(f"  unavailable: {exc}")
     else:
         if not monitors:
             print("  none found (the sound server reports no output to record)")
         for m in monitors:
             print(f"  {m.name}  ({m.description})")
+    print("Applications playing sound (livecap listen --source app:NAME):")
+    try:
+        from engine.audio.applications import list_applications
+
+        apps = list_applications()
+    except Exception as exc:  # AudioError: no pactl, no server, not Linux
+        # The same sound server problem twice in a row is one problem to the reader.
+        print("  unavailable, as above" if str(exc) == server_problem else f"  unavailable: {exc}")
+    else:
+        if not apps:
+            print("  none playing now (start the call or the video, then list again)")
+        for app in apps:
+            state = ", paused" if app.corked else ""
+            print(f"  {app.name}  (stream {app.index}, playing to {app.sink}{state})")
     return 0
 
 

@@ -5,8 +5,9 @@ kept session, finished or not, oldest first (by the time each started). Without 
 unfinished ones are saved; with names (or ``--all``), those sessions, whatever their state. A
 saved transcript never replaces a file that is already there unless ``--overwrite`` says so.
 Each goes through ``repunctuate``, as the window's Restore does: every journaled word settled
-live, so its mark and capital are kept exactly as the captions showed them. An unfinished
-session is then marked recovered so the next run does not offer it again.
+live, so its mark and capital are kept exactly as the captions showed them; a meeting's words
+keep who spoke them, shown by the names the session last recorded. An unfinished session is then
+marked recovered so the next run does not offer it again.
 """
 
 from __future__ import annotations
@@ -179,8 +180,8 @@ def save(contents, model, fmt: str, out_dir: Path, overwrite: bool = False) -> N
     transcript = repunctuate(contents.transcript.words, model)
     try:
         # Words of a language the punctuation model does not know were journaled unmarked: no
-        # English period after the last one.
-        export(transcript, written, target, end_sentence=contents.english)
+        # English period after the last one. A meeting's speakers by the names the session showed.
+        export(transcript, written, target, end_sentence=contents.english, names=contents.speaker_names)
     except ExportError as exc:
         raise CliError(f"{contents.path.name}: {exc}") from None
     except OSError as exc:

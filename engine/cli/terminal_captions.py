@@ -9,6 +9,9 @@ session costs nothing here.
 When stdout is not a terminal (a pipe, a file) there is no redrawing and no
 colour: each sentence is written once all its marks have settled.
 
+In a meeting, a word whose speaker differs from the word before it starts with
+the speaker's name ("Others: …"); each side's unstable words are kept apart.
+
 Subscribers are called from two threads (the engine's and the recognizer's),
 hence the lock.
 """
@@ -20,7 +23,17 @@ import sys
 import threading
 from typing import TextIO
 
-from engine.events import Appended, PartialWords, Provisional, Retracted, Settled, SourceNotice, Withdrawn
+from engine.events import (
+    Appended,
+    PartialWords,
+    Provisional,
+    Retracted,
+    Settled,
+    SourceNotice,
+    SpeakersLabelled,
+    Withdrawn,
+)
+from engine.speakers.labels import SpeakerNames
 from engine.words import MARK_TEXT, SENTENCE_END_MARKS
 
 DIM, RESET, ERASE = "\x1b[2m", "\x1b[0m", "\r\x1b[K"
@@ -33,6 +46,7 @@ class TerminalCaptions:
         err: TextIO | None = None,
         interactive: bool | None = None,
         width: int | None = None,
+        names: SpeakerNames | None = None,
     ):
         self.out = out if out is not None else sys.stdout
         self.err = err if err is not None else sys.stderr
@@ -45,8 +59,11 @@ class TerminalCaptions:
         self._width = width
         self._lock = threading.Lock()
         self._line_start = 0  # first position of the current line
-        self._words: dict[int, list] = {}  # position -> [text with mark, settled, ends sentence]
-        self._unstable: list[str] = []
+        # position -> [text with mark, settled, ends sentence, speaker]
+        self._words: dict[int, list] = {}
+        self._partials: dict[str, list[str]] = {}  # speaker -> unstable words
+        self.names = names or SpeakerNames()
+        self._printed_speaker = ""  # who said the last word printed for good
         self._held: list[str] = []  # "finished" notices: said after the last caption line, not inside it
         self._finished = False  # after finish(): no more caption lines (``listen`` prints its summary)
 
@@ -75,8 +92,8 @@ class TerminalCaptions:
             if self._finished:
                 return
             self._finished = True
-            self._unstable = []
-            tokens = [self._words[p][0] for p in sorted(self._words)]
+            self._partials = {}
+            tokens = [self._token(p) for p in sorted(self._words)]
             self._words.clear()
             if self.interactive:
                 self.out.write(ERASE)
@@ -90,7 +107,11 @@ class TerminalCaptions:
     # -- bookkeeping --------------------------------------------------------------------------------
     def _apply(self, event) -> bool:
         if isinstance(event, Appended):
-            self._words[event.position] = [event.word.text, False, False]
+            self._words[event.position] = [event.word.text, False, False, event.word.speaker]
+        elif isinstance(event, SpeakersLabelled):
+            for position, speaker in event.labels:
+                if position in self._words:
+                    self._words[position][3] = speaker
         elif isinstance(event, (Provisional, Settled)):
             entry = self._words.get(event.position)
             if entry is None:
@@ -107,7 +128,7 @@ class TerminalCaptions:
             # Words already printed for good cannot be unprinted; their replacements follow them.
             self._line_start = min(self._line_start, event.from_position)
         elif isinstance(event, PartialWords):
-            self._unstable = [w.text for w in event.words]
+            self._partials[event.speaker] = [w.text for w in event.words]
         elif isinstance(event, SourceNotice):
             if self.interactive and event.kind == "finished":
                 # The end of a file comes while its last words are still being decided: on a
@@ -126,6 +147,28 @@ class TerminalCaptions:
     def _positions(self) -> list[int]:
         return sorted(p for p in self._words if p >= self._line_start)
 
+    def _token(self, p: int) -> str:
+        """The word at ``p`` as shown: after its speaker's name where the speaker changes."""
+        text, _, _, speaker = self._words[p]
+        before = self._words[p - 1][3] if p - 1 in self._words else self._printed_speaker
+        return self.names.line_label(speaker) + text if speaker != before else text
+
+    @property
+    def _unstable(self) -> list[str]:
+        words = []
+        for speaker, texts in self._partials.items():
+            if texts and speaker:
+                words += [self.names.line_label(speaker) + texts[0], *texts[1:]]
+            else:
+                words += texts
+        return words
+
+    def _printed(self, positions: list[int]) -> None:
+        """``positions`` were printed for good: they leave the line."""
+        self._printed_speaker = self._words[positions[-1]][3]
+        for p in positions:
+            del self._words[p]
+
     # -- drawing --------------------------------------------------------------------------------------
     def _draw(self) -> None:
         if self.interactive:
@@ -138,30 +181,29 @@ class TerminalCaptions:
         width = max(20, (self._width or shutil.get_terminal_size((80, 24)).columns) - 1)
         while True:
             positions = self._positions()
-            tokens = [self._words[p][0] for p in positions] + self._unstable
+            tokens = [self._token(p) for p in positions] + self._unstable
             if len(" ".join(tokens)) <= width:
                 break
             # Too long: print the leading settled words that fit, for good, and start a new line.
             done, length = [], -1
             for p in positions:
-                text, settled, _ = self._words[p]
+                text, settled = self._token(p), self._words[p][1]
                 if not settled or length + 1 + len(text) > width:
                     break
                 done.append(p)
                 length += 1 + len(text)
             if not done:
                 break  # nothing settled to move out: show the line's tail below
-            self.out.write(ERASE + " ".join(self._words[p][0] for p in done) + "\n")
-            for p in done:
-                del self._words[p]
+            self.out.write(ERASE + " ".join(self._token(p) for p in done) + "\n")
+            self._printed(done)
             self._line_start = done[-1] + 1
         parts = []
         for p in self._positions():
-            text, settled, _ = self._words[p]
+            text, settled = self._token(p), self._words[p][1]
             parts.append(text if settled else f"{DIM}{text}{RESET}")
         parts += [f"{DIM}{w}{RESET}" for w in self._unstable]
         line = " ".join(parts)
-        plain = " ".join([self._words[p][0] for p in self._positions()] + self._unstable)
+        plain = " ".join([self._token(p) for p in self._positions()] + self._unstable)
         if len(plain) > width:  # a long unsettled run: the newest words matter most
             line = DIM + "…" + plain[len(plain) - width + 1 :] + RESET
         self.out.write(ERASE + line)
@@ -170,13 +212,12 @@ class TerminalCaptions:
         positions = self._positions()
         sentence = []
         for p in positions:
-            text, settled, ends = self._words[p]
+            _, settled, ends, _ = self._words[p]
             if not settled:
                 break
             sentence.append(p)
             if ends:
-                self.out.write(" ".join(self._words[q][0] for q in sentence) + "\n")
-                for q in sentence:
-                    del self._words[q]
+                self.out.write(" ".join(self._token(q) for q in sentence) + "\n")
+                self._printed(sentence)
                 self._line_start = p + 1
                 sentence = []

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from engine.events import Appended, Finalized, Retracted, Settled, Withdrawn
+from engine.speakers.labels import is_others
 from engine.words import MARK_TEXT, SENTENCE_END_MARKS
 
 # The spoken commands, by name: the words that say them (compared lowercased, without marks).
@@ -95,6 +96,8 @@ class DictationText:
         self.commands = frozenset(commands)
         self.own_windows = set(own_windows)
         self._words: dict[int, str] = {}  # position -> recognized text, until it is typed
+        # Positions the others said, in a meeting: dictation types only what the user said.
+        self._theirs: set[int] = set()
         self._settled: dict[int, Settled] = {}
         self._final = 0  # positions below this can no longer be retracted
         # The next position to type. Dictation turned on mid-session starts at the first word
@@ -136,6 +139,8 @@ class DictationText:
                 if self._next is None:
                     self._next = event.position
                 self._words[event.position] = event.word.text
+                if is_others(event.word.speaker):
+                    self._theirs.add(event.position)
             elif isinstance(event, Settled):
                 if self._next is None or event.position >= self._next:  # typed ones stay typed
                     self._settled[event.position] = event
@@ -145,6 +150,7 @@ class DictationText:
                 for p in [p for p in self._words if p >= event.from_position]:
                     del self._words[p]
                     self._settled.pop(p, None)
+                    self._theirs.discard(p)
             elif isinstance(event, Finalized):
                 self._final = max(self._final, event.words)
 
@@ -153,6 +159,13 @@ class DictationText:
         keys: list[Keystroke] = []
         while self.ready:
             p = self._next
+            if p in self._theirs:  # not the user's words: passed over, and the user's next
+                self._theirs.discard(p)  # words begin a sentence of their own
+                self._words.pop(p, None)
+                self._settled.pop(p, None)
+                self._sentence_start = True
+                self._next = p + 1
+                continue
             command = self._command_at(p)
             length = len(COMMANDS[command]) if command else 1
             if command:

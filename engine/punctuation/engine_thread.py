@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from engine.events import EngineFailed, Event, Finalized
+from engine.events import EngineFailed, Event, Finalized, SpeakersLabelled
 from engine.fanout import FanOut, Subscriber
 from engine.punctuation.decoder import Decoder
 from engine.words import Word
@@ -91,6 +91,11 @@ class PunctuationEngine:
         stream's words' writings are settled (``RecognizerUpdate.rewritten``)."""
         self._put(("writings", dict(rewritten), settled), None)
 
+    def label_speakers(self, labels: Sequence[tuple[int, str]], settled_through: int) -> None:
+        """Who spoke words already pushed (stream position, speaker id), published as
+        ``SpeakersLabelled`` in order with the decoder's events: after those words' ``Appended``."""
+        self._put(("speakers", tuple(labels), settled_through), None)
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until every queued command has been processed (tests, shutdown)."""
         done = threading.Event()
@@ -141,6 +146,8 @@ class PunctuationEngine:
                     events = decoder.flush()
                 elif kind == "final":
                     events = [Finalized(min(command[1], decoder.word_count))]
+                elif kind == "speakers":
+                    events = [SpeakersLabelled(command[1], command[2])]
                 elif kind == "writings":
                     events = decoder.revise_writings(command[1], command[2])
                 elif kind == "threshold":

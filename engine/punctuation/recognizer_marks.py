@@ -21,6 +21,10 @@ decode wrote each. A sentence starts after an end mark (and at the first word), 
 else: Whisper's sentence-initial capitals are taken off its writings at the source
 (``without_initial_capitals``), so a capital left on a word after a comma is one Whisper wrote
 inside a sentence (a name, "I") and stays.
+
+A change of speaker side ends a sentence too (``speaker_turns``): the last word before it, while
+its mark has not settled, shows and settles a sentence end, and the first word after it starts a
+sentence, where the recognizer writes marks at all.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from collections import deque
 from engine.events import Appended, Event, Provisional, Retracted, Settled, Withdrawn
 from engine.punctuation.labelled_text import MARK_CLASS
 from engine.punctuation.settings import DecoderSettings
+from engine.punctuation.speaker_turns import starts_turn, turn_end_mark
 from engine.words import PUNCT_LABELS, SENTENCE_END_MARKS, Word
 
 _AROUND = "\"'“”‘’()[]{}¿¡"
@@ -70,6 +75,10 @@ class RecognizerMarksDecoder:
         self.settings = settings  # kept for the views that show them; nothing here reads them
         self.settles_on_arrival = settles_on_arrival
         self._marks: deque[str] = deque(maxlen=self.KEEP)  # settled marks, newest last
+        self._speakers: deque[str] = deque(maxlen=self.KEEP)  # their words' speakers, the same way
+        # Pending positions where another side's turn starts, and where the turn before it ends.
+        self._turn_starts: set[int] = set()
+        self._turn_ends: set[int] = set()
         self._pending: list[Word] = []  # words from first_unsettled on, with their newest writing
         self._shown: list[tuple] = []  # the (mark, case, form, inner) last shown for each pending word
         self.word_count = 0
@@ -101,6 +110,11 @@ class RecognizerMarksDecoder:
         events: list[Event] = []
         for word in words:
             p = self.word_count
+            if starts_turn(self._last_speaker(), word.speaker):
+                self._turn_starts.add(p)
+                if p - 1 >= self.first_unsettled:  # its mark may still change: it ends a sentence
+                    self._turn_ends.add(p - 1)
+                    events += self._show(p - 1)
             self._pending.append(word)
             self._shown.append(())
             self.word_count += 1
@@ -129,11 +143,19 @@ class RecognizerMarksDecoder:
         events: list[Event] = [Withdrawn(p) for p in range(cut, min(self.first_unsettled, self.word_count))]
         for _ in range(min(max(0, self.first_unsettled - cut), len(self._marks))):
             self._marks.pop()
+            self._speakers.pop()
         keep = max(0, cut - self.first_unsettled)
         del self._pending[keep:], self._shown[keep:]
         self.word_count = cut
         self.first_unsettled = min(self.first_unsettled, cut)
-        return [*events, Retracted(cut)]
+        events.append(Retracted(cut))
+        turn_taken_back = cut in self._turn_starts
+        self._turn_starts = {p for p in self._turn_starts if p < cut}
+        self._turn_ends = {p for p in self._turn_ends if p < cut}
+        if turn_taken_back and cut - 1 in self._turn_ends:  # the other side did not speak after all
+            self._turn_ends.discard(cut - 1)
+            events += self._show(cut - 1)
+        return events
 
     # Time changes nothing: a mark settles on arrival, or when its recognizer says so.
     def advance_time(self, now: float) -> list[Event]:
@@ -147,16 +169,24 @@ class RecognizerMarksDecoder:
         return self.flush()
 
     # -- internals ---------------------------------------------------------------------------
+    def _last_speaker(self) -> str | None:
+        """The speaker of the stream's last word, as appended (None: no word, or forgotten)."""
+        if self._pending:
+            return self._pending[-1].speaker
+        return self._speakers[-1] if self._speakers else None
+
     def _rendered(self, p: int) -> tuple[str, str, str, str]:
         """(mark, case, form, inner form) of pending position ``p``, its case following the mark
         shown before it."""
         word = self._pending[p - self.first_unsettled]
         mark, case, form = written_marks(word)
+        if p in self._turn_ends and word.written.strip():  # a word without a writing stays unmarked
+            mark = turn_end_mark(mark)
         if p == self.first_unsettled:
             before = self._marks[-1] if self._marks else None
         else:
             before = self._shown[p - 1 - self.first_unsettled][0]
-        sentence_start = before is None or before in SENTENCE_END_MARKS
+        sentence_start = before is None or before in SENTENCE_END_MARKS or p in self._turn_starts
         inner = ""
         if sentence_start and word.written and case == "lower":
             case, inner, form = "capitalized", form, form[:1].upper() + form[1:]
@@ -182,6 +212,9 @@ class RecognizerMarksDecoder:
             lookahead = 0 if self.settles_on_arrival else self.word_count - 1 - p
             events.append(Settled(p, mark, case, lookahead, form, 1.0, inner))
             self._marks.append(mark)
+            self._speakers.append(self._pending[0].speaker)
+            self._turn_starts.discard(p)
+            self._turn_ends.discard(p)
             del self._pending[0], self._shown[0]
             self.first_unsettled += 1
         return events

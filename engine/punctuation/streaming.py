@@ -8,6 +8,10 @@ word further on, their distributions at once. A position settles when the
 model is sure enough (entropy ≤ h) at lookahead ≥ l_min, or when it reaches
 l_max. Settled marks never change; they are emitted in word order, because the
 capital of a word depends on the settled mark before it.
+
+A change of speaker side ends the sentence in progress (``speaker_turns``): the previous side's
+pending words settle at once, as after a silence, the last of them with a sentence end, and the
+new side's first word takes a capital.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.hint_fusion import HintFusion
 from engine.punctuation.scoring import ModelScorer, Scorer, entropies_bits, sentence_final_mark
 from engine.punctuation.settings import DecoderSettings
+from engine.punctuation.speaker_turns import starts_turn, turn_end_mark
 from engine.punctuation.word_cues import CUE_COUNT, PACE_WORDS, word_cues
 from engine.words import CASE_LABELS, PUNCT_LABELS, SENTENCE_END_MARKS, Word
 
@@ -38,6 +43,8 @@ class _Slot:
     decided: bool = False  # the mark is final; it is emitted once every earlier position has settled
     published: tuple[str, str, str] | None = None
     settled_mark: str | None = None
+    starts_turn: bool = False  # another side spoke the word before: a sentence starts here
+    ends_turn: bool = False  # the next word is another side's: the sentence ends here
 
 
 class StreamingDecoder:
@@ -131,6 +138,12 @@ class StreamingDecoder:
 
     def _append(self, word: Word) -> list[Event]:
         events: list[Event] = []
+        turn = bool(self._slots) and starts_turn(self._slots[-1].word.speaker, word.speaker)
+        if turn and self.pending:
+            # The other side spoke: the sentence in progress ended, and nothing after it can be
+            # context for it (the last pending word is the last slot: marks settle in order).
+            self._slots[-1].ends_turn = True
+            events += self.flush()
         if self._slots:
             last = self._slots[-1]
             gap = (
@@ -142,7 +155,7 @@ class StreamingDecoder:
                 events += self.flush()  # the speaker stopped: captions must not hang
             if gap is not None and self.pause_threshold is not None and gap >= self.pause_threshold:
                 last.pause_after = True
-        self._slots.append(_Slot(word))
+        self._slots.append(_Slot(word, starts_turn=turn))
         events.append(Appended(self.word_count - 1, word))
         return events
 
@@ -185,7 +198,7 @@ class StreamingDecoder:
             return events
         mark = sentence_final_mark(slot.punct)
         slot.settled_mark = mark
-        previous = self._slot(p - 1).settled_mark if p > self._base else (None if p == 0 else "none")
+        previous = self._previous_mark(p)
         label = CASE_LABELS[int(np.argmax(slot.case))]
         case, form = self.casing.render(slot.word.text, label, previous)
         confidence = float(slot.punct[PUNCT_LABELS.index(mark)])
@@ -252,28 +265,37 @@ class StreamingDecoder:
 
     def _publish(self) -> list[Event]:
         events: list[Event] = []
-        p = self.first_unsettled
-        previous = self._slot(p - 1).settled_mark if p > self._base else (None if p == 0 else "none")
+        previous = self._previous_mark(self.first_unsettled)
         in_order = True
         for p in range(self.first_unsettled, self.word_count):
             slot = self._slot(p)
             mark = PUNCT_LABELS[int(np.argmax(slot.punct))]
+            if slot.ends_turn:  # the model's likelier sentence end, where it saw none
+                mark = turn_end_mark(mark, sentence_final_mark(slot.punct))
+            confidence = float(slot.punct[PUNCT_LABELS.index(mark)])
             label = CASE_LABELS[int(np.argmax(slot.case))]
-            case, form = self.casing.render(slot.word.text, label, previous)
+            case, form = self.casing.render(slot.word.text, label, None if slot.starts_turn else previous)
             shown = (mark, case, form)
             settle = in_order and slot.decided
             if slot.published is None or (shown != slot.published and not settle):
-                events.append(Provisional(p, mark, case, float(slot.punct.max()), form))
+                events.append(Provisional(p, mark, case, confidence, form))
                 slot.published = shown
             if settle:
                 inner = self.casing.inner_form(slot.word.text, label, form)
-                events.append(Settled(p, mark, case, slot.lookahead, form, float(slot.punct.max()), inner))
+                events.append(Settled(p, mark, case, slot.lookahead, form, confidence, inner))
                 slot.settled_mark = mark
                 self.first_unsettled = p + 1
             else:
                 in_order = False
             previous = mark
         return events
+
+    def _previous_mark(self, p: int) -> str | None:
+        """The settled mark before position ``p``, as its case reads it: None where a sentence
+        starts anyway (the stream's first word, another side's first word)."""
+        if p == 0 or (p < self.word_count and self._slot(p).starts_turn):
+            return None
+        return self._slot(p - 1).settled_mark if p > self._base else "none"
 
     def _slot(self, position: int) -> _Slot:
         return self._slots[position - self._base]

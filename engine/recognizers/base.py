@@ -93,6 +93,11 @@ class Recognizer(Protocol):
     def close(self) -> None:
         """Release the model (a child process, CTranslate2's threads). Idempotent; later calls may raise."""
 
+    def another_stream(self) -> Recognizer:
+        """A second recognizer of the same kind and model, with a stream of its own, for a
+        meeting's other side: it shares the loaded model where the library allows (Whisper,
+        Vosk), so a second side costs no second copy in memory. Closing it leaves this one open."""
+
     @property
     def closed(self) -> bool:
         """Closed, or unable to go on (its process died): a new one is needed."""

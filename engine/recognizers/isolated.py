@@ -72,6 +72,7 @@ class IsolatedRecognizer:
 
     def __init__(self, factory, name: str, **settings):
         self.name = name
+        self._factory, self._settings = factory, settings  # for ``another_stream``
         self._declared: dict = {}  # the wrapped recognizer's ``DECLARATIONS``, once it is ready
         # spawn, not fork: a fork of a process with Qt and ONNX Runtime threads may deadlock.
         context = multiprocessing.get_context("spawn")
@@ -129,6 +130,12 @@ class IsolatedRecognizer:
         """Block until the child has loaded its model; raises ``RecognizerError`` if it could not."""
         with self._lock:
             self._ensure_ready()
+
+    def another_stream(self) -> IsolatedRecognizer:
+        """The same recognizer in a process of its own."""
+        if self.closed:
+            raise RecognizerError(f"the {self.name} recognizer was closed; start a new session")
+        return IsolatedRecognizer(self._factory, self.name, **self._settings)
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop the child. Idempotent; later calls raise ``RecognizerError``."""

@@ -125,6 +125,11 @@ class PocketSphinxRecognizer:
         ``preroll``: audio kept before the start, so soft onsets are not clipped;
         ``max_utterance``: force a final after this long, so a noisy room still gets finals.
         ``decoder_config`` goes to ``pocketsphinx.Decoder`` (e.g. ``hmm``, ``lm``, ``dict``)."""
+        # What ``another_stream`` builds its twin from.
+        self._arguments = dict(
+            silence=silence, vad_mode=vad_mode, start_frames=start_frames, preroll=preroll,
+            max_utterance=max_utterance, final_pass=final_pass, **decoder_config,
+        )  # fmt: skip
         try:
             import pocketsphinx
         except ImportError as exc:
@@ -202,6 +207,11 @@ class PocketSphinxRecognizer:
         self._speech_run = 0
         self._silence_run = 0
         self._utterance_start = 0.0
+
+    def another_stream(self) -> PocketSphinxRecognizer:
+        """Another decoder on the same settings (its built-in model is small: it is loaded again)."""
+        self._check_open()
+        return PocketSphinxRecognizer(**self._arguments)
 
     def close(self) -> None:
         """Let the decoder go. Idempotent; later calls raise ``RecognizerError``."""

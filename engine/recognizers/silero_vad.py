@@ -5,7 +5,8 @@ as the audio arrives, with its recurrent state carried from one chunk to the nex
 holds the ONNX session itself and keeps the state and the last 64 samples of context between
 calls, exactly as faster-whisper's ``SileroVADModel`` prepares each 512-sample frame.
 
-Cost: one small inference per 32 ms frame, batched per chunk (well under 1 % of a core).
+Cost: one small inference per 32 ms frame, batched per chunk (well under 1 % of a core); none for
+a chunk quieter than ``QUIET``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from engine.recognizers.base import RecognizerError
 
 FRAME = 512  # samples per frame at 16 kHz: what the v6 network was trained on
 CONTEXT = 64  # samples of the previous frame each frame is fed with
+# Below this level (RMS, full scale 1: -60 dBFS) a chunk is silence without asking the network: an
+# idle source hands out zeros, and a quiet room with the microphone open is about as low. Idle is
+# the usual state of a meeting's two sides, so its cost matters; speech is 20 dB louder and more.
+QUIET = 10 ** (-60 / 20)
 
 
 def silero_model_path() -> Path:
@@ -68,6 +73,11 @@ class StreamingVad:
         if frames == 0:
             return np.zeros(0, dtype=np.float32)
         batch = audio[: frames * FRAME].reshape(frames, FRAME)
+        if float(np.sqrt(np.mean(batch * batch))) < QUIET:
+            # Nothing to hear: the network starts afresh after it, as at the start of a stream.
+            self.reset()
+            self._pending = audio[frames * FRAME :]
+            return np.zeros(frames, dtype=np.float32)
         previous = np.vstack([self._context[None, :], batch[:-1, -CONTEXT:]])
         self._context = batch[-1, -CONTEXT:].copy()
         output, self._h, self._c = self._session.run(

@@ -264,6 +264,15 @@ class VoskRecognizer:
         self._rec.SetPartialWords(True)
         self._samples = 0
 
+    def another_stream(self) -> VoskRecognizer:
+        """A stream of its own on this one's loaded model (a Kaldi model serves many recognizers)."""
+        self._check_open()
+        other = object.__new__(VoskRecognizer)
+        other._vosk, other._model = self._vosk, self._model
+        other.model_path, other.language, other._closed = self.model_path, self.language, False
+        other.reset()
+        return other
+
     def close(self) -> None:
         """Let the model go (libvosk frees it with the last reference). Idempotent."""
         self._closed = True

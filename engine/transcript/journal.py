@@ -5,6 +5,8 @@ One JSON-lines file per session in ``paths.journal_dir()``,
 
     {"t": "header", "version": 1, "started": "...", "recognizer": ..., "model": ..., ...}
     {"t": "word", "position": 0, "text": "hello", "form": "Hello", "mark": "comma", ...}
+    {"t": "speakers", "labels": [[7, "others:2"]]}    who spoke words already journaled
+    {"t": "speaker_names", "me": "Me", "others": "Others", "renamed": {"others:2": "Ana"}}
     {"t": "withdrawn", "position": 7}       the recognizer replaced a settled word
     {"t": "retracted", "from": 7}           every word from 7 on was removed
     {"t": "closed", "ended": "...", "words": 123}    clean shutdown
@@ -20,6 +22,17 @@ writer runs on the engine's thread, never on the audio thread.
 While a session runs, its writer holds an inter-process lock on a hidden
 sidecar file, so another livecap process never offers a *running* session's
 journal for recovery.
+
+Who spoke: a word line carries the word's speaker as labelled when it settled. A label may come,
+or be corrected, later (until its turn settles, ``LabelSettling``): a label of a word not yet
+journaled only changes the line it will get; one of a word already journaled is appended as a
+"speakers" line, which reading applies over it. So the file stays append-only and recovery gives
+each word its latest label. The names shown for the speakers (the user's renames) are a
+"speaker_names" line, written whenever they change (``name_speakers``), or a header's
+"speaker_names"; the latest holds.
+
+Reading and recovery are ``engine.transcript.journal_reading``'s (their names are importable
+from here too).
 """
 
 from __future__ import annotations
@@ -29,30 +42,45 @@ import logging
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from engine.events import Appended, Retracted, Settled, Withdrawn
+from engine.events import Appended, Retracted, Settled, SpeakersLabelled, Withdrawn
 from engine.files import paths
 from engine.files.lock import FileLock, LockTimeout
-from engine.recognizers.kinds import find_kind
-from engine.transcript.transcript import Transcript, TranscriptWord
+from engine.speakers.labels import SpeakerNames
+from engine.transcript.journal_reading import (
+    JournalContents,
+    in_use,
+    journals,
+    lock_path,
+    mark_recovered,
+    now_iso,
+    read_journal,
+    recover,
+    remove_journal,
+)
+from engine.transcript.speaker_labels import LabelSettling, names_to_dict
 from engine.words import Word, word_to_dict
+
+__all__ = [
+    "FSYNC_INTERVAL",
+    "JOURNAL_VERSION",
+    "JournalContents",
+    "JournalWriter",
+    "in_use",
+    "journals",
+    "mark_recovered",
+    "read_journal",
+    "recover",
+    "remove_journal",
+]
 
 log = logging.getLogger(__name__)
 
 JOURNAL_VERSION = 1
 FSYNC_INTERVAL = 1.0  # seconds: the most a power cut may lose
-_PATTERN = "session-*.jsonl"
-
-
-def _now_iso() -> str:
-    return datetime.now().astimezone().isoformat(timespec="seconds")
-
-
-def _lock_path(path: Path) -> Path:
-    return path.with_name(f".{path.name}.lock")
 
 
 # ---- writing --------------------------------------------------------------------
@@ -72,7 +100,7 @@ class JournalWriter:
         self.words = 0  # journaled words, withdrawals applied (what recovery would give)
         self.error: str | None = None
         # Lock before the file exists, so recovery never sees a new journal unlocked.
-        self._lock = FileLock(_lock_path(self.path), timeout=0)
+        self._lock = FileLock(lock_path(self.path), timeout=0)
         try:
             self._lock.acquire()
         except LockTimeout:
@@ -91,11 +119,14 @@ class JournalWriter:
         # Settled positions not yet trimmed (for the word count), with their words: the end of a
         # session may settle the last one again with the mark that ends its sentence.
         self._settled: dict[int, Word] = {}
+        self._labels = LabelSettling("journal")
+        self._names: dict | None = None  # the speaker names last written
+        self._naming = threading.Lock()
         self._io = threading.Lock()  # the engine thread writes, the timer thread fsyncs
         self._dirty = False
         self._closed = False
         self._stop = threading.Event()
-        self._write([{"t": "header", "version": JOURNAL_VERSION, "started": _now_iso(), **(header or {})}])
+        self._write([{"t": "header", "version": JOURNAL_VERSION, "started": now_iso(), **(header or {})}])
         self._fsync()
         self._timer = threading.Thread(target=self._sync_loop, name="journal-fsync", daemon=True)
         self._timer.start()
@@ -151,6 +182,17 @@ class JournalWriter:
                 for p in gone:
                     del self._settled[p]
                 self.words -= len(gone)
+                self._labels.retracted(event.from_position)
+            elif isinstance(event, SpeakersLabelled):
+                relabelled = []
+                for p, speaker in self._labels.accepted(event, self._label_of):
+                    if p in self._pending:  # not journaled yet: its word line will say it
+                        self._pending[p] = replace(self._pending[p], speaker=speaker)
+                    else:
+                        self._settled[p] = replace(self._settled[p], speaker=speaker)
+                        relabelled.append([p, speaker])
+                if relabelled:
+                    records.append({"t": "speakers", "labels": relabelled})
         # Settled positions far behind can no longer be withdrawn (the decoder keeps at most
         # a few hundred words): forget them, so the set, scanned on every retraction, stays small.
         if len(self._settled) > 2048:
@@ -158,6 +200,15 @@ class JournalWriter:
             self._settled = {p: w for p, w in self._settled.items() if p > newest - 1024}
         if records:
             self._write(records)
+
+    def name_speakers(self, names: SpeakerNames) -> None:
+        """Record the names the session shows its speakers by (from any thread; a rename calls it
+        again), so a recovered transcript shows them too. Unchanged names write nothing."""
+        record = names_to_dict(names)
+        with self._naming:  # two renames at once: the one written last is the one remembered
+            if record != self._names:
+                self._names = record
+                self._write([{"t": "speaker_names", **record}])
 
     def close(self, clean: bool = True) -> None:
         """Stop the timer, write the "closed" line (when ``clean``), fsync and release the lock.
@@ -171,7 +222,7 @@ class JournalWriter:
         if self._timer is not threading.current_thread():
             self._timer.join(timeout=5)
         if clean:
-            self._write([{"t": "closed", "ended": _now_iso(), "words": self.words}])
+            self._write([{"t": "closed", "ended": now_iso(), "words": self.words}])
         with self._io:
             self._closed = True
             try:
@@ -188,13 +239,18 @@ class JournalWriter:
             except OSError as exc:
                 log.warning("cannot delete the empty journal %s: %s", self.path, exc)
         elif clean:
-            _lock_path(self.path).unlink(missing_ok=True)
+            lock_path(self.path).unlink(missing_ok=True)
 
     @property
     def closed(self) -> bool:
         return self._closed
 
     # -- internals ------------------------------------------------------------------
+    def _label_of(self, position: int) -> str | None:
+        """The speaker a word kept here has now; None for one not kept (nothing to relabel)."""
+        word = self._pending.get(position) or self._settled.get(position)
+        return None if word is None else word.speaker
+
     def _write(self, records: list[dict]) -> None:
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
         with self._io:
@@ -234,150 +290,3 @@ class JournalWriter:
 
     def _release_lock(self) -> None:
         self._lock.release()
-
-
-# ---- reading and recovery ----------------------------------------------------------
-@dataclass
-class JournalContents:
-    path: Path
-    header: dict = field(default_factory=dict)
-    transcript: Transcript = field(default_factory=Transcript)
-    closed: bool = False
-    recovered: bool = False
-    skipped_lines: int = 0  # lines that were not valid JSON (a torn last line after a crash)
-
-    @property
-    def started(self) -> str | None:
-        return self.header.get("started")
-
-    @property
-    def language(self) -> str | None:
-        """The language the session's recognizer heard, as the header names it (None: unknown,
-        taken for English). A journal from before headers named it: its Vosk model's, when the
-        model's folder is still there to tell."""
-        if "language" in self.header:
-            language = self.header["language"]
-            return language if isinstance(language, str) else None
-        model = self.header.get("model")
-        kind = find_kind(self.header.get("recognizer"))
-        if kind is None or not kind.downloads_models:  # only a catalogue model's name says its language
-            return None
-        if not isinstance(model, str) or not Path(model).is_dir():
-            return None
-        from engine.vosk_models.catalogue import model_language
-
-        return model_language(model)
-
-    @property
-    def english(self) -> bool:
-        """Whether the session's words are English; words of another language passed through
-        unmarked, and an export must not end them with an English period."""
-        from engine.words import is_english
-
-        return is_english(self.language)
-
-
-def read_journal(path: str | os.PathLike[str]) -> JournalContents:
-    """Parse a journal; withdrawals are applied, torn or unreadable lines skipped."""
-    path = Path(path)
-    contents = JournalContents(path)
-    words: dict[int, TranscriptWord] = {}
-    with open(path, encoding="utf-8", errors="replace", newline="\n") as f:
-        for line in f:
-            try:
-                record = json.loads(line)
-                kind = record["t"]
-                if kind == "word":
-                    # Only settled words are journaled: their marks are final (``repunctuate`` keeps them).
-                    word = TranscriptWord.from_dict(record, text_key="text")
-                    word.settled = True
-                    words[int(record["position"])] = word
-                elif kind == "withdrawn":
-                    words.pop(int(record["position"]), None)
-                elif kind == "retracted":
-                    cut = int(record["from"])
-                    for p in [p for p in words if p >= cut]:
-                        del words[p]
-                elif kind == "header":
-                    contents.header = {k: v for k, v in record.items() if k != "t"}
-                elif kind == "closed":
-                    contents.closed = True
-                elif kind == "recovered":
-                    contents.recovered = True
-            except (ValueError, KeyError, TypeError, AttributeError):
-                # A crash mid-write leaves half a line; it held at most one batch of words.
-                contents.skipped_lines += 1
-    contents.transcript = Transcript([words[p] for p in sorted(words)])
-    return contents
-
-
-def remove_journal(path: str | os.PathLike[str]) -> None:
-    """Delete a journal and its lock sidecar (the caller checked it is not ``in_use``)."""
-    path = Path(path)
-    path.unlink(missing_ok=True)
-    _lock_path(path).unlink(missing_ok=True)
-
-
-def in_use(path: str | os.PathLike[str]) -> bool:
-    """True while a running session (in any process) still writes this journal.
-
-    Asking leaves no lock file behind: a writer locks its sidecar before the journal exists and
-    removes it when it closes cleanly, so a missing sidecar means nobody writes; one left by a
-    crashed session is removed here, under the lock, once it is known to be free.
-    """
-    lock_path = _lock_path(Path(path))
-    if not lock_path.exists():
-        return False
-    lock = FileLock(lock_path, timeout=0)
-    try:
-        lock.acquire()
-    except LockTimeout:
-        return True
-    except OSError:
-        return False  # cannot open the lock file (read-only folder): nobody can be writing either
-    lock.release(remove=True)
-    return False
-
-
-def journals(directory: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Every session journal, oldest first."""
-    folder = Path(directory) if directory is not None else paths.journal_dir()
-    try:
-        return sorted(p for p in folder.glob(_PATTERN) if p.is_file())
-    except OSError:
-        return []
-
-
-def recover(directory: str | os.PathLike[str] | None = None) -> list[JournalContents]:
-    """Journals of sessions that ended without a clean shutdown and were not recovered yet.
-
-    Journals of sessions still running in another process are left out.
-    """
-    found = []
-    for path in journals(directory):
-        try:
-            contents = read_journal(path)
-        except OSError as exc:
-            log.warning("cannot read journal %s: %s", path, exc)
-            continue
-        if not contents.closed and not contents.recovered and not in_use(path):
-            found.append(contents)
-    return found
-
-
-def mark_recovered(path: str | os.PathLike[str]) -> None:
-    """Append a "recovered" line, so the journal is not offered again (it stays on disk)."""
-    path = Path(path)
-    with open(path, "rb+") as f:
-        f.seek(0, os.SEEK_END)
-        if f.tell() > 0:
-            f.seek(-1, os.SEEK_END)
-            # After a torn line, start a fresh one: glued onto it, the marker would be unreadable too.
-            prefix = b"" if f.read(1) == b"\n" else b"\n"
-        else:
-            prefix = b""
-        f.seek(0, os.SEEK_END)
-        f.write(prefix + (json.dumps({"t": "recovered", "at": _now_iso()}) + "\n").encode())
-        f.flush()
-        os.fsync(f.fileno())
-    _lock_path(path).unlink(missing_ok=True)

@@ -5,6 +5,10 @@ keeping a rendered string, so that correcting one mark re-renders one word and
 the timings stay attached to the words they belong to. Sentences and
 paragraphs are derived on demand as index ranges; they are never stored, so
 they cannot go stale after an edit.
+
+A meeting's words each carry who spoke (``TranscriptWord.speaker``, an id of
+``engine.speakers.labels``); the text then starts a paragraph with the speaker's name wherever
+the speaker changes. A one-source transcript (speaker "") reads as it always did.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from engine.speakers.labels import SpeakerNames
 from engine.words import (
     CASE_LABELS,
     MARK_TEXT,
@@ -36,7 +41,8 @@ class TranscriptWord:
     Carrying the ``Word`` whole, a field the recognizer side adds to it (a speaker, say) reaches the
     transcript, the journal and the exports with no copy to extend: make one with
     ``TranscriptWord(heard=word, mark=...)``, change one with ``dataclasses.replace``. The word's
-    fields read (and write) through: ``text``, ``start``, ``end``, ``confidence``, ``written``.
+    fields read (and write) through: ``text``, ``start``, ``end``, ``confidence``, ``written``,
+    ``speaker``.
     """
 
     heard: Word
@@ -115,6 +121,15 @@ class TranscriptWord:
         """The word as its recognizer wrote it, marks and capitals included (Whisper), "" for one
         that writes none: a second punctuation pass (the offline decoder) folds it in again."""
         return self.heard.written
+
+    @property
+    def speaker(self) -> str:
+        """Who spoke the word: a speaker id ("me", "others:2"), "" in a one-source session."""
+        return self.heard.speaker
+
+    @speaker.setter
+    def speaker(self, value: str) -> None:
+        self.heard = replace(self.heard, speaker=value)
 
     # -- the decision ---------------------------------------------------------------------------
     @property
@@ -205,7 +220,8 @@ class ParagraphRule:
     speaker pausing usually changes topic), or that completes ``max_sentences`` sentences, or
     that comes once the paragraph holds ``max_words`` words (so untimed or pause-free text still
     gets readable blocks). Only *settled* sentence ends count: a break is decided once, from
-    words that no longer change, so it never moves.
+    words that no longer change, so it never moves. A change of speaker starts a paragraph
+    (the speaker's name starts it), wherever it falls.
     """
 
     pause: float = PARAGRAPH_PAUSE
@@ -225,7 +241,7 @@ class ParagraphRule:
     ) -> ParagraphPlace:
         """``word``'s place, from the place of the word ``before`` it (None: ``word`` is the first)."""
         ends = int(word.ends_sentence)
-        if previous is None or before is None:
+        if previous is None or before is None or before.speaker != word.speaker:
             return ParagraphPlace(1, ends)
         if before_settled and before.ends_sentence:
             gap = _gap(before, word)
@@ -286,16 +302,35 @@ class Transcript:
                 starts.append(i)
         return [Segment(a, b) for a, b in zip(starts, starts[1:] + [len(self.words)])]
 
-    def text(self, rule: ParagraphRule = ParagraphRule()) -> str:
-        """Plain text: words joined by single spaces, paragraphs by a blank line."""
-        return "\n\n".join(self.segment_text(p) for p in self.paragraphs(rule))
+    def speakers(self) -> list[str]:
+        """The speaker ids of the words, in the order each first speaks ("" left out: a
+        one-source transcript has none)."""
+        return list(dict.fromkeys(w.speaker for w in self.words if w.speaker))
 
-    def to_dict(self) -> dict[str, Any]:
+    def text(self, rule: ParagraphRule = ParagraphRule(), names: SpeakerNames | None = None) -> str:
+        """Plain text: words joined by single spaces, paragraphs by a blank line; where the
+        speaker changes, the paragraph starts with the speaker's name by ``names`` ("Me: ...";
+        default names when None)."""
+        names = names or SpeakerNames()
+        paragraphs, speaker = [], None
+        for p in self.paragraphs(rule):
+            first = self.words[p.start_index].speaker
+            label = names.line_label(first) if first != speaker else ""
+            paragraphs.append(label + self.segment_text(p))
+            speaker = self.words[p.last_index].speaker
+        return "\n\n".join(paragraphs)
+
+    def to_dict(self, names: SpeakerNames | None = None) -> dict[str, Any]:
+        """The transcript as JSON; a meeting's also maps each speaker id to its name by ``names``
+        (``"speakers"``), the words carrying the ids."""
+        names = names or SpeakerNames()
+        speakers = {s: names.name(s) for s in self.speakers()}
         return {
             "format": FORMAT_NAME,
             "version": FORMAT_VERSION,
+            **({"speakers": speakers} if speakers else {}),
             "words": [w.to_dict() for w in self.words],
-            "text": self.text(),
+            "text": self.text(names=names),
         }
 
     @classmethod

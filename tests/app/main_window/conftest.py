@@ -27,6 +27,20 @@ def settings(tmp_path):
 
 
 @pytest.fixture
+def sources_controller(qtbot, settings):
+    """A ``SourcesController`` on its own window, with the test's settings."""
+    from PySide6.QtWidgets import QWidget
+
+    from app.main_window.controls import BannerArea
+    from app.main_window.sources_controller import SourcesController
+    from app.workers.jobs import JobRunner
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    return SourcesController(settings, BannerArea(window), JobRunner(window), window)
+
+
+@pytest.fixture
 def make_window(qtbot, settings, data_dir, tiny_model_dir, tmp_path):
     from app.main_window.window import CaptionWindow
 

@@ -2,31 +2,17 @@
 scan on the job runner (PortAudio and pactl replaced by lists), the choice kept in the settings."""
 
 import pytest
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QWidget
 
 from app import settings as keys
-from app.main_window.controls import BannerArea
-from app.main_window.sources_controller import SourcesController
-from app.settings import AppSettings
 from app.workers import sources
-from app.workers.jobs import JobRunner
 from engine import SourceChoice
 from engine.audio.microphone import InputDevice
 from engine.audio.system_audio import MonitorSource
 
 
 @pytest.fixture
-def settings(tmp_path):
-    return AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-
-
-@pytest.fixture
-def controller(qtbot, settings):
-    window = QWidget()
-    qtbot.addWidget(window)
-    banners = BannerArea(window)
-    return SourcesController(settings, banners, JobRunner(window), window)
+def controller(sources_controller):
+    return sources_controller
 
 
 def test_no_microphone_offers_system_audio_and_choosing_it_is_remembered(

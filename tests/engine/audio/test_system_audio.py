@@ -1,8 +1,9 @@
 """SystemAudioSource against a REAL PulseAudio daemon started here.
 
-The daemon gets its own runtime/state/home directories and socket, loads only
-the native protocol (anonymous auth) and a null sink, so it touches nothing
-of the machine's sound setup and needs no sound hardware. Speech from
+The daemon (``engine.evaluation.pulse_server``) gets its own runtime/state/home
+directories and socket, loads only the native protocol (anonymous auth) and a
+null sink, so it touches nothing of the machine's sound setup and needs no
+sound hardware. Speech from
 espeak-ng is played into the null sink with paplay and recorded from its
 monitor, exactly as a meeting would be.
 """
@@ -11,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -29,6 +29,9 @@ from engine.audio.system_audio import (
     default_monitor,
     list_monitor_sources,
 )
+from engine.evaluation.pulse_server import PulseServer, PulseServerError, missing_tools
+
+from .pulse_helpers import parec_children
 
 SR = 16_000
 SINK = "livecap_test"
@@ -40,55 +43,17 @@ def _pactl(*args, check=True):
 
 @pytest.fixture(scope="module")
 def pulse():
-    missing = [t for t in ("pulseaudio", "pactl", "parec", "paplay") if not shutil.which(t)]
+    missing = missing_tools()
     if missing:
         pytest.skip(f"{', '.join(missing)} not installed (apt install pulseaudio pulseaudio-utils)")
-    # A short path: unix socket paths must stay under 108 bytes.
-    root = Path(tempfile.mkdtemp(prefix="lcpa-"))
-    for sub in ("run", "state", "home"):
-        (root / sub).mkdir()
-    socket = root / "run" / "native"
-    log_path = root / "pulseaudio.log"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("XDG_RUNTIME_DIR", str(root / "run"))
-        mp.setenv("PULSE_RUNTIME_PATH", str(root / "run"))
-        mp.setenv("PULSE_STATE_PATH", str(root / "state"))
-        mp.setenv("HOME", str(root / "home"))
-        mp.setenv("PULSE_SERVER", f"unix:{socket}")  # and never autospawn another one
-        mp.delenv("DISPLAY", raising=False)
-        # Running as root (CI, containers) is allowed in this per-user mode; it
-        # only logs a warning. -n: no default.pa, so nothing but what we load.
-        cmd = [
-            "pulseaudio",
-            "--daemonize=no",
-            "--system=false",
-            "--exit-idle-time=-1",
-            "-n",
-            "--use-pid-file=no",
-            "--disallow-exit=false",
-            f"--log-target=file:{log_path}",
-            f"--load=module-native-protocol-unix socket={socket} auth-anonymous=1",
-            f"--load=module-null-sink sink_name={SINK} sink_properties=device.description=LivecapTest",
-        ]
-        daemon = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
-        )
-        try:
-            deadline = time.monotonic() + 10
-            while subprocess.run(["pactl", "info"], capture_output=True).returncode != 0:
-                if daemon.poll() is not None or time.monotonic() > deadline:
-                    log = log_path.read_text() if log_path.exists() else ""
-                    pytest.fail(f"pulseaudio did not come up (exit {daemon.poll()}):\n{log}")
-                time.sleep(0.1)
-            yield root
-        finally:
-            daemon.terminate()
-            try:
-                daemon.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                daemon.kill()
-                daemon.wait()
-            shutil.rmtree(root, ignore_errors=True)
+    try:
+        server = PulseServer(sinks=[SINK]).start()
+    except PulseServerError as e:
+        pytest.fail(str(e))
+    try:
+        yield server.root
+    finally:
+        server.close()
 
 
 @pytest.fixture(scope="module")
@@ -105,20 +70,6 @@ def speech(tmp_path_factory):
 def active_span(audio, threshold=300):
     loud = np.flatnonzero(np.abs(audio.astype(np.int32)) > threshold)
     return (loud[-1] - loud[0]) / SR if len(loud) else 0.0
-
-
-def parec_children():
-    """Process ids of parec processes that are children of this test process."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)
-            comm, ppid = fields[0].split("(", 1)[1], int(fields[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        if comm == "parec" and ppid == os.getpid():
-            found.append(int(stat.parent.name))
-    return found
 
 
 @pytest.mark.needs_pulse

@@ -517,6 +517,36 @@ def test_terminal_captions_without_a_terminal_print_settled_sentences_once():
     assert err.getvalue() == "livecap: 2 audio chunk(s) lost\n"
 
 
+def test_terminal_captions_of_a_meeting_name_the_speaker_where_it_changes():
+    import io
+
+    from engine.cli.terminal_captions import TerminalCaptions
+    from engine.events import Appended, PartialWords, Settled, SpeakersLabelled
+    from engine.speakers.labels import SpeakerNames
+    from engine.words import Word
+
+    out = io.StringIO()
+    captions = TerminalCaptions(
+        out, io.StringIO(), interactive=False, names=SpeakerNames(renamed={"me": "Ana"})
+    )
+    said = [("hi", "me", "period"), ("hello", "others", "none"), ("there", "others", "period")]
+    captions([Appended(p, Word(t, speaker=s)) for p, (t, s, _) in enumerate(said)])
+    captions([SpeakersLabelled(((1, "others:2"), (2, "others:2")), 3)])
+    captions([Settled(p, m, "capitalized" if t != "there" else "lower", 1, t.title() if t != "there" else t)
+              for p, (t, _, m) in enumerate(said)])  # fmt: skip
+    captions.finish()
+    assert out.getvalue() == "Ana: Hi.\nOthers 2: Hello there.\n"
+    tty = io.StringIO()
+    live = TerminalCaptions(tty, io.StringIO(), interactive=True, width=80)
+    live(
+        [
+            PartialWords((Word("so", speaker="me"),), "me"),
+            PartialWords((Word("yes", speaker="others"),), "others"),
+        ]
+    )
+    assert tty.getvalue().endswith("\x1b[2mMe: so\x1b[0m \x1b[2mOthers: yes\x1b[0m")
+
+
 def test_progress_bar_redraws_on_a_terminal_and_writes_lines_elsewhere():
     import io
 

@@ -189,3 +189,15 @@ def test_resuming_where_the_desktop_cannot_name_the_window_still_continues_the_s
     after = DictationText(resume=before.tail)
     keys = after.apply(s.words("now.") + s.settle(3, 3) + [Finalized(4)], None)
     assert typed(keys) == " now."
+
+
+def test_in_a_meeting_only_my_words_are_typed():
+    from dataclasses import replace
+
+    s, d = Stream(), DictationText()
+    mine = s.words("please send the notes.")
+    theirs = [Appended(e.position, replace(e.word, speaker="others:1")) for e in s.words("sure, tomorrow.")]
+    more = s.words("thank you.")
+    events = mine + theirs + more + s.settle(0, s.next - 1) + [Finalized(s.next)]
+    assert typed(d.apply(events)) == "Please send the notes. Thank you."
+    assert d.words_typed == 6

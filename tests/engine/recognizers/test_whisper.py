@@ -312,3 +312,34 @@ def test_close_releases_the_model_and_later_use_says_so(sentence_wav):
     assert recognizer.closed
     with pytest.raises(RecognizerError, match="closed"):
         feed(recognizer, read_all(sentence_wav))
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
+def test_live_decodes_encode_the_buffer_not_the_whole_window_and_files_the_whole(sentence_wav):
+    """A live decode's encoder hears the buffer and its margin (at least ``encoder_least``); a
+    file's hears Whisper's 30 s window: the words come out the same way."""
+    audio = read_all(sentence_wav)
+    heard = {}
+    for live in (True, False):
+        recognizer = WhisperRecognizer(live=live)
+        frames = []
+        encode = recognizer._model.encode
+
+        def encoded(features, encode=encode, frames=frames):
+            out = encode(features)
+            frames.append(2 * out.shape[1])  # the encoder halves the feature frames
+            return out
+
+        recognizer._model.encode = encoded
+        updates = feed(recognizer, audio)
+        heard[live] = [w.text for _, u in updates for w in (u.final or [])]
+        assert frames, "no decode ran"
+        if live:
+            assert max(frames) == 100 * max(recognizer.options.encoder_least, len(audio) / 16000 + 1)
+            assert min(frames) == 1000  # a short buffer: the least window, not 3000 frames
+        else:
+            assert set(frames) == {3000}
+        recognizer.close()
+    for words in heard.values():
+        assert word_errors(SPOKEN.split(), words) <= 0.2, words

@@ -80,7 +80,8 @@ def test_ctrl_c_while_waiting_still_drains_flushes_and_keeps_every_word(speech_w
                 pass
     finally:
         transcript = session.stop()
-    assert session._thread not in threading.enumerate(), "stop() returned while the recognizer still ran"
+    recognizer_thread = session.sides[0]._thread
+    assert recognizer_thread not in threading.enumerate(), "stop() returned while the recognizer still ran"
     assert session.input_ended and session.error is None
     assert session.words_recognized == len(transcript.words) == journal.words > 0
     contents = read_journal(journal.path)

@@ -1,0 +1,124 @@
+"""Scoring a captioned meeting against who said what (``engine.evaluation.meeting``).
+
+The reference is the meeting's turns: each with its speaker, its words and its span on the
+tracks. A shown word is *placed* in the turn whose span (a second either side) holds its time and
+whose words hold its text; a word no turn or more than one side's turns could have said is left
+out of the attribution figures (it still counts in the WER, against its side's text).
+
+- **WER per side**: the side's turns' words in order against the words shown with its label.
+- **Me/Others attribution error**: placed words shown on the other side than the turn's.
+- **Echo leakage**: the others' words shown as Me, over the others' words said.
+- **Speaker error within Others**: placed Others words whose voice label differs from the turn's
+  voice, after the best one-to-one mapping of labels to voices; **turn-change F1**: changes of
+  voice between consecutive placed Others words, against the labels' changes (one word's slack).
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+from collections import Counter
+
+from engine.evaluation.e2e_score import align, word_errors
+from engine.speakers.labels import ME, is_others
+
+__all__ = ["score_run"]
+
+SLACK = 1.0  # seconds either side of a turn's span that its words may be timed at
+
+
+def _p90(values: list[float]) -> float | None:
+    if not values:
+        return None
+    return round(statistics.quantiles(values, n=10)[-1], 2) if len(values) > 1 else round(values[0], 2)
+
+
+def _side(speaker: str) -> str:
+    return "me" if speaker == ME else "others" if is_others(speaker) else ""
+
+
+def _place(word: dict, turns, offset: float):
+    """The turn that said ``word`` (None when no turn or turns of both sides could have)."""
+    if word["start"] is None:
+        return None
+    t = word["start"] - offset  # on the tracks' clock
+    fits = [
+        turn for turn in turns if turn.start - SLACK <= t <= turn.end + SLACK and word["text"] in turn.words
+    ]
+    if not fits or len({_side(turn.speaker) for turn in fits}) > 1:
+        return None
+    return min(fits, key=lambda turn: abs((turn.start + turn.end) / 2 - t))
+
+
+def _wer(turns, words, side: str) -> float | None:
+    ref = [w for turn in turns if _side(turn.speaker) == side for w in turn.words]
+    hyp = [w["text"] for w in words if _side(w["speaker"]) == side]
+    if not ref:
+        return None
+    return word_errors(ref, hyp, align(ref, hyp))["wer"]
+
+
+def _voices(placed: list[tuple[dict, object]]) -> dict:
+    """Speaker error within Others after the best mapping, and turn-change F1."""
+    pairs = [
+        (w["speaker"], turn.speaker)
+        for w, turn in placed
+        if is_others(w["speaker"]) and is_others(turn.speaker)
+    ]
+    if not pairs:
+        return {"speaker_error": None, "turn_change_f1": None, "others_words_placed": 0}
+    labels = sorted({label for label, _ in pairs})
+    voices = sorted({voice for _, voice in pairs})
+    counts = Counter(pairs)
+    best = 0
+    # The best one-to-one mapping of labels to voices (a handful of each: every permutation).
+    if len(labels) <= len(voices):
+        for chosen in itertools.permutations(voices, len(labels)):
+            best = max(best, sum(counts[(label, voice)] for label, voice in zip(labels, chosen)))
+    else:
+        for chosen in itertools.permutations(labels, len(voices)):
+            best = max(best, sum(counts[(label, voice)] for label, voice in zip(chosen, voices)))
+    true_changes = {i for i in range(1, len(pairs)) if pairs[i][1] != pairs[i - 1][1]}
+    shown_changes = {i for i in range(1, len(pairs)) if pairs[i][0] != pairs[i - 1][0]}
+    hits = sum(1 for i in true_changes if {i - 1, i, i + 1} & shown_changes)
+    precision = (
+        sum(1 for i in shown_changes if {i - 1, i, i + 1} & true_changes) / len(shown_changes)
+        if shown_changes
+        else 1.0
+    )
+    recall = hits / len(true_changes) if true_changes else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {
+        "speaker_error": round(1 - best / len(pairs), 4),
+        "turn_change_f1": round(f1, 3),
+        "others_words_placed": len(pairs),
+        "others_labels": labels,
+    }
+
+
+def score_run(meeting, run: dict, alone: str = "", silence: bool = False) -> dict:
+    """The figures of one run of ``engine.evaluation.meeting``. ``alone``: the side ("me",
+    "others") a one-source run captioned; its words carry no label, and are all that side's."""
+    out = {k: run[k] for k in ("wall_s", "cpu_cores", "peak_rss_mb", "echo", "hidden_as_echo") if k in run}
+    words = run["words"]
+    if silence:
+        out["words_shown"] = len(words)
+        return out
+    if alone:
+        words = [{**w, "speaker": ME if alone == "me" else "others"} for w in words]
+    turns = meeting.turns
+    for side in ("me", "others") if not alone else (alone,):
+        out[f"wer_{side}"] = _wer(turns, words, side)
+        out[f"text_{side}"] = " ".join(w["text"] for w in words if _side(w["speaker"]) == side)
+        out[f"committed_p90_{side}"] = _p90([w["latency"] for w in words if _side(w["speaker"]) == side])
+    if alone:
+        return out
+    placed = [(w, turn) for w in words if (turn := _place(w, turns, run["offset"])) is not None]
+    sides = [(_side(w["speaker"]), _side(turn.speaker)) for w, turn in placed]
+    out["words_placed"] = len(placed)
+    out["attribution_error"] = round(sum(a != b for a, b in sides) / len(sides), 4) if sides else None
+    others_said = sum(len(t.words) for t in turns if is_others(t.speaker))
+    leaked = sum(1 for a, b in sides if a == "me" and b == "others")
+    out["echo_leakage"] = round(leaked / others_said, 4) if others_said else None
+    out.update(_voices(placed))
+    return out
