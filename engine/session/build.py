@@ -324,8 +324,9 @@ def _build(spec, resources, source, others, stabiliser, meeting) -> tuple[LiveSe
     if others is None:
         return LiveSession(source, recognizer, decoder, journal, stabiliser=stabiliser), info
     voices, voices_notice = others_voices()
-    sides = meeting_sides(source, others, recognizer, voices)
-    session = LiveSession(None, None, decoder, journal, sides=sides, echo_guard=EchoGuard(), voices=voices)
+    guard = EchoGuard()
+    sides = meeting_sides(source, others, recognizer, voices, guard)
+    session = LiveSession(None, None, decoder, journal, sides=sides, echo_guard=guard, voices=voices)
     if meeting is not None:
         session.closers += meeting.closers
         info = replace(info, echo=meeting.echo)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from engine.audio.base import AudioError
 from engine.events import SourceNotice
 from engine.fanout import FanOut, Subscriber
 from engine.punctuation.decoder import Decoder
@@ -45,7 +46,7 @@ __all__ = ["DRAIN_CHUNKS", "READ_TIMEOUT", "LiveSession", "meeting_stabiliser", 
 log = logging.getLogger(__name__)
 
 
-def meeting_stabiliser(recognizer: Recognizer) -> WordStabiliser:
+def meeting_stabiliser() -> WordStabiliser:
     """A meeting side's stabiliser: it commits only words its recognizer will never take back
     (``SidesMerger``): a recognizer's own commitments, or another's finals."""
     return WordStabiliser(commit_partials=False)
@@ -123,11 +124,21 @@ class LiveSession:
         for side in self.sides:
             side.recognizer.reset()  # word times count from this session's first sample
         self.engine.start()
-        started = []
+        started, failed = [], []
         try:
             for side in self.sides:
-                side.source.start()
-                started.append(side)
+                try:
+                    side.source.start()
+                except (AudioError, OSError) as exc:
+                    # A meeting goes on with the side that works (no sound server for the others,
+                    # an unplugged microphone), and says so; a one-source session cannot.
+                    if len(self.sides) == 1:
+                        raise
+                    failed.append((side, exc))
+                else:
+                    started.append(side)
+            if not started:
+                raise failed[0][1]
         except BaseException:
             for side in started:
                 side.source.stop()
@@ -136,8 +147,10 @@ class LiveSession:
             if self.journal is not None:
                 self.journal.close(clean=True)
             raise
-        for side in self.sides:
+        for side in started:
             side.start(self._deliver, self._emit, self._stop)
+        for side, exc in failed:
+            side.could_not_start(str(exc), self._emit)
         self._inputs_watcher.start()
         return self
 

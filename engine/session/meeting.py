@@ -87,14 +87,18 @@ def open_meeting_sources(
     return MeetingSources(me_source, others_source, line, [canceller.stop])
 
 
-def meeting_sides(me_source, others_source, recognizer: Recognizer, voices=None) -> list[SessionSide]:
+def meeting_sides(
+    me_source, others_source, recognizer: Recognizer, voices=None, guard=None
+) -> list[SessionSide]:
     """A meeting's two sides: Me on the microphone with ``recognizer``, Others with a second
     stream on its model (``Recognizer.another_stream``), each stabilised for merging.
-    ``voices`` (``OthersVoices``) hears the others' audio, to tell their voices apart."""
+    ``voices`` (``OthersVoices``) hears the others' audio, to tell their voices apart; ``guard``
+    (``EchoGuard``) the microphone's, for its level."""
     others_recognizer = recognizer.another_stream()
     return [
-        SessionSide(me_source, recognizer, meeting_stabiliser(recognizer), ME, 0),
-        SessionSide(others_source, others_recognizer, meeting_stabiliser(others_recognizer), OTHERS, 1,
+        SessionSide(me_source, recognizer, meeting_stabiliser(), ME, 0,
+                    on_audio=guard.hear_me if guard is not None else None),
+        SessionSide(others_source, others_recognizer, meeting_stabiliser(), OTHERS, 1,
                     owns_recognizer=True, on_audio=voices.hear if voices is not None else None),
     ]  # fmt: skip
 

@@ -12,7 +12,9 @@ In a one-source session this is the identity: the side's positions are the strea
 A meeting's sides only commit words that are never taken back (recognizers that commit their own
 words, or stabilisers that commit at finals only: ``live.meeting_stabiliser``), because a
 retraction on one side cannot reach past the other side's words committed after it. A Me word
-is held until the echo guard can judge it, then shown or hidden.
+is held until the echo guard can judge it, then shown or hidden. The others' words are labelled
+with their voice as they are committed (``OthersVoices``), and the labels corrected
+(``SpeakersLabelled``) until their turn settles.
 """
 
 from __future__ import annotations

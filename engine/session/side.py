@@ -99,6 +99,12 @@ class SessionSide:
         self._deliver, self._emit, self._stop = deliver, emit, stop
         self._thread.start()
 
+    def could_not_start(self, message: str, emit: Callable[[list], None]) -> None:
+        """The source would not start: the side says so once and is over (its input ended)."""
+        self.error = message
+        emit([SourceNotice("error", message, self.speaker)])
+        self.input_done.set()
+
     def join(self, timeout: float) -> None:
         if self.started:
             if not self.input_done.wait(timeout):

@@ -1,10 +1,16 @@
-"""The echo guard: a word the microphone heard that repeats what the others just said is hidden.
+"""The echo guard: a word the microphone heard that is the others' speech come back is hidden.
 
 Without a headset the microphone also hears the others through the speakers, so their words
 would show twice, once as Me. The echo canceller (``engine.audio.echo_cancel``) removes most of
 that sound; the guard catches the rest, and is all there is where the sound server has no
-canceller. It compares words, not audio: a Me word whose text matches an Others word that began
-within ``window`` seconds of it is the others' words come back.
+canceller. A Me word is the others' words come back when either
+
+- **its text** matches an Others word that began within ``window`` seconds of it; or
+- **its level** on the microphone is ``quieter_by`` dB or more below the user's own speech
+  while the others were speaking: what is left of an echo after the canceller is faint, and
+  Whisper writes it as other words than the others said (so no text matches). The user's own
+  level is the loud end (``OWN_LEVEL_PERCENTILE``) of the levels of the Me words said while the
+  others were quiet; the user talking over the others is as loud as ever, and stays.
 
 A Me word can only be judged once the others' side has heard past it (its recognizer sees the
 same speech at the same time, so its hypothesis covers it by then): until ``judgeable``, the
@@ -18,6 +24,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
+import numpy as np
+
+from engine.audio import SAMPLE_RATE
 from engine.words import Word
 
 __all__ = ["ECHO_WINDOW", "EchoGuard"]
@@ -25,16 +34,31 @@ __all__ = ["ECHO_WINDOW", "EchoGuard"]
 ECHO_WINDOW = 2.0  # seconds between a word said by the others and its echo heard as Me
 JUDGE_AFTER = 0.5  # seconds the others' side must have heard past a Me word before it is judged
 KEEP = 10.0  # seconds of the others' words remembered
+QUIETER_BY = 12.0  # dB under the user's own speech that marks an echo (the canceller's is ~30 dB)
+OWN_LEVEL_PERCENTILE = 90  # of the Me words' levels: the user's own speech, echoes being quieter
+LEVELS_KEPT = 200  # Me words' levels the user's own level is taken from
+FRAME = SAMPLE_RATE // 50  # 20 ms: the microphone's level is kept per frame
+OVERLAP = 0.3  # seconds either side of an Others word in which a Me word counts as during it
 
 
 class EchoGuard:
-    def __init__(self, window: float = ECHO_WINDOW, judge_after: float = JUDGE_AFTER):
+    def __init__(
+        self, window: float = ECHO_WINDOW, judge_after: float = JUDGE_AFTER, quieter_by: float = QUIETER_BY
+    ):
         self.window = window
         self.judge_after = judge_after
-        self._others: deque[tuple[float, str]] = deque()  # (start, text), in arrival order
+        self.quieter_by = quieter_by
+        self._others: deque[tuple[float, float, str]] = deque()  # (start, end, text), in arrival order
         self._seen: set[tuple[float, str]] = set()
+        self._frames: deque[float] = deque(maxlen=int(30 * SAMPLE_RATE / FRAME))  # mic level, dB
+        self._frames_first = 0  # frame index of self._frames[0]
+        self._pending = np.zeros(0, np.float32)
+        self._levels: deque[float] = deque(maxlen=LEVELS_KEPT)  # Me words' levels during the others, dB
+        self._own_levels: deque[float] = deque(maxlen=LEVELS_KEPT)  # and while the others were quiet
         self.hidden = 0  # Me words hidden as echoes so far
+        self.hidden_by_level = 0  # of which by their level alone
 
+    # -- what the guard hears ---------------------------------------------------------------------
     def heard_others(self, words: Iterable[Word]) -> None:
         """Words the others' side committed or hypothesised (with times)."""
         latest = None
@@ -44,24 +68,64 @@ class EchoGuard:
             key = (round(word.start, 2), word.text.lower())
             if key not in self._seen:
                 self._seen.add(key)
-                self._others.append(key)
+                end = word.end if word.end is not None else word.start
+                self._others.append((key[0], end, key[1]))
             latest = word.start if latest is None else max(latest, word.start)
         if latest is not None:
             while self._others and self._others[0][0] < latest - KEEP:
-                self._seen.discard(self._others.popleft())
+                start, _, text = self._others.popleft()
+                self._seen.discard((start, text))
 
+    def hear_me(self, chunk: np.ndarray, first_sample: int) -> None:
+        """A chunk of the microphone's audio (int16), before its recognizer hears it: its level
+        per 20 ms frame is kept (not the audio)."""
+        samples = np.concatenate([self._pending, chunk.astype(np.float32) / 32768.0])
+        frames = len(samples) // FRAME
+        self._pending = samples[frames * FRAME :]
+        if frames:
+            power = np.mean(samples[: frames * FRAME].reshape(frames, FRAME) ** 2, axis=1)
+            # The oldest frames fall off the bounded queue: its first frame's index moves on.
+            self._frames_first += max(0, len(self._frames) + frames - self._frames.maxlen)
+            self._frames.extend((10 * np.log10(power + 1e-10)).tolist())
+
+    def _level(self, word: Word) -> float | None:
+        """The microphone's level over ``word`` (dB, its loudest 20 ms), or None unheard."""
+        first = int(word.start * SAMPLE_RATE / FRAME) - self._frames_first
+        last = int(word.end * SAMPLE_RATE / FRAME) - self._frames_first
+        first, last = max(first, 0), min(last + 1, len(self._frames))
+        if last <= first:
+            return None
+        return max(self._frames[k] for k in range(first, last))
+
+    # -- judging a Me word ----------------------------------------------------------------------------
     def judgeable(self, word: Word, others_heard_until: float) -> bool:
         """Whether the others' side has heard far enough past ``word`` to judge it."""
         return word.end is None or others_heard_until >= word.end + self.judge_after
 
     def is_echo(self, word: Word) -> bool:
-        """Whether the Me ``word`` repeats an Others word said within the window (counted)."""
+        """Whether the Me ``word`` is the others' words come back (counted)."""
         if word.start is None:
             return False
         text = word.text.lower()
         echo = any(
             other == text and -self.window / 4 <= word.start - start <= self.window
-            for start, other in self._others
+            for start, _, other in self._others
         )
+        if not echo and word.end is not None:
+            echo = self._faint_during_others(word)
+            self.hidden_by_level += echo
         self.hidden += echo
         return echo
+
+    def _faint_during_others(self, word: Word) -> bool:
+        level = self._level(word)
+        if level is None:
+            return False
+        self._levels.append(level)
+        during = any(
+            start - OVERLAP <= word.end and word.start <= end + OVERLAP for start, end, _ in self._others
+        )
+        if not during or len(self._levels) < 5:  # the user's own level is not known yet
+            return False
+        own = float(np.percentile(self._levels, OWN_LEVEL_PERCENTILE))
+        return level <= own - self.quieter_by

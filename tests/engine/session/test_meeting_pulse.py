@@ -149,3 +149,52 @@ def test_the_microphone_unplugged_is_said_and_the_others_go_on(pulse, voices, wh
     assert notices.of(ME, "device_lost"), notices.seen
     assert len(notices.of(ME, "device_lost")) == 1  # one line, not one a second
     assert word_errors(THEIRS.split(), _said(transcript, OTHERS)) <= 0.25, _said(transcript, OTHERS)
+
+
+def test_no_monitor_for_the_others_is_one_line_and_my_words_go_on(pulse, voices, whisper):
+    mine, _ = voices
+    from engine.punctuation.model import load_model_or_shipped
+
+    model = load_model_or_shipped(None).model
+    resources = SessionResources(lambda kind, name: (whisper, ""), lambda folder: model)
+    spec = SessionSpec(
+        source=SourceChoice("system", f"{MIC}.monitor"), others=SourceChoice("system", "unplugged.monitor"),
+        journal=False,
+    )  # fmt: skip
+    session, _ = build_live_session(spec, resources)
+    notices = Notices()
+    session.subscribe(notices)
+    session.start()  # the others' side cannot start; the session does, with mine
+    me = pulse.play_stream(MIC, np.concatenate([_silence(1), mine, _silence(3)]), app="Microphone")
+    me.finish(60)
+    transcript = session.stop()
+    lines = notices.of(OTHERS, "error")
+    assert len(lines) == 1 and "unplugged.monitor" in lines[0].message and "\n" not in lines[0].message
+    assert word_errors(MINE.split(), _said(transcript, ME)) <= 0.25, _said(transcript, ME)
+
+
+def test_no_sound_server_is_one_line_and_my_words_go_on(voices, whisper, tmp_path, monkeypatch):
+    """No PulseAudio or PipeWire at all: the others' side says so; the microphone (here a
+    recording of it) is captioned."""
+    import soundfile as sf
+
+    mine, _ = voices
+    monkeypatch.setenv("PULSE_SERVER", f"unix:{tmp_path / 'no-server'}")
+    wav = tmp_path / "me.wav"
+    sf.write(wav, np.concatenate([_silence(1), mine, _silence(2)]), RATE, subtype="PCM_16")
+    from engine.punctuation.model import load_model_or_shipped
+
+    model = load_model_or_shipped(None).model
+    resources = SessionResources(lambda kind, name: (whisper, ""), lambda folder: model)
+    spec = SessionSpec(
+        source=SourceChoice("file", str(wav)), others=SourceChoice("system"), journal=False, realtime=False
+    )
+    session, _ = build_live_session(spec, resources)
+    notices = Notices()
+    session.subscribe(notices)
+    session.start()
+    assert session.wait(120)
+    transcript = session.stop()
+    lines = notices.of(OTHERS, "error")
+    assert len(lines) == 1 and "\n" not in lines[0].message, notices.seen
+    assert word_errors(MINE.split(), _said(transcript, ME)) <= 0.25, _said(transcript, ME)

@@ -1,0 +1,56 @@
+"""The echo guard on a real microphone signal: the others' words come back are hidden, by their
+text or, when Whisper wrote them otherwise, by how faint they are; the user's words stay."""
+
+import numpy as np
+import pytest
+
+from engine.speakers.echo_guard import EchoGuard
+from engine.words import Word
+from tests.speech import espeak
+
+RATE = 16_000
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory):
+    audio, rate = espeak("one two three four five", tmp_path_factory.mktemp("guard") / "c.wav")
+    audio = np.interp(np.arange(0, len(audio), rate / RATE), np.arange(len(audio)), audio).astype(np.float32)
+    voiced = np.flatnonzero(np.abs(audio) > 500)
+    return audio[voiced[0] : voiced[-1]]  # the words' times below span the speech, as a recognizer's do
+
+
+def microphone(clip, parts, seconds=12.0):
+    """The microphone's signal: ``clip`` at (start, gain in dB) for each part."""
+    mic = np.zeros(int(seconds * RATE), np.float32)
+    for at, db in parts:
+        start = int(at * RATE)
+        mic[start : start + len(clip)] += clip * 10 ** (db / 20)
+    return np.clip(mic, -32768, 32767).astype(np.int16)
+
+
+def words(start, end, texts):
+    step = (end - start) / len(texts)
+    return [Word(t, start + k * step, start + (k + 1) * step) for k, t in enumerate(texts)]
+
+
+@pytest.mark.needs_espeak
+def test_faint_words_during_the_others_are_echo_and_the_users_own_stay(clip):
+    seconds = len(clip) / RATE
+    # The user alone at 0 dB, the others' echo 30 dB down (what a canceller leaves), then the user
+    # talking over the others at full voice.
+    mic = microphone(clip, [(0.5, 0), (4.0, -30), (8.0, 0)])
+    guard = EchoGuard()
+    for at in range(0, len(mic), 1600):
+        guard.hear_me(mic[at : at + 1600], at)
+    guard.heard_others(words(4.0, 4.0 + seconds, ["we", "agreed", "on", "the", "plan"]))
+    theirs = words(8.0, 8.0 + seconds, ["and", "then", "we", "left", "early"])
+    guard.heard_others(theirs)
+    mine = words(0.5, 0.5 + seconds, ["one", "two", "three", "four", "five"])
+    assert not any(guard.is_echo(w) for w in mine)  # the others were quiet: never echo
+    garbled = words(4.0, 4.0 + seconds, ["weak", "reed", "gone", "a", "plant"])  # no text matches
+    assert all(guard.is_echo(w) for w in garbled) and guard.hidden_by_level == 5
+    over = words(8.0, 8.0 + seconds, ["one", "two", "three", "four", "five"])
+    assert not any(guard.is_echo(w) for w in over)  # the user talking over the others
+    left = theirs[3]  # the others' own word, heard back 60 ms late: hidden by its text
+    assert guard.is_echo(Word("left", left.start + 0.06, left.end + 0.06))
+    assert guard.hidden == 6
