@@ -199,14 +199,21 @@ class TurnLabeller:
     def is_settled(self, position: int) -> bool:
         return position < self.settled
 
-    def labels(self) -> list[str]:
-        """The speaker id of every word so far, by position: final below ``settled``, provisional above."""
+    def labels(self, start: int = 0) -> list[str]:
+        """The speaker id of every word from position ``start`` on: final below ``settled``,
+        provisional above. Only the turns that hold those words are visited (a long meeting's
+        settled turns are not), and the unsettled ones, all at the end, are clustered in order."""
         provisional = self.clusters.copy()
+        origin = min(start, self.settled)  # every unsettled turn is clustered, in order
+        first = len(self._turns)
+        while first > 0 and self._turns[first - 1].first + len(self._turns[first - 1].starts) > origin:
+            first -= 1
         labels: list[str] = []
-        for turn in self._turns:
+        for turn in self._turns[first:]:
             number = turn.number if turn.number is not None else self._assign(turn, provisional)
             labels += [others_voice(number)] * len(turn.starts)
-        return labels
+        skip = start - self._turns[first].first if first < len(self._turns) else 0
+        return labels[skip:]
 
     def _assign(self, turn: _Turn, clusters: VoiceClusters) -> int:
         embedding = self._embedding(turn)

@@ -60,8 +60,7 @@ class OthersVoices:
             start = word.start if word.start is not None else now
             self.labeller.add_word(start, word.end if word.end is not None else start, self._span(word))
         self.labeller.advance(now)
-        labels = self.labeller.labels()
-        new = labels[len(self._shown) :]
+        new = self.labeller.labels(len(self._shown))
         self._shown += new
         return new
 
@@ -73,12 +72,13 @@ class OthersVoices:
         """(changed labels by stream position, the stream position below which every label is
         final), or None when nothing changed and nothing newly settled."""
         self.labeller.advance(now)
-        labels = self.labeller.labels()
+        labels = self.labeller.labels(self._settled_shown)  # from the first label not yet final
         changed = []
         for k in range(self._settled_shown, len(self._shown)):
-            if labels[k] != self._shown[k] and k < len(self._positions):
-                self._shown[k] = labels[k]
-                changed.append((self._positions[k], labels[k]))
+            label = labels[k - self._settled_shown]
+            if label != self._shown[k] and k < len(self._positions):
+                self._shown[k] = label
+                changed.append((self._positions[k], label))
         settled = min(self.labeller.settled, len(self._positions))
         if not changed and settled == self._settled_shown:
             return None
