@@ -10,6 +10,7 @@ committed there), so it needs no lock.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -27,31 +28,32 @@ PAD = 0.05  # seconds of audio either side of a word's times (recognizers' times
 class OthersVoices:
     def __init__(self, embed: Callable[[np.ndarray], np.ndarray], **labeller_options):
         self.labeller = TurnLabeller(embed, **labeller_options)
-        self._audio = np.zeros(0, np.float32)
-        self._first = 0  # stream sample of self._audio[0]
+        self._chunks: deque[tuple[int, np.ndarray]] = deque()  # (first stream sample, audio)
+        self._kept = 0  # samples in self._chunks
         self._positions: list[int] = []  # labeller position -> stream position
         self._shown: list[str] = []  # the label last shown, by labeller position
         self._settled_shown = 0  # labeller positions whose final label was published
 
     # -- the others' side's audio ---------------------------------------------------------------
     def hear(self, chunk: np.ndarray, first_sample: int) -> None:
-        """A chunk of the others' audio (int16), before their recognizer hears it."""
-        samples = chunk.astype(np.float32) / 32768.0
-        if first_sample != self._first + len(self._audio):  # a gap (should not happen): start over
-            self._audio, self._first = samples, first_sample
-        else:
-            self._audio = np.concatenate([self._audio, samples])
-        excess = len(self._audio) - int(KEEP_SECONDS * SAMPLE_RATE)
-        if excess > 0:
-            self._audio = self._audio[excess:]
-            self._first += excess
+        """A chunk of the others' audio (int16), before their recognizer hears it. Chunks are kept
+        as they come (no copying of the whole history per chunk), the oldest dropped past KEEP."""
+        self._chunks.append((first_sample, chunk.astype(np.float32) / 32768.0))
+        self._kept += len(chunk)
+        while self._chunks and self._kept - len(self._chunks[0][1]) >= KEEP_SECONDS * SAMPLE_RATE:
+            self._kept -= len(self._chunks.popleft()[1])
 
     def _span(self, word: Word) -> np.ndarray:
         if word.start is None or word.end is None:
             return np.zeros(0, np.float32)
-        a = int((word.start - PAD) * SAMPLE_RATE) - self._first
-        b = int((word.end + PAD) * SAMPLE_RATE) - self._first
-        return self._audio[max(0, a) : max(0, b)]
+        a = int((word.start - PAD) * SAMPLE_RATE)
+        b = int((word.end + PAD) * SAMPLE_RATE)
+        parts = [
+            audio[max(0, a - first) : max(0, b - first)]
+            for first, audio in self._chunks
+            if first < b and first + len(audio) > a
+        ]
+        return np.concatenate(parts) if parts else np.zeros(0, np.float32)
 
     # -- labels -----------------------------------------------------------------------------------
     def label(self, words: Sequence[Word], now: float) -> list[str]:
