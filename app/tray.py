@@ -26,6 +26,7 @@ class TrayIcon(QObject):
     overlay_toggle_requested = Signal()
     click_through_toggle_requested = Signal()
     show_window_requested = Signal()
+    history_requested = Signal()
     quit_requested = Signal()
 
     def __init__(self, parent: QObject | None = None):
@@ -46,6 +47,9 @@ class TrayIcon(QObject):
         )
         self.menu.addSeparator()
         self.show_window_action = self._add("show-window", "Show &window", self.show_window_requested)
+        # Past sessions, searchable: a meeting's words are found from the tray without the window.
+        self.history_action = self.menu.addAction("&History…")
+        self.history_action.triggered.connect(lambda _checked=False: self.history_requested.emit())
         self.menu.addSeparator()
         self.quit_action = self._add("quit", "&Quit livecap", self.quit_requested)
         self.icon = QSystemTrayIcon(app_icon(), self)

@@ -87,9 +87,17 @@ _PUBLIC = {
     "export_transcript": ("engine.transcript.export", "export"),
     "export_format_from_path": ("engine.transcript.export", "format_from_path"),
     "JournalContents": ("engine.transcript.journal", "JournalContents"),
+    "JournalWriter": ("engine.transcript.journal", "JournalWriter"),
+    "read_journal": ("engine.transcript.journal", "read_journal"),
     "recover_journal": ("engine.transcript.journal", "recover"),
     "mark_recovered": ("engine.transcript.journal", "mark_recovered"),
     "keep_days": ("engine.transcript.journal_folder", "keep_days"),
+    # history: every kept session, listed and searched (an index beside the journals)
+    "HistoryIndex": ("engine.history", "HistoryIndex"),
+    "HistoryError": ("engine.history", "HistoryError"),
+    "HistoryQueryError": ("engine.history", "HistoryQueryError"),
+    "SessionSummary": ("engine.history", "SessionSummary"),
+    "SearchHit": ("engine.history", "SearchHit"),
     # Vosk models: catalogue, install, removal
     "CatalogueEntry": ("engine.vosk_models.catalogue", "CatalogueEntry"),
     "CatalogueError": ("engine.vosk_models.catalogue", "CatalogueError"),

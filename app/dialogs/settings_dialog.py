@@ -14,7 +14,7 @@ control concerned.
 
 Slow things stay off the UI thread: device listing (PortAudio, pactl) and
 model downloads run on the thread pool. The pages, each owning its controls, are in
-``settings_pages`` (and ``dictation_page``, ``meeting_page``).
+``settings_pages`` (and ``dictation_page``, ``meeting_page``, ``history_page``).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from app.dialogs.dictation_page import DictationPage
+from app.dialogs.history_page import HistoryPage
 from app.dialogs.meeting_page import MeetingPage
 from app.dialogs.models_panel import ModelsPanel
 from app.dialogs.settings_pages import (
@@ -65,6 +66,7 @@ class SettingsDialog(QDialog):
         self.journal_page = JournalPage()
         self.dictation_page = DictationPage()
         self.meeting_page = MeetingPage()
+        self.history_page = HistoryPage(self.journal_page)
         self.tabs = QTabWidget()
         self.tabs.setAccessibleName("Settings sections")
         self.tabs.addTab(self.recognition_page, "&Recognition")
@@ -74,6 +76,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self.journal_page, "&Journal")
         self.tabs.addTab(self.dictation_page, "&Dictation")
         self.tabs.addTab(self.meeting_page, "M&eeting")
+        self.tabs.addTab(self.history_page, "&History")
         self.error = QLabel(wordWrap=True)
         self.error.setAccessibleName("Problem with the settings")
         self.error.setStyleSheet(f"color: {'#ff8a80' if is_dark(self.palette()) else '#b3261e'};")
@@ -99,6 +102,7 @@ class SettingsDialog(QDialog):
             self.journal_page,
             self.dictation_page,
             self.meeting_page,
+            self.history_page,
         )
         self._controls = {key: pair for page in pages for key, pair in page.controls().items()}
         # Checked in this order: a journal folder that cannot be written first.

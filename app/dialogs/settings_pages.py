@@ -1,59 +1,42 @@
-"""The settings dialog's first five pages (Recognition, Audio, Punctuation, Overlay, Journal; Dictation
-is in ``dictation_page``).
+"""The settings dialog's Audio, Punctuation, Overlay and Journal pages.
 
-Each page is a widget that owns its controls (with their labels, hints, buddies and accessible
-names) and says which setting each control shows: ``controls()`` maps a ``Key`` to the pair
-(read the control, write the control). A page whose values can be wrong in a way that would
-only show later, mid-meeting, says so in ``validate()``. ``SettingsDialog`` loads, compares and
-saves the values; it never reaches into a page's controls itself.
+The other pages have modules of their own: ``recognition_page``, ``dictation_page``,
+``meeting_page``, ``history_page``; what every page is built from (``SettingsPage``, its
+``controls()`` and ``validate()``) is ``page_base``'s. The names of both are also importable from
+here, where the dialog and the other pages have always found them.
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
-    QComboBox,
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
     QRadioButton,
     QSlider,
     QSpinBox,
-    QVBoxLayout,
     QWidget,
 )
 
 from app import settings as keys
-from app.dialogs.models_panel import ModelsPanel
+from app.dialogs.page_base import Controls, Problem, SettingsPage, _combo, _hint, _row, _select, _set_buddy
+from app.dialogs.recognition_page import RecognitionPage
 from app.overlay.options import CLICK_THROUGH_SHORTCUT, MAX_FONT, MAX_LINES, MIN_FONT, MIN_LINES
-from app.settings import Key
 from app.workers.jobs import Job
-from app.workers.sources import scan_devices
-from engine import RECOGNIZER_KINDS, journal_dir
+from app.workers.sources import scan_devices  # looked up here when a scan starts: tests replace it
+from engine import journal_dir
 
-Controls = dict[Key, tuple[Callable[[], Any], Callable[[Any], None]]]
-Problem = tuple[QWidget, str]  # the control concerned, and what to do about it
-
-
-def _select(box: QComboBox, data: Any, missing_label: str | None = None) -> None:
-    """Select the item holding ``data``; add it (labelled ``missing_label``) when absent."""
-    index = box.findData(data)
-    if index < 0 and missing_label is not None:
-        box.addItem(missing_label, data)
-        index = box.count() - 1
-    box.setCurrentIndex(max(index, 0))
+__all__ = ["AudioPage", "JournalPage", "OverlayPage", "PunctuationPage", "RecognitionPage"]
+__all__ += ["Controls", "Problem", "SettingsPage", "check_writable_folder"]
 
 
 def check_writable_folder(text: str) -> str | None:
@@ -77,117 +60,6 @@ def check_writable_folder(text: str) -> str | None:
             "or fix that folder's permissions."
         )
     return None
-
-
-def _combo(name: str, items: list[tuple[str, Any]] = ()) -> QComboBox:
-    box = QComboBox()
-    box.setAccessibleName(name)
-    for label, data in items:
-        box.addItem(label, data)
-    return box
-
-
-def _hint(text: str) -> QLabel:
-    label = QLabel(text, wordWrap=True)
-    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)  # secondary text, in either scheme
-    return label
-
-
-def _row(*widgets: QWidget) -> QHBoxLayout:
-    row = QHBoxLayout()
-    for widget in widgets:
-        row.addWidget(widget)
-    return row
-
-
-def _set_buddy(form: QFormLayout, row: int, widget: QWidget) -> None:
-    # addRow(str, layout) makes a label with no buddy; point its mnemonic at the control.
-    label = form.itemAt(row, QFormLayout.ItemRole.LabelRole).widget()
-    if isinstance(label, QLabel):
-        label.setBuddy(widget)
-
-
-class SettingsPage(QWidget):
-    """One tab of the settings dialog."""
-
-    def controls(self) -> Controls:
-        raise NotImplementedError
-
-    def validate(self) -> Problem | None:
-        """The first problem on this page, or None when its values can be saved."""
-        return None
-
-
-class RecognitionPage(SettingsPage):
-    """The recognizer, the Vosk model to use, and the model manager (``ModelsPanel``)."""
-
-    def __init__(self, models: ModelsPanel, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.models = models
-        self.recognizer = _combo(
-            "Speech recognizer",
-            [("Automatic: Vosk if a model is installed, else Whisper", "auto")]
-            + [(kind.label, kind.name) for kind in RECOGNIZER_KINDS],
-        )
-        self.marks = _combo(
-            "Punctuation and capitals",
-            [
-                ("Automatic: the better one for the recognizer", "auto"),
-                ("Punctuation by livecap (its model, taking Whisper's into account)", "engine"),
-                ("Punctuation by Whisper (it comes with Whisper's words)", "recognizer"),
-            ],
-        )
-        self.model_choice = _combo("Vosk model to use")
-        self.refresh_model_choice()
-        form = QFormLayout()
-        form.addRow("Recogni&zer:", self.recognizer)
-        form.addRow("Model &to use:", self.model_choice)
-        form.addRow("&Punctuation:", self.marks)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(QLabel("Vosk speech models (downloads and removals take effect at once):"))
-        layout.addWidget(models)
-        models.installed_changed.connect(self.refresh_model_choice)
-
-    def controls(self) -> Controls:
-        return {
-            keys.RECOGNIZER: (self.recognizer.currentData, lambda v: _select(self.recognizer, v)),
-            keys.MARKS: (self.marks.currentData, lambda v: _select(self.marks, v)),
-            keys.VOSK_MODEL: (
-                self.model_choice.currentData,
-                lambda v: _select(self.model_choice, v, f"{v} (not installed)"),
-            ),
-        }
-
-    def validate(self) -> Problem | None:
-        model, installed = self.model_choice.currentData(), self.models.installed_names()
-        chosen = next((k for k in RECOGNIZER_KINDS if k.name == self.recognizer.currentData()), None)
-        # The model choice lists the catalogue's models: it matters to the kinds that download them.
-        if chosen is None or chosen.downloads_models:
-            if model and model not in installed and not Path(model).expanduser().is_dir():
-                return self.model_choice, (
-                    f"The Vosk model {model} is not installed. Download it on the "
-                    "Recognition page, or choose another model."
-                )
-            if chosen is not None and not chosen.built_in_model and not model and not installed:
-                return self.recognizer, (
-                    f"{chosen.title} needs a speech model and none is installed. Download one "
-                    "below (the small English one is 40 MB), or choose Automatic."
-                )
-        return None
-
-    def refresh_model_choice(self) -> None:
-        """List the installed models (after a download or a removal), keeping the choice."""
-        current = self.model_choice.currentData() if self.model_choice.count() else None
-        installed = self.models.installed_names()
-        self.model_choice.clear()
-        self.model_choice.addItem("Automatic: the first installed model", "")
-        for name in installed:
-            self.model_choice.addItem(name, name)
-        if current is not None:
-            _select(
-                self.model_choice, current, None if current in installed else f"{current} (not installed)"
-            )
 
 
 class AudioPage(SettingsPage):

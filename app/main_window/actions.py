@@ -20,6 +20,7 @@ SHORTCUTS = {  # also listed in the README's App section and in Help → Keyboar
     "start_stop": "Ctrl+R",
     "pause": "Ctrl+P",
     "export": "Ctrl+E",
+    "history": "Ctrl+H",
     "copy_all": "Ctrl+Shift+C",
     "clear": "Ctrl+Shift+L",
     "play_file": "Ctrl+O",
@@ -38,6 +39,7 @@ class Actions:
     start_stop: QAction
     pause: QAction
     export: QAction
+    history: QAction
     copy_all: QAction
     clear: QAction
     play_file: QAction
@@ -91,6 +93,7 @@ def build_actions(window) -> Actions:
         start_stop=make("start_stop", "&Start"),
         pause=make("pause", "&Pause"),
         export=make("export", "&Export…"),
+        history=make("history", "&History…"),
         copy_all=make("copy_all", "&Copy all"),
         clear=make("clear", "C&lear"),
         play_file=make("play_file", "Play a &file…"),
@@ -107,6 +110,8 @@ def build_actions(window) -> Actions:
     file_menu = bar.addMenu("&File")
     for action in (a.play_file, a.export, a.copy_all):
         file_menu.addAction(action)
+    file_menu.addSeparator()
+    file_menu.addAction(a.history)
     file_menu.addSeparator()
     file_menu.addAction(a.quit)
     session = bar.addMenu("&Captions")
@@ -132,6 +137,7 @@ def shortcuts_text() -> str:
         ("Start or stop captions", "start_stop"),
         ("Pause or resume", "pause"),
         ("Export", "export"),
+        ("History: find words in past sessions", "history"),
         ("Copy all text", "copy_all"),
         ("Clear", "clear"),
         ("Play a file", "play_file"),

@@ -9,6 +9,8 @@ What a reader sees, and why:
 * in a meeting, the speaker's name in their colour where the speaker changes ("Me: …"), each
   side's unstable words on its own line (``speaker_labels``).
 
+The styles' colours, the line height and the paragraph rule are ``caption_style``'s.
+
 Only the tail changes. Each update finds the first word whose rendering differs from what
 the document holds and replaces the document from there to the end with ``QTextCursor``
 edits; everything before it is never touched, so earlier lines do not jump or re-wrap.
@@ -23,28 +25,36 @@ reader scrolled up never has text pulled from under them. Scrolling up holds the
 returning to the bottom (or the "Latest" button, or Ctrl+End) follows again.
 
 After a session stops the window loads the final transcript with ``load_transcript`` and the
-text becomes editable (see ``app.main_window.edits`` for how edits reach the export).
+text becomes editable: ``app.main_window.finished_text`` keeps that text's bookkeeping (see
+``app.main_window.edits`` for how edits reach the export).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from PySide6.QtCore import QEvent, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QFont, QPainter, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextEdit, QToolButton
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
-from app.main_window.speaker_labels import (
-    label_format,
-    labelled_paragraphs,
-    overlay_tail,
-    partial_runs,
+from app.main_window import caption_style
+from app.main_window.caption_style import (  # the look's names, here too where others import them
+    LINE_HEIGHT,
+    PARAGRAPH_SPACING,
+    PARAGRAPHS,
+    PARTIAL,
+    PROVISIONAL,
+    SETTLED,
+    Token,
+    block_format,
+    word_formats,
+    word_token,
 )
+from app.main_window.finished_text import FinishedText
+from app.main_window.speaker_labels import label_format, overlay_tail, partial_runs
+from app.main_window.unstable_words import UnstableWords
 from app.profanity import mask as mask_word
 from engine import (
     Appended,
-    ParagraphRule,
     Provisional,
     Retracted,
     Settled,
@@ -54,40 +64,16 @@ from engine import (
     Withdrawn,
 )
 
-SETTLED, PROVISIONAL, PARTIAL = "settled", "provisional", "partial"
-PARAGRAPHS = ParagraphRule()  # the exports' rule too: Stop must not reflow the text
-LINE_HEIGHT = 135  # percent: captions are read at a glance, and tight lines blur together
-PARAGRAPH_SPACING = 0.6  # of the font size, between paragraphs
-
-
-class Token(NamedTuple):
-    """One word as the document holds it: what comes before it (a space or a paragraph break, then
-    its speaker's label where the speaker changes), the word, its style."""
-
-    sep: str
-    label: str
-    text: str
-    style: str
-    place: object  # its ParagraphPlace
-    speaker: str
-
-
-def blend(a: QColor, b: QColor, t: float) -> QColor:
-    """``a`` moved ``t`` of the way towards ``b`` (0 = a, 1 = b)."""
-    return QColor(
-        round(a.red() + (b.red() - a.red()) * t),
-        round(a.green() + (b.green() - a.green()) * t),
-        round(a.blue() + (b.blue() - a.blue()) * t),
-    )
+__all__ = ["CaptionView", "Token", "LINE_HEIGHT", "PARAGRAPH_SPACING", "PARAGRAPHS"]
+__all__ += ["SETTLED", "PROVISIONAL", "PARTIAL"]
 
 
 class CaptionView(QTextEdit):
     MAX_WORDS = 4000  # words kept in the document during a session
     TRIM_SLACK = 500  # trim in batches, not on every word
-    # How far towards the background the lighter styles go: enough to tell them apart at a
-    # glance, little enough to keep contrast (≥ 4.5:1 on the default light and dark palettes).
-    PROVISIONAL_FADE = 0.28
-    PARTIAL_FADE = 0.36
+    # How far towards the background the lighter styles go (``caption_style``).
+    PROVISIONAL_FADE = caption_style.PROVISIONAL_FADE
+    PARTIAL_FADE = caption_style.PARTIAL_FADE
 
     def __init__(self, parent=None, font_size: int = 20):
         super().__init__(parent)
@@ -106,8 +92,9 @@ class CaptionView(QTextEdit):
         self.mask_profanity = False
         self.speaker_names = SpeakerNames()
         self.live = True
-        self.loaded_text = ""  # the finished text as loaded, to tell whether the user edited it
+        self._finished = FinishedText()  # the text after Stop
         self.builder = None
+        self._unstable = UnstableWords()  # each side's unstable words, less those just committed
         self._partial: tuple = ()
         self._reset_state()
         self._formats = self._make_formats()
@@ -153,6 +140,7 @@ class CaptionView(QTextEdit):
         self.clear()
         self._set_block_format()
         self._reset_state()
+        self._unstable.reset()
         self._partial = ()
         self.live = True
         self.setReadOnly(True)
@@ -161,8 +149,7 @@ class CaptionView(QTextEdit):
 
     def apply(self, events: list, partial=None) -> None:
         """One batch of engine events (already applied to the builder) and, unless None, new partial words."""
-        if partial is not None:
-            self._partial = tuple(partial)
+        self._partial = self._unstable.update(events, partial)
         dirty = None
         for event in events:
             if isinstance(event, (Appended, Provisional, Settled, Withdrawn)):
@@ -190,18 +177,22 @@ class CaptionView(QTextEdit):
         self._render_from(self._base, force=True)
 
     def set_speaker_names(self, names: SpeakerNames) -> None:
-        """Show a meeting's speakers by ``names`` (the user renamed one)."""
-        self.speaker_names = names
-        self.rerender()
+        """Show a meeting's speakers by ``names`` (the user renamed one): the live captions are
+        drawn again; a finished text keeps the user's edits and gets its labels replaced."""
+        old, self.speaker_names = self.speaker_names, names
+        if self.live:
+            self.rerender()
+        else:
+            self._finished.rename(self, old, names, self._label_format)
 
     def load_transcript(self, transcript: Transcript, editable: bool = True) -> None:
-        """Show a finished transcript as plain, editable paragraphs (after a session, or recovered);
-        a meeting's with its speakers' labels, as the live captions showed them."""
-        paragraphs = labelled_paragraphs(transcript, self.speaker_names, self._show, PARAGRAPHS)
-        self.live = False
-        self.setUndoRedoEnabled(False)
-        self.loaded_text = "\n".join(paragraphs)
-        self.setPlainText(self.loaded_text)
+        """Show a finished transcript as editable paragraphs (after a session, or recovered); a
+        meeting's with its speakers' labels, in their colours, as the live captions showed them
+        (only the labels are formatted: the text is the plain text ``loaded_text`` holds)."""
+        self.live = False  # first: the scroll bar's signals while the text is replaced read it
+        self.setUndoRedoEnabled(False)  # loading is no step the user can undo
+        self._label_formats = {}  # the background may have changed since they were made
+        self._finished.load(self, transcript, self.speaker_names, self._show, self._label_format)
         self._set_block_format(whole=True)
         self.setUndoRedoEnabled(True)
         self.setReadOnly(not editable)
@@ -232,9 +223,18 @@ class CaptionView(QTextEdit):
         self._set_block_format(whole=True)  # the paragraph spacing follows the font
 
     @property
+    def loaded_text(self) -> str:
+        """The finished text as loaded ("" before the first Stop)."""
+        return self._finished.loaded
+
+    @loaded_text.setter
+    def loaded_text(self, text: str) -> None:
+        self._finished.loaded = text
+
+    @property
     def edited(self) -> bool:
         """The finished text differs from what was loaded (typed, pasted, or replaced)."""
-        return not self.live and self.toPlainText() != self.loaded_text
+        return not self.live and self._finished.edited(self)
 
     @property
     def following(self) -> bool:
@@ -262,21 +262,6 @@ class CaptionView(QTextEdit):
     def _show(self, text: str) -> str:
         return mask_word(text) if self.mask_profanity else text
 
-    def _token(self, p: int, previous: Token | None) -> Token:
-        words, settled = self.builder.words, self.builder.settled
-        word = words[p]
-        style, speaker, text = (
-            SETTLED if settled[p] else PROVISIONAL,
-            word.heard.speaker,
-            self._show(word.display),
-        )
-        if previous is None or speaker != previous.speaker:  # a new speaker starts a new paragraph
-            label = self.speaker_names.line_label(speaker)
-            sep = "" if previous is None else "\n"
-            return Token(sep, label, text, style, PARAGRAPHS.place(None, None, word), speaker)
-        place = PARAGRAPHS.place(previous.place, words[p - 1], word, before_settled=settled[p - 1])
-        return Token("\n" if place.starts_paragraph else " ", "", text, style, place, speaker)
-
     def _render_from(self, start: int, force: bool = False) -> None:
         if not self.live or self.builder is None:
             return
@@ -285,9 +270,9 @@ class CaptionView(QTextEdit):
         # New tokens from ``start``; keep the old ones up to the first that differs.
         k = start - self._base
         previous = self._rendered[k - 1] if k > 0 else None
-        fresh = []
+        fresh, names = [], self.speaker_names
         for p in range(start, n):
-            previous = self._token(p, previous)
+            previous = word_token(self.builder.words, self.builder.settled, p, previous, names, self._show)
             fresh.append(previous)
         old = self._rendered[k:]
         same = 0
@@ -348,28 +333,13 @@ class CaptionView(QTextEdit):
     def _set_block_format(self, whole: bool = False) -> None:
         """Line height and paragraph spacing; blocks created later by typing or by the live
         captions' paragraph breaks inherit it from the block they split."""
-        fmt = QTextBlockFormat()
-        fmt.setLineHeight(LINE_HEIGHT, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
-        fmt.setBottomMargin(self.font().pointSizeF() * PARAGRAPH_SPACING)
         cursor = QTextCursor(self.document())
         if whole:
             cursor.select(QTextCursor.Document)
-        cursor.mergeBlockFormat(fmt)
+        cursor.mergeBlockFormat(block_format(self.font().pointSizeF()))
 
     def _make_formats(self) -> dict[str, QTextCharFormat]:
-        palette = self.palette()
-        text, base = palette.color(QPalette.Text), palette.color(QPalette.Base)
-        formats = {}
-        for style, fade, italic in (
-            (SETTLED, 0.0, False),
-            (PROVISIONAL, self.PROVISIONAL_FADE, False),
-            (PARTIAL, self.PARTIAL_FADE, True),
-        ):
-            fmt = QTextCharFormat()
-            fmt.setForeground(blend(text, base, fade))
-            fmt.setFontItalic(italic)
-            formats[style] = fmt
-        return formats
+        return word_formats(self.palette(), self.PROVISIONAL_FADE, self.PARTIAL_FADE)
 
     def _label_format(self, speaker: str, italic: bool = False) -> QTextCharFormat:
         """A speaker's name: bold, in their colour for this background (``app.theme``)."""

@@ -7,14 +7,14 @@ in bold. The name is part of the text, not a decoration, so a screen reader read
 Copy takes it. The overlay, which has less room, shows a compact label ("Me›", "Ana›", "O2›")
 at the same changes, in the same colours. A one-source session (speaker "") shows no label.
 
-Qt-light: only the label's character format needs QtGui.
+Qt-light: only the labels' character formats need QtGui.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from PySide6.QtGui import QColor, QFont, QTextCharFormat
+from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextDocument
 
 from app.theme import speaker_color
 from engine import SpeakerNames, Transcript
@@ -118,13 +118,14 @@ def overlay_tail(
 ) -> tuple[str, str, dict[str, str]]:
     """(settled text, open text, {compact label: speaker id}) for the overlay: the last
     ``settled_words`` settled words, then the words still open and each side's unstable words,
-    with a compact label where the speaker changes (and before the first word shown)."""
+    with a compact label where the speaker changes and before the first word passed (the overlay
+    repeats the label in force on its top row, so it needs to know whose words begin the text)."""
     first_open = len(words)
     while first_open > 0 and not settled[first_open - 1]:
         first_open -= 1
     start = max(0, first_open - settled_words)
     labels: dict[str, str] = {}
-    previous = words[start - 1].heard.speaker if start else None
+    previous = None
 
     def tokens(items: list[tuple[str, str]]) -> list[str]:
         nonlocal previous
@@ -144,3 +145,41 @@ def overlay_tail(
     for speaker, group in by_speaker(partial, last):
         pending += [(speaker, show(w.text)) for w in group]
     return " ".join(done), " ".join(tokens(pending)), labels
+
+
+def format_labels(
+    document: QTextDocument, labels: dict[str, str], format_of: Callable[[str], QTextCharFormat]
+) -> None:
+    """Give each paragraph's leading label of ``document`` (``labels``: ``label_speakers``'s) its
+    speaker's format, ``format_of(speaker)``, as the live captions draw it; the text stays as it is.
+    The space after a label keeps the text's format, so what is typed after it is not a name."""
+    ordered = sorted(labels.items(), key=lambda item: -len(item[0]))  # "Others 12:" before "Others 1:"
+    cursor = QTextCursor(document)
+    block = document.begin()
+    while block.isValid():
+        text = block.text()
+        for label, speaker in ordered:
+            if text == label or text.startswith(label + " "):
+                cursor.setPosition(block.position())
+                cursor.setPosition(block.position() + len(label), QTextCursor.MoveMode.KeepAnchor)
+                cursor.mergeCharFormat(format_of(speaker))
+                break
+        block = block.next()
+
+
+def relabel(text: str, old: SpeakerNames, new: SpeakerNames, speakers: Iterable[str]) -> str:
+    """``text`` (finished paragraphs) with each paragraph's leading label of ``old`` names replaced
+    by the same speaker's label of ``new`` names: a rename after Stop reaches the text shown,
+    edits and all. Labels are matched longest first, so "Others 12:" is never read as "Others 1"."""
+    swaps = sorted(
+        ((old.line_label(s).rstrip(), new.line_label(s).rstrip()) for s in speakers if s),
+        key=lambda pair: -len(pair[0]),
+    )
+    lines = []
+    for line in text.split("\n"):
+        for before, after in swaps:
+            if line == before or line.startswith(before + " "):
+                line = after + line[len(before) :]
+                break
+        lines.append(line)
+    return "\n".join(lines)

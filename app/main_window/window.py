@@ -61,6 +61,7 @@ class CaptionWindow(QMainWindow):
         self.tray = None
         self.settings_dialog = None
         self.recovery_dialog = None
+        self.history_window = None  # made when first asked for (Ctrl+H, the tray)
         self._close_when_idle = False
         self._heard_nothing = False  # the last session heard no words: the placeholder says so
         self.setWindowTitle("livecap — live captions")
@@ -174,6 +175,7 @@ class CaptionWindow(QMainWindow):
             (a.copy_all, text.copy_all),
             (a.clear, text.clear),
             (a.play_file, self.sources.choose_file),
+            (a.history, self.open_history),
             (a.overlay, overlay.set_visible),
             (a.settings, self.open_settings),
             (a.download_model, lambda: self.model_offer.start_download()),
@@ -419,6 +421,7 @@ class CaptionWindow(QMainWindow):
         self.tray.overlay_toggle_requested.connect(overlay.toggle)
         self.tray.click_through_toggle_requested.connect(overlay.toggle_click_through)
         self.tray.show_window_requested.connect(self._show_window)
+        self.tray.history_requested.connect(self.open_history)
         self.tray.quit_requested.connect(self.close)
         overlay.visibility_changed.connect(self.tray.set_overlay_visible)
         overlay.click_through_changed.connect(self.tray.set_click_through)
@@ -426,6 +429,11 @@ class CaptionWindow(QMainWindow):
         self.tray.set_overlay_visible(overlay.is_visible())
         self.tray.show()
         return True
+
+    def open_history(self) -> None:
+        from app.history.window import show_history
+
+        self.history_window = show_history(self.settings, self.history_window, self.journal_folder())
 
     def _show_window(self) -> None:
         self.showNormal()
@@ -477,6 +485,9 @@ class CaptionWindow(QMainWindow):
         self.settings.sync()
         self.jobs.cancel_all()  # the thread pool waits for its jobs at exit: a long re-punctuation must stop
         self.overlay_controller.close()
+        if self.history_window is not None:
+            self.history_window.close()
+            self.history_window.shutdown(wait_ms=5000)
         self.dictation.close()
         if self.tray is not None:
             self.tray.hide()

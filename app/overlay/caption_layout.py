@@ -13,6 +13,11 @@ plain word-wrapping:
   passes only recent text passes at least ``words_needed()`` words: then
   where its text begins is always on a row above the visible ones, never the
   start of a line on screen (which would read as a sentence missing words).
+* In a meeting the text holds speakers' labels ("Me›", "O1›") where the speaker changes. When
+  the first row on screen begins mid-turn, its speaker's label has scrolled away above it: the
+  label is repeated at the start of that row, so the reader always sees who is speaking. Every
+  line that continues a turn is wrapped with room for that label, so repeating it never makes a
+  row overflow, and which row is on top never changes where lines break.
 
 Pure layout, no painting: the overlay draws ``Line`` objects and the tests
 inspect them.
@@ -117,7 +122,7 @@ class CaptionLayout:
         tail = self._tail_start(words)
         if tail > start:  # the reusable lines would scroll off anyway: lay out the tail afresh
             first, reused, start = tail, [], tail
-        rows = self._wrap(words[start:], is_provisional[start:])
+        rows = self._wrap(words[start:], is_provisional[start:], self._label_before(words, start)[0])
         index = first
         reused_rows = []
         for line in reused:  # same words, maybe newly settled: take today's styles
@@ -129,10 +134,34 @@ class CaptionLayout:
             # (a shorter partial), or a line before the reused ones was revised. The earlier
             # words fill the rows above again rather than leaving them empty, or lost.
             lo = self._tail_start(words[:first])
-            rows = self._wrap(words[lo:first], is_provisional[lo:first]) + rows
+            label = self._label_before(words, lo)[0]
+            rows = self._wrap(words[lo:first], is_provisional[lo:first], label) + rows
             first = lo
         self._commit(rows, first)
-        return [self._build(row) for row in rows[-self._lines :] if row]
+        rows = [row for row in rows if row]
+        top = max(0, len(rows) - self._lines)  # the first row on screen
+        shown = [self._build(row) for row in rows[top:]]
+        if shown:
+            label = self._label_above(rows, top, words, is_provisional, first)
+            word, _, piece = rows[top][0]
+            if label is not None and not self._is_label(word, piece):
+                # The top row continues a turn whose label is out of view: repeat it there.
+                repeated = self._build([(*label, False), *rows[top]])
+                if repeated.width <= self._width - self.SAFETY_PX:  # always, but for a broken-up word
+                    shown[0] = repeated
+        return shown
+
+    def _label_above(
+        self, rows: list[list[_Word]], top: int, words: list[str], provisional: list[bool], first: int
+    ) -> tuple[str, bool] | None:
+        """(label, provisional) of the speaker's label in force where ``rows[top]`` begins; the
+        rows start at ``words[first]``."""
+        for row in reversed(rows[:top]):
+            for word, prov, piece in reversed(row):
+                if self._is_label(word, piece):
+                    return word, prov
+        label, index = self._label_before(words, first)
+        return None if label is None else (label, provisional[index])
 
     # -- committed lines ---------------------------------------------------------------------
 
@@ -183,16 +212,23 @@ class CaptionLayout:
         """Index into ``words`` from which wrapping certainly fills every visible line.
 
         Greedy wrapping wastes less than one word per line, so words worth
-        (lines + 1) widths are enough.
+        (lines + 1) widths are enough (and, in a meeting, the room each line keeps for a
+        repeated label).
         """
+        space = self._size(" ")
         budget = (self._lines + 1) * self._width
-        space, used, index = self._size(" "), 0.0, len(words)
+        if self._labels:
+            budget += self._lines * (max(self._size(label) for label in self._labels) + space)
+        used, index = 0.0, len(words)
         while index > 0 and used <= budget:
             index -= 1
             used += self._size(words[index]) + space
         return index
 
-    def _wrap(self, words: list[str], provisional: list[bool]) -> list[list[_Word]]:
+    def _wrap(self, words: list[str], provisional: list[bool], label: str | None = None) -> list[list[_Word]]:
+        """Greedy word-wrap. ``label``: the speaker's label in force before ``words`` (None: no
+        label); a line that starts within a speaker's turn keeps room for their label, repeated
+        there when that line is the top one on screen."""
         limit = self._width - self.SAFETY_PX
         space = self._size(" ")
         lines: list[list[_Word]] = [[]]
@@ -201,9 +237,28 @@ class CaptionLayout:
             for piece, is_piece, size in self._pieces(word, limit):
                 if lines[-1] and used + space + size > limit:
                     lines.append([])
-                used = size if not lines[-1] else used + space + size
+                if lines[-1]:
+                    used += space + size
+                elif label is None or self._is_label(word, is_piece):
+                    used = size
+                else:
+                    used = self._size(label) + space + size
                 lines[-1].append((piece, prov, is_piece))
+            if self._is_label(word, False):
+                label = word
         return [line for line in lines if line]
+
+    def _is_label(self, word: str, piece: bool) -> bool:
+        return not piece and word in self._labels
+
+    def _label_before(self, words: list[str], index: int) -> tuple[str | None, int]:
+        """(the last speaker's label in ``words[:index]``, its index); (None, -1) where there is
+        none, or the text has no labels at all."""
+        if self._labels:
+            for at in range(index - 1, -1, -1):
+                if words[at] in self._labels:
+                    return words[at], at
+        return None, -1
 
     def _pieces(self, word: str, limit: float) -> list[tuple[str, bool, float]]:
         """A word wider than a whole line (a URL, say) is broken between characters."""
@@ -222,7 +277,7 @@ class CaptionLayout:
     def _build(self, row: list[_Word]) -> Line:
         groups: list[tuple[bool, bool, list[str]]] = []  # (provisional, label, words)
         for word, provisional, piece in row:
-            label = word in self._labels and not piece
+            label = self._is_label(word, piece)
             if groups and groups[-1][:2] == (provisional, False) and not label:
                 groups[-1][2].append(word)
             else:

@@ -169,7 +169,9 @@ class ApplicationAudioSource(PulseCapture):
         self.index, self._name = found.index, found.name
 
     def _target_args(self) -> list[str]:
-        return [f"--monitor-stream={self.index}"]
+        # PulseAudio ends the recording when the stream ends; PipeWire would move it to the
+        # default source (the microphone) unless told not to: node.dont-reconnect (ignored by PulseAudio).
+        return [f"--monitor-stream={self.index}", "--property=node.dont-reconnect=true"]
 
     def _streams(self) -> list[Application] | None:
         try:

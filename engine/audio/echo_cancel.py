@@ -62,21 +62,21 @@ class EchoCanceller:
     """The server's echo canceller between ``microphone`` (a source name; None: the default
     source) and ``output`` (a sink name; None: the default sink). Use it as a context manager,
     or ``start()`` / ``stop()``; record ``source`` (``open_source()``) instead of the microphone.
-    ``module`` is there so a test can ask for one the server does not have."""
+    ``module`` (default ``MODULE``) is there so a test can ask for one the server does not have."""
 
     def __init__(
         self,
         microphone: str | None = None,
         output: str | None = None,
         *,
-        module: str = MODULE,
+        module: str | None = None,
         aec_method: str = "webrtc",
         aec_args: str = AEC_ARGS,
         source_name: str = SOURCE_NAME,
         sink_name: str = SINK_NAME,
     ):
         self.microphone, self.output = microphone, output
-        self.module, self.aec_method, self.aec_args = module, aec_method, aec_args
+        self.module, self.aec_method, self.aec_args = module or MODULE, aec_method, aec_args
         self.source, self.sink = source_name, sink_name
         self.module_index: int | None = None
         self.reason = ""  # why it is unavailable, once ``available()`` or ``start()`` found out
@@ -174,6 +174,7 @@ class EchoCanceller:
             cols = line.split("\t")
             if len(cols) > 2 and cols[1] == self.module and f"source_name={self.source}" in cols[2]:
                 log.info("unloading echo canceller %s left by an earlier run", cols[0])
+                self._suspend_nodes()
                 try:
                     run_pactl("unload-module", cols[0])
                 except PactlFailed:
@@ -195,8 +196,17 @@ class EchoCanceller:
         except AudioError as e:  # server gone: nothing left to put back
             log.debug("echo canceller stop: %s", e)
             return
+        self._suspend_nodes()
         _try_pactl("unload-module", str(index))
         self._put_back_defaults(defaults)
+
+    def _suspend_nodes(self) -> None:
+        """PipeWire 0.3.65 (Debian 12) can crash pipewire-pulse, and with it every application's
+        sound, when its echo canceller is unloaded while its sink still runs (a race in the
+        module's teardown); suspending its sink and source first avoids it. PulseAudio: nothing."""
+        if "on PipeWire" in _server_name():
+            _try_pactl("suspend-sink", self.sink, "1")
+            _try_pactl("suspend-source", self.source, "1")
 
     def __enter__(self) -> EchoCanceller:
         return self.start()
@@ -231,6 +241,17 @@ class EchoCanceller:
     def open_source(self, on_event: EventCallback | None = None, **options) -> EchoCancelledSource:
         """The echo-cancelled microphone as an engine source (not started)."""
         return EchoCancelledSource(self.source, on_event=on_event, **options)
+
+
+def _server_name() -> str:
+    """The server's name ("PulseAudio (on PipeWire 0.3.65)" for pipewire-pulse); "" if unknown."""
+    try:
+        info = run_pactl("info")
+    except (PactlFailed, AudioError):
+        return ""
+    return next(
+        (line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("Server Name:")), ""
+    )
 
 
 def _try_pactl(*args: str) -> None:

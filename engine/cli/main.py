@@ -259,6 +259,10 @@ def _add_live_commands(sub) -> None:
     add_model_options(p)
     p.set_defaults(func=_lazy("engine.cli.recover", "cmd_recover"))
 
+    from engine.cli.history import add_history_command  # its options only: the work loads when run
+
+    add_history_command(sub)
+
 
 def _add_live_source_options(p: argparse.ArgumentParser) -> None:
     """Where a live session's audio comes from (``listen``, ``dictate``)."""

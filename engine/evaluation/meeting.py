@@ -1,12 +1,14 @@
 """Meetings measured: ``python -m engine.evaluation.meeting`` (prints JSON; progress on stderr).
 
 A synthetic meeting (``meeting_speech``: Me in Piper's voice, the others in flite's and
-festival's, taking turns, a few overlaps, the others echoed into the microphone 10 dB down and
-60 ms late) is played on a private PulseAudio server (``pulse_server``) into two null sinks: one
-stands in for the microphone, the other is the meeting application's output, played as an
-application stream named "Meeting". Each run is a child process running the session ``livecap
-listen --source mic --source app:Meeting`` builds (``build_live_session``), so its CPU and memory
-are livecap's alone:
+festival's, taking turns, a few overlaps) is played on a private PulseAudio server
+(``pulse_server``) into two null sinks: one stands in for the microphone, the other is the
+meeting application's output, played as an application stream named "Meeting". The others come
+back into the microphone as from speakers: a loopback from what the output plays into the
+microphone's sink, 10 dB down and about 60 ms late, so the echo is always of what was played, as
+the canceller's reference is (two players started together still start apart by a varying delay).
+Each run is a child process running the session ``livecap listen --source mic --source
+app:Meeting`` builds (``build_live_session``), so its CPU and memory are livecap's alone:
 
 - **meeting**: both sides, with the echo canceller where the server has one, and the guard;
 - **guard only**: the same without the canceller (the echo leakage the guard alone leaves);
@@ -24,6 +26,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,6 +43,7 @@ __all__ = ["main"]
 MIC_SINK, OTHERS_SINK, APP = "mic", "others", "Meeting"
 TAIL = 4.0  # seconds listened to after the audio ends: the last decodes and marks
 LEAD = 10.0  # seconds of silence the players start with, while the session is built
+ECHO_DB, ECHO_MS = -10.0, 60  # the speakers-to-microphone path: its loss and delay
 
 
 def _progress(message: str) -> None:
@@ -66,6 +70,7 @@ def run_child(args) -> dict:
     # meeting application is playing when the user starts captioning (the echo canceller routes
     # its stream), and the tracks' time 0 is LEAD seconds after the players started, both sides.
     lead = np.zeros(int(LEAD * SAMPLE_RATE), np.int16)
+    echo = _echo_path() if args.echo else None
     players = []
     for sink, audio, app in ((MIC_SINK, me_audio, "Microphone"), (OTHERS_SINK, others_audio, APP)):
         if audio is not None:
@@ -109,6 +114,8 @@ def run_child(args) -> dict:
     cpu = time.process_time() - cpu0
     for player in players:
         player.stop()
+    if echo is not None:
+        subprocess.run(["pactl", "unload-module", str(echo)], capture_output=True)
     for word in shown:
         word["latency"] = word.pop("at") - started - (word["end"] or 0.0)
     for position, speaker in labels.items():
@@ -123,6 +130,30 @@ def run_child(args) -> dict:
         "echo": info.echo,
         "hidden_as_echo": session.merger.guard.hidden if session.merger.guard is not None else 0,
     }
+
+
+def _echo_path() -> int:
+    """Load a loopback from the meeting's output into the microphone's sink (the speakers heard
+    by the microphone), ECHO_DB down; returns its module index."""
+
+    def pactl(*args: str) -> str:
+        return subprocess.run(["pactl", *args], capture_output=True, text=True, check=True).stdout
+
+    loopback = [
+        "module-loopback",
+        f"source={OTHERS_SINK}.monitor",
+        f"sink={MIC_SINK}",
+        f"latency_msec={ECHO_MS}",
+    ]
+    module = int(pactl("load-module", *loopback, "source_dont_move=true", "sink_dont_move=true").strip())
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline:  # its stream shows on the server a moment after the load
+        for block in pactl("list", "sink-inputs").split("Sink Input #")[1:]:
+            if f"Owner Module: {module}\n" in block:
+                pactl("set-sink-input-volume", block.split("\n", 1)[0].strip(), f"{ECHO_DB:.0f}dB")
+                return module
+        time.sleep(0.1)
+    raise RuntimeError("the echo loopback's stream did not show on the server")
 
 
 def _child(server_env: dict, folder: Path, name: str, **options) -> dict:
@@ -153,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-alone", action="store_true", help="skip the runs of each side alone")
     p.add_argument("--only", help="only these runs, comma-separated: meeting, guard_only, me_alone, ...")
     p.add_argument("--out", type=Path, help="also write the JSON here")
+    p.add_argument("--keep", type=Path, help="keep the tracks and each run's shown words in this folder")
+    p.add_argument("--server", choices=("pulseaudio", "pipewire"), default="pulseaudio", help="sound server")
     # the child's own options
     p.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--me", help=argparse.SUPPRESS)
@@ -160,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sides", default="me,others", help=argparse.SUPPRESS)
     p.add_argument("--seconds", type=float, default=0.0, help=argparse.SUPPRESS)
     p.add_argument("--guard", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--echo", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--echo-cancel", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--app-capture", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -174,7 +208,7 @@ def _benchmark(args) -> int:
     from engine.evaluation.bench import cpu_description
     from engine.evaluation.meeting_score import score_run
     from engine.evaluation.meeting_speech import make_meeting
-    from engine.evaluation.pulse_server import PulseServer
+    from engine.evaluation.pulse_server import sound_server
 
     _progress(f"meeting: {args.turns} turns, {args.voices} voices among the others: synthesising")
     meeting = make_meeting(args.turns, args.voices, args.seed)
@@ -197,11 +231,13 @@ def _benchmark(args) -> int:
         ):
             sf.write(folder / f"{name}.wav", track, SAMPLE_RATE, subtype="PCM_16")
         me, others, me_alone = (str(folder / f"{n}.wav") for n in ("me", "others", "me_alone"))
-        with PulseServer(sinks=[MIC_SINK, OTHERS_SINK]):
+        with sound_server(args.server, sinks=[MIC_SINK, OTHERS_SINK]):
             env = dict(os.environ)
             plan = {
-                "meeting": dict(me=me, others=others, guard=True, echo_cancel=True, app_capture=True),
-                "guard_only": dict(me=me, others=others, guard=True, app_capture=True),
+                "meeting": dict(
+                    me=me_alone, others=others, echo=True, guard=True, echo_cancel=True, app_capture=True
+                ),
+                "guard_only": dict(me=me_alone, others=others, echo=True, guard=True, app_capture=True),
             }
             if not args.no_alone:
                 plan["me_alone"] = dict(me=me_alone, sides="me")
@@ -210,6 +246,8 @@ def _benchmark(args) -> int:
                 plan["silence"] = dict(seconds=args.silence)
             wanted = set(args.only.split(",")) if args.only else set(plan)
             runs = {name: _child(env, folder, name, **opts) for name, opts in plan.items() if name in wanted}
+        if args.keep:
+            shutil.copytree(folder, args.keep, dirs_exist_ok=True)
     for name, run in runs.items():
         alone = name[: -len("_alone")] if name.endswith("_alone") else ""
         out[name] = score_run(meeting, run, alone=alone, silence=name == "silence")

@@ -25,6 +25,9 @@ from engine.speakers.labels import ME, is_others
 __all__ = ["score_run"]
 
 SLACK = 1.0  # seconds either side of a turn's span that its words may be timed at
+# How late the players may start playing after they were started (pacat fills its buffer
+# first): the tracks' clock is found from the words, within this much of the nominal one.
+PLAYER_LAG = (-0.5, 5.0)
 
 
 def _p90(values: list[float]) -> float | None:
@@ -37,17 +40,32 @@ def _side(speaker: str) -> str:
     return "me" if speaker == ME else "others" if is_others(speaker) else ""
 
 
-def _place(word: dict, turns, offset: float):
+def _place(word: dict, turns, offset: float, slack: float = SLACK):
     """The turn that said ``word`` (None when no turn or turns of both sides could have)."""
     if word["start"] is None:
         return None
     t = word["start"] - offset  # on the tracks' clock
     fits = [
-        turn for turn in turns if turn.start - SLACK <= t <= turn.end + SLACK and word["text"] in turn.words
+        turn for turn in turns if turn.start - slack <= t <= turn.end + slack and word["text"] in turn.words
     ]
     if not fits or len({_side(turn.speaker) for turn in fits}) > 1:
         return None
     return min(fits, key=lambda turn: abs((turn.start + turn.end) / 2 - t))
+
+
+def track_offset(turns, words, nominal: float) -> float:
+    """The offset from the tracks' clock to the session's stream time: the nominal one (the
+    players' start as asked) moved to where the most shown words fall inside a turn that said
+    them. The players start playing a second or two after they are asked to, by a varying delay,
+    and a misplaced clock would count words of the right side as said by the wrong one."""
+    # By their middles: a turn holds its words' middles symmetrically, so the offsets that fit
+    # best lie evenly about the true one.
+    words = [{**w, "start": (w["start"] + w["end"]) / 2} if w["end"] is not None else w for w in words]
+    steps = int(round((PLAYER_LAG[1] - PLAYER_LAG[0]) / 0.05))
+    offsets = [nominal + PLAYER_LAG[0] + k * 0.05 for k in range(steps + 1)]
+    fits = [sum(1 for w in words if _place(w, turns, offset, slack=0.3) is not None) for offset in offsets]
+    best = [offset for offset, fit in zip(offsets, fits) if fit == max(fits)]
+    return best[len(best) // 2]  # the middle of the offsets that fit best: they fit within the slack
 
 
 def _wer(turns, words, side: str) -> float | None:
@@ -113,7 +131,9 @@ def score_run(meeting, run: dict, alone: str = "", silence: bool = False) -> dic
         out[f"committed_p90_{side}"] = _p90([w["latency"] for w in words if _side(w["speaker"]) == side])
     if alone:
         return out
-    placed = [(w, turn) for w in words if (turn := _place(w, turns, run["offset"])) is not None]
+    offset = track_offset(turns, words, run["offset"])
+    out["player_lag_s"] = round(offset - run["offset"], 2)
+    placed = [(w, turn) for w in words if (turn := _place(w, turns, offset)) is not None]
     sides = [(_side(w["speaker"]), _side(turn.speaker)) for w, turn in placed]
     out["words_placed"] = len(placed)
     out["attribution_error"] = round(sum(a != b for a, b in sides) / len(sides), 4) if sides else None

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.audio.pausable import SourceChoice, open_source
+from engine.files import paths
 from engine.punctuation.decoder import Decoder
 from engine.punctuation.settings import DecoderSettings
 from engine.recognizers.base import Recognizer
@@ -51,6 +52,9 @@ class SessionSpec:
     journal: bool = True
     journal_dir: Path | None = None  # None = the per-user folder (or its fallback, see journal_folder)
     journal_keep_days: float | None = DEFAULT_KEEP_DAYS  # retention of closed sessions; None = forever
+    # Make the session searchable in History as its words settle (``engine.history.LiveIndexer``);
+    # only for the per-user journal folder, the one the history index covers.
+    history_index: bool = True
     threshold: float | None = None  # None = the model's recommendation
     l_max: int | None = None  # None = the model's recommendation
     casing: bool = True
@@ -349,4 +353,17 @@ def _open_journal(spec: SessionSpec, header: dict):
     if folder.path is None:
         return None, folder.notice
     prune_journals(folder.path, spec.journal_keep_days)
-    return JournalWriter.create(folder.path, header=header), folder.notice or ""
+    observer = _live_indexer() if spec.history_index and folder.path == paths.journal_dir() else None
+    return JournalWriter.create(folder.path, header=header, observer=observer), folder.notice or ""
+
+
+def _live_indexer():
+    """The history index's follower of the new journal; None when it cannot even start (the
+    session journals and captions all the same, and History catches up from the journal)."""
+    from engine.history.live import LiveIndexer
+
+    try:
+        return LiveIndexer()
+    except Exception:
+        log.exception("the history index will not follow this session")
+        return None

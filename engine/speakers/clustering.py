@@ -125,6 +125,7 @@ class _Turn:
     ends: list[float] = field(default_factory=list)
     audio: list[np.ndarray] = field(default_factory=list)
     closed: bool = False
+    closed_by_clock: bool = False  # closed because time passed with no word, not by a word's gap
     number: int | None = None  # its voice, once settled
     embedding: np.ndarray | None = None
     embedded_words: int = 0  # how many words the cached embedding covers
@@ -170,6 +171,15 @@ class TurnLabeller:
     def add_word(self, start: float, end: float, audio: np.ndarray) -> int:
         """Take the next word (its times in stream seconds, its audio); returns its position."""
         last = self._turns[-1] if self._turns else None
+        if (
+            last is not None
+            and last.closed_by_clock
+            and last.number is None
+            and start - last.end < self.turn_gap
+        ):
+            # The clock ran past a pause that was only words not yet committed (a recognizer
+            # late under load commits a turn's words in one batch): the turn goes on.
+            last.closed = last.closed_by_clock = False
         if last is not None and not last.closed:
             if start - last.end >= self.turn_gap or last.speech_seconds >= self.max_turn_seconds:
                 last.closed = True
@@ -190,7 +200,7 @@ class TurnLabeller:
             if turn.number is not None:
                 continue
             if not turn.closed and self._now - turn.end >= self.turn_gap:
-                turn.closed = True
+                turn.closed = turn.closed_by_clock = True
             if not (turn.closed and self._now - turn.end >= self.settle_after):
                 break  # turns settle in order
             turn.number = self._assign(turn, self.clusters)

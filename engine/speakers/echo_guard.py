@@ -10,7 +10,11 @@ canceller. A Me word is the others' words come back when either
   while the others were speaking: what is left of an echo after the canceller is faint, and
   Whisper writes it as other words than the others said (so no text matches). The user's own
   level is the loud end (``OWN_LEVEL_PERCENTILE``) of the levels of the Me words said while the
-  others were quiet; the user talking over the others is as loud as ever, and stays.
+  others were quiet (no echo then); the user talking over the others is as loud as ever, and
+  stays. Until the user has said ``OWN_WORDS_NEEDED`` words with the others quiet, that level is
+  not known, and a word heard only while the others speak is taken for their echo: a call
+  usually starts with the others talking, and the canceller's first seconds leave the most echo
+  (it is still learning the room), while the user's first words over the others are rare.
 
 A Me word can only be judged once the others' side has heard past it (its recognizer sees the
 same speech at the same time, so its hypothesis covers it by then): until ``judgeable``, the
@@ -37,6 +41,7 @@ KEEP = 10.0  # seconds of the others' words remembered
 QUIETER_BY = 12.0  # dB under the user's own speech that marks an echo (the canceller's is ~30 dB)
 OWN_LEVEL_PERCENTILE = 90  # of the Me words' levels: the user's own speech, echoes being quieter
 LEVELS_KEPT = 200  # Me words' levels the user's own level is taken from
+OWN_WORDS_NEEDED = 3  # Me words said with the others quiet before the user's own level is known
 FRAME = SAMPLE_RATE // 50  # 20 ms: the microphone's level is kept per frame
 OVERLAP = 0.3  # seconds either side of an Others word in which a Me word counts as during it
 
@@ -53,8 +58,7 @@ class EchoGuard:
         self._frames: deque[float] = deque(maxlen=int(30 * SAMPLE_RATE / FRAME))  # mic level, dB
         self._frames_first = 0  # frame index of self._frames[0]
         self._pending = np.zeros(0, np.float32)
-        self._levels: deque[float] = deque(maxlen=LEVELS_KEPT)  # Me words' levels during the others, dB
-        self._own_levels: deque[float] = deque(maxlen=LEVELS_KEPT)  # and while the others were quiet
+        self._own_levels: deque[float] = deque(maxlen=LEVELS_KEPT)  # Me words' levels, others quiet, dB
         self.hidden = 0  # Me words hidden as echoes so far
         self.hidden_by_level = 0  # of which by their level alone
 
@@ -121,11 +125,13 @@ class EchoGuard:
         level = self._level(word)
         if level is None:
             return False
-        self._levels.append(level)
         during = any(
             start - OVERLAP <= word.end and word.start <= end + OVERLAP for start, end, _ in self._others
         )
-        if not during or len(self._levels) < 5:  # the user's own level is not known yet
+        if not during:
+            self._own_levels.append(level)
             return False
-        own = float(np.percentile(self._levels, OWN_LEVEL_PERCENTILE))
+        if len(self._own_levels) < OWN_WORDS_NEEDED:
+            return True
+        own = float(np.percentile(self._own_levels, OWN_LEVEL_PERCENTILE))
         return level <= own - self.quieter_by

@@ -11,6 +11,8 @@ One JSON-lines file per session in ``paths.journal_dir()``,
     {"t": "retracted", "from": 7}           every word from 7 on was removed
     {"t": "closed", "ended": "...", "words": 123}    clean shutdown
     {"t": "recovered", "at": "..."}         a later start recovered it
+    {"t": "title", "title": "...", "at": "..."}    the user named the session (History)
+    {"t": "pinned", "pinned": true, "at": "..."}   kept whatever the retention (History)
 
 Why lines and not a rewritten file: appending is the one write a crash cannot
 make worse than "the last line is cut off", and a cut-off line is simply
@@ -31,6 +33,10 @@ each word its latest label. The names shown for the speakers (the user's renames
 "speaker_names" line, written whenever they change (``name_speakers``), or a header's
 "speaker_names"; the latest holds.
 
+An ``observer`` (``JournalObserver``: the history index's ``LiveIndexer``) is handed each batch of
+lines right after it is written, and told when the journal closes, so a running session can be
+searched as its words settle. It must never block: it is called on the writer's thread.
+
 Reading and recovery are ``engine.transcript.journal_reading``'s (their names are importable
 from here too).
 """
@@ -45,6 +51,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+from typing import Protocol
 
 from engine.events import Appended, Retracted, Settled, SpeakersLabelled, Withdrawn
 from engine.files import paths
@@ -68,6 +75,7 @@ __all__ = [
     "FSYNC_INTERVAL",
     "JOURNAL_VERSION",
     "JournalContents",
+    "JournalObserver",
     "JournalWriter",
     "in_use",
     "journals",
@@ -84,6 +92,16 @@ FSYNC_INTERVAL = 1.0  # seconds: the most a power cut may lose
 
 
 # ---- writing --------------------------------------------------------------------
+class JournalObserver(Protocol):
+    """Told what a journal writer writes; called on the writer's thread, so it must not block."""
+
+    def journal_written(self, path: Path, records: list[dict]) -> None:
+        """``records`` were just appended to ``path``, in this order (the header line first)."""
+
+    def journal_closed(self, path: Path) -> None:
+        """The writer closed ``path`` (deleted already, when the session journaled no words)."""
+
+
 class JournalWriter:
     """Appends a session's settled words to its journal; ``apply`` is an engine subscriber."""
 
@@ -93,8 +111,10 @@ class JournalWriter:
         header: dict | None = None,
         fsync_interval: float = FSYNC_INTERVAL,
         on_error: Callable[[str], None] | None = None,
+        observer: JournalObserver | None = None,
     ):
         self.path = Path(path)
+        self.observer = observer
         self.fsync_interval = fsync_interval
         self.on_error = on_error
         self.words = 0  # journaled words, withdrawals applied (what recovery would give)
@@ -138,7 +158,7 @@ class JournalWriter:
         """A new journal named after the current time, in ``directory`` (default: the per-user one).
 
         ``header`` (recognizer, model, source...) goes into the first line; ``options``
-        are the constructor's (``fsync_interval``, ``on_error``).
+        are the constructor's (``fsync_interval``, ``on_error``, ``observer``).
         """
         folder = Path(directory) if directory is not None else paths.journal_dir()
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # see journal_folder: owner only
@@ -240,6 +260,11 @@ class JournalWriter:
                 log.warning("cannot delete the empty journal %s: %s", self.path, exc)
         elif clean:
             lock_path(self.path).unlink(missing_ok=True)
+        if self.observer is not None:
+            try:
+                self.observer.journal_closed(self.path)
+            except Exception:  # the journal is closed and whole either way
+                log.exception("journal observer failed")
 
     @property
     def closed(self) -> bool:
@@ -262,6 +287,14 @@ class JournalWriter:
                 self._dirty = True
             except OSError as exc:
                 self._fail(exc)
+                return
+            if self.observer is not None:
+                # Under the lock: the observer sees the lines in the order the file has them.
+                try:
+                    self.observer.journal_written(self.path, records)
+                except Exception:  # a broken observer must not stop the journal
+                    log.exception("journal observer failed; it is told nothing more")
+                    self.observer = None
 
     def _fsync(self) -> None:
         with self._io:

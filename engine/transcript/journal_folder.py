@@ -3,9 +3,10 @@
 A journal holds every word of a meeting, so it is private (files 0600, folders 0700, see
 ``journal.py``) and it does not stay forever: ``prune_journals`` deletes sessions without
 words, cleanly closed or recovered sessions after ``DEFAULT_KEEP_DAYS``, and unfinished
-(crashed) ones when they expire the same way, unrecovered. It runs at the start of each live
-session and in ``livecap recover``; the age is the file's last change (the session's end, or
-its recovery), so a recovered session gets the full period again.
+(crashed) ones when they expire the same way, unrecovered. A session the user pinned (History)
+is never deleted. It runs at the start of each live session and in ``livecap recover``; the age
+is the file's last change (the session's end, or its recovery), so a recovered session gets the
+full period again. What it deletes leaves the history index too.
 
 ``choose_journal_folder`` decides where a session journals when the per-user data folder
 cannot be written (``HOME`` read-only, full, or ``/proc`` in a sandbox): captions must run
@@ -115,9 +116,9 @@ def prune_journals(
 ) -> list[Path]:
     """Delete what the retention policy does not keep; returns the deleted journals.
 
-    Kept: sessions with words, changed within ``keep_days`` (None: forever), and every session
-    still being written by a running livecap. Never raises: a journal that cannot be read or
-    deleted is left (and logged), since pruning must never stop a session from starting.
+    Kept: sessions with words, changed within ``keep_days`` (None: forever), pinned sessions, and
+    every session still being written by a running livecap. Never raises: a journal that cannot be
+    read or deleted is left (and logged), since pruning must never stop a session from starting.
     """
     from engine.transcript.journal import in_use, journals, read_journal, remove_journal
 
@@ -128,7 +129,8 @@ def prune_journals(
             expired = keep_days is not None and now - path.stat().st_mtime > keep_days * _DAY
             if in_use(path):
                 continue
-            if not expired and read_journal(path).transcript.words:
+            contents = read_journal(path)
+            if contents.pinned or (not expired and contents.transcript.words):
                 continue
             remove_journal(path)
             deleted.append(path)
@@ -136,4 +138,7 @@ def prune_journals(
             log.warning("cannot prune journal %s: %s", path, exc)
     if deleted:
         log.info("deleted %d journal(s) past the retention policy", len(deleted))
+        from engine.history.store import forget_journals
+
+        forget_journals(deleted)  # never raises either
     return deleted

@@ -6,16 +6,25 @@ session had speakers), a "speakers" line relabels words already read (the latest
 wins, so a correction made before its turn settled is kept), withdrawals and retractions remove
 words. A line that cannot be read (torn by a crash) is skipped. Journals written before words had
 speakers read as one-source sessions.
+
+What the user decides about a session later (its title, whether it is pinned) is appended to the
+journal too ("title" and "pinned" lines, ``append_record``), the latest line winning: the journal
+stays the one truth, and the history index (``engine.history``) is rebuilt from journals alone.
+``read_journal_words`` is the reading itself, with the words made by the caller: the index reads
+every journal at once and needs neither ``TranscriptWord`` nor its checks.
 """
 
 from __future__ import annotations
 
 import json
+import json.scanner
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any, TypeVar
 
 from engine.files import paths
 from engine.files.lock import FileLock, LockTimeout
@@ -49,6 +58,9 @@ class JournalContents:
     # The speaker names the session last recorded ("speaker_names" lines), None where it recorded
     # none: ``speaker_names`` then reads the header's.
     recorded_names: SpeakerNames | None = None
+    title: str = ""  # the user's name for the session (the latest "title" line), "" where none
+    pinned: bool = False  # kept whatever the retention (the latest "pinned" line)
+    ended: str | None = None  # when it closed cleanly (its "closed" line), None where it did not
 
     @property
     def started(self) -> str | None:
@@ -91,19 +103,55 @@ class JournalContents:
 
 def read_journal(path: str | os.PathLike[str]) -> JournalContents:
     """Parse a journal; withdrawals are applied, torn or unreadable lines skipped."""
+    contents, words = read_journal_words(path, _settled_word)
+    contents.transcript = Transcript([words[p] for p in sorted(words)])
+    return contents
+
+
+def _settled_word(record: dict) -> TranscriptWord:
+    # Only settled words are journaled: their marks are final (``repunctuate`` keeps them).
+    word = TranscriptWord.from_dict(record, text_key="text")
+    word.settled = True
+    return word
+
+
+SpokenWord = TypeVar("SpokenWord")
+
+
+# The JSON decoder's own scanner, called on each line directly: ``json.loads`` spends a third of
+# a journal's reading time around it (the history index reads every journal at once).
+_scan_json = json.scanner.make_scanner(json.JSONDecoder())
+
+
+def _parse_line(line: str):
+    """One line's JSON value; ValueError for a line that is not exactly one (torn, glued, garbage)."""
+    start = 0 if line[:1] == "{" else len(line) - len(line.lstrip())  # as json.loads, space first
+    try:
+        value, end = _scan_json(line, start)
+    except StopIteration:
+        raise ValueError("not JSON") from None
+    if line[end:].strip():
+        raise ValueError("more than one JSON value on a line")
+    return value
+
+
+def read_journal_words(
+    path: str | os.PathLike[str], make_word: Callable[[dict], SpokenWord]
+) -> tuple[JournalContents, dict[int, SpokenWord]]:
+    """Read a journal as ``read_journal`` does, but leave its transcript empty: (contents, the settled
+    words by position). ``make_word`` makes a word of a "word" line; what it makes must have a
+    settable ``speaker`` (a "speakers" line relabels it). A line it refuses (ValueError, KeyError,
+    TypeError) is skipped like a torn one."""
     path = Path(path)
     contents = JournalContents(path)
-    words: dict[int, TranscriptWord] = {}
+    words: dict[int, Any] = {}
     with open(path, encoding="utf-8", errors="replace", newline="\n") as f:
         for line in f:
             try:
-                record = json.loads(line)
+                record = _parse_line(line)
                 kind = record["t"]
                 if kind == "word":
-                    # Only settled words are journaled: their marks are final (``repunctuate`` keeps them).
-                    word = TranscriptWord.from_dict(record, text_key="text")
-                    word.settled = True
-                    words[int(record["position"])] = word
+                    words[int(record["position"])] = make_word(record)
                 elif kind == "speakers":
                     # A label changed after its word was journaled: the latest one holds.
                     for position, speaker in record["labels"]:
@@ -121,13 +169,18 @@ def read_journal(path: str | os.PathLike[str]) -> JournalContents:
                     contents.header = {k: v for k, v in record.items() if k != "t"}
                 elif kind == "closed":
                     contents.closed = True
+                    ended = record.get("ended")
+                    contents.ended = ended if isinstance(ended, str) else None
                 elif kind == "recovered":
                     contents.recovered = True
+                elif kind == "title":
+                    contents.title = str(record["title"])
+                elif kind == "pinned":
+                    contents.pinned = bool(record["pinned"])
             except (ValueError, KeyError, TypeError, AttributeError):
                 # A crash mid-write leaves half a line; it held at most one batch of words.
                 contents.skipped_lines += 1
-    contents.transcript = Transcript([words[p] for p in sorted(words)])
-    return contents
+    return contents, words
 
 
 def remove_journal(path: str | os.PathLike[str]) -> None:
@@ -187,16 +240,24 @@ def recover(directory: str | os.PathLike[str] | None = None) -> list[JournalCont
 def mark_recovered(path: str | os.PathLike[str]) -> None:
     """Append a "recovered" line, so the journal is not offered again (it stays on disk)."""
     path = Path(path)
+    append_record(path, {"t": "recovered", "at": now_iso()})
+    lock_path(path).unlink(missing_ok=True)
+
+
+def append_record(path: str | os.PathLike[str], record: dict) -> None:
+    """Append one line to a journal no session is writing (the caller checked it is not
+    ``in_use``: a running writer appends at its own offset, over whatever was added behind it),
+    and fsync it: a title or a pin the user set must outlive a power cut."""
+    path = Path(path)
     with open(path, "rb+") as f:
         f.seek(0, os.SEEK_END)
         if f.tell() > 0:
             f.seek(-1, os.SEEK_END)
-            # After a torn line, start a fresh one: glued onto it, the marker would be unreadable too.
+            # After a torn line, start a fresh one: glued onto it, the new line would be unreadable too.
             prefix = b"" if f.read(1) == b"\n" else b"\n"
         else:
             prefix = b""
         f.seek(0, os.SEEK_END)
-        f.write(prefix + (json.dumps({"t": "recovered", "at": now_iso()}) + "\n").encode())
+        f.write(prefix + (json.dumps(record, ensure_ascii=False) + "\n").encode())
         f.flush()
         os.fsync(f.fileno())
-    lock_path(path).unlink(missing_ok=True)

@@ -205,3 +205,34 @@ def test_compact_labels_for_the_overlay():
     assert compact_label(names, BEN) == "MM›"
     assert compact_label(SpeakerNames(renamed={ANA: "Ana López"}), ANA) == "Ana›"
     assert compact_label(names, "") == ""
+
+
+@pytest.mark.parametrize("palette", [light_palette, dark_palette], ids=["light", "dark"])
+def test_the_finished_text_shows_each_speakers_label_in_their_colour(qtbot, view, palette):
+    view.setPalette(palette())
+    dark = palette is dark_palette
+    feed(view, said(view, 0, SPEAKER_ME, "what", "about", "the", "budget"))
+    feed(view, said(view, 4, ANA, "approved", "yesterday") + said(view, 6, BEN, "and", "signed"))
+    view.load_transcript(view.builder.transcript.copy())  # what Stop leads to
+    plain = "Me: What about the budget.\nOthers 1: Approved yesterday.\nOthers 2: And signed."
+    assert view.toPlainText() == view.loaded_text == plain and not view.edited
+    image = view.grab().toImage()
+    for speaker in (SPEAKER_ME, ANA, BEN):
+        assert matching_pixels(image, speaker_color(speaker, dark)) > 20, speaker
+    assert colour_of_text(view, "Others 1:") == (speaker_color(ANA, dark).name(), 700)  # bold
+    # Only the labels: the words, and the space after a label, keep the text's format.
+    assert colour_of_text(view, "What")[1] < 700 and colour_of_text(view, " What")[1] < 700
+    assert colour_of_text(view, "What")[0] not in {
+        speaker_color(s, dark).name() for s in (SPEAKER_ME, ANA, BEN)
+    }
+    # A rename after Stop: the new names, in the same colours, one step to undo.
+    view.set_speaker_names(SpeakerNames(renamed={ANA: "Ana"}))
+    assert view.toPlainText() == plain.replace("Others 1:", "Ana:") and not view.edited
+    assert colour_of_text(view, "Ana:") == (speaker_color(ANA, dark).name(), 700)
+    assert colour_of_text(view, "Me:")[0] == speaker_color(SPEAKER_ME, dark).name()
+    assert colour_of_text(view, "Approved")[1] < 700
+    image = view.grab().toImage()
+    for speaker in (SPEAKER_ME, ANA, BEN):
+        assert matching_pixels(image, speaker_color(speaker, dark)) > 20, speaker
+    view.document().undo()
+    assert view.toPlainText() == plain

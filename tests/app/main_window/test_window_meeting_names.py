@@ -65,6 +65,29 @@ def test_renaming_others_1_shows_the_new_name_in_the_captions(make_window, setti
     assert window.view.toPlainText().startswith("Me: shall we start")
 
 
+def test_a_rename_after_stop_relabels_the_finished_text_and_keeps_the_users_edits(
+    make_window, settings, qtbot, tmp_path
+):
+    window = make_window()
+    speak(window, [(SPEAKER_ME, "shall we start"), (ANA, "yes please")])
+    window.text._load_final(window.bridge.transcript.copy(), "")  # what Stop leads to
+    assert not window.view.live
+    assert window.view.toPlainText() == "Me: shall we start\nOthers 1: yes please"
+    cursor = window.view.document().find("please")
+    cursor.insertText("gladly")  # the user corrects a word of the finished text
+    dialog = SettingsDialog(settings, window)
+    qtbot.addWidget(dialog)
+    dialog.settings_changed.connect(window.apply_settings)
+    dialog.meeting_page.voices[0].setText("Ana")
+    assert dialog.apply()
+    assert window.view.toPlainText() == "Me: shall we start\nAna: yes gladly"
+    assert window.view.edited  # still the user's edit, under the new name
+    with qtbot.waitSignal(window.text.export_to(tmp_path / "call.txt").done, timeout=60000):
+        pass
+    exported = (tmp_path / "call.txt").read_text()
+    assert "Ana: yes gladly" in exported and "Others 1" not in exported
+
+
 def test_the_meeting_page_says_how_echo_is_handled(make_window, settings, qtbot):
     window = make_window()
     window.open_settings()

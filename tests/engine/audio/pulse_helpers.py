@@ -1,4 +1,8 @@
-"""What the tests against a private PulseAudio server share: tones, and collecting a source's audio."""
+"""What the tests against a private PulseAudio server share: tones, and collecting a source's audio.
+
+``LIVECAP_TEST_SOUND_SERVER=pipewire`` runs the tests that use ``pulse_server`` against a private
+PipeWire (pipewire-pulse) instead, the same sinks and streams (``engine.evaluation.pulse_server``).
+"""
 
 import os
 import threading
@@ -8,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.evaluation.pulse_server import PulseServer, PulseServerError, missing_tools
+from engine.evaluation.pulse_server import SERVERS, PulseServerError, missing_tools, sound_server
 
 SR = 16_000
 
@@ -63,13 +67,21 @@ def drain(source) -> None:
         pass
 
 
+SOUND_SERVER = os.environ.get("LIVECAP_TEST_SOUND_SERVER", "pulseaudio")
+
+
 def pulse_server(sinks):
-    """A started ``PulseServer`` for a fixture, or a skip with one line when the tools are missing."""
-    missing = missing_tools()
+    """A started private sound server (``PulseServer``, or ``PipeWireServer`` when
+    LIVECAP_TEST_SOUND_SERVER=pipewire) for a fixture, or a skip with one line when the tools are
+    missing."""
+    if SOUND_SERVER not in SERVERS:
+        pytest.fail(f"LIVECAP_TEST_SOUND_SERVER={SOUND_SERVER!r}: choose one of {', '.join(SERVERS)}")
+    kind = SERVERS[SOUND_SERVER]
+    missing = missing_tools(kind.required_tools)
     if missing:
-        pytest.skip(f"{', '.join(missing)} not installed (apt install pulseaudio pulseaudio-utils)")
+        pytest.skip(f"{', '.join(missing)} not installed ({kind.install_hint})")
     try:
-        return PulseServer(sinks=sinks).start()
+        return sound_server(SOUND_SERVER, sinks=sinks).start()
     except PulseServerError as e:
         pytest.fail(str(e))
 

@@ -29,9 +29,8 @@ from engine.audio.system_audio import (
     default_monitor,
     list_monitor_sources,
 )
-from engine.evaluation.pulse_server import PulseServer, PulseServerError, missing_tools
 
-from .pulse_helpers import parec_children
+from .pulse_helpers import parec_children, pulse_server
 
 SR = 16_000
 SINK = "livecap_test"
@@ -43,13 +42,7 @@ def _pactl(*args, check=True):
 
 @pytest.fixture(scope="module")
 def pulse():
-    missing = missing_tools()
-    if missing:
-        pytest.skip(f"{', '.join(missing)} not installed (apt install pulseaudio pulseaudio-utils)")
-    try:
-        server = PulseServer(sinks=[SINK]).start()
-    except PulseServerError as e:
-        pytest.fail(str(e))
+    server = pulse_server([SINK])  # PulseAudio, or PipeWire with LIVECAP_TEST_SOUND_SERVER=pipewire
     try:
         yield server.root
     finally:

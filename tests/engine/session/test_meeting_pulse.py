@@ -198,3 +198,30 @@ def test_no_sound_server_is_one_line_and_my_words_go_on(voices, whisper, tmp_pat
     lines = notices.of(OTHERS, "error")
     assert len(lines) == 1 and "\n" not in lines[0].message, notices.seen
     assert word_errors(MINE.split(), _said(transcript, ME)) <= 0.25, _said(transcript, ME)
+
+
+def test_no_echo_canceller_on_the_server_is_one_line_and_both_sides_go_on(
+    pulse, voices, whisper, monkeypatch
+):
+    """A server without module-echo-cancel: the meeting says so in one line (the guard alone
+    hides echoes) and captions both sides."""
+    from engine.audio import echo_cancel
+
+    monkeypatch.setattr(echo_cancel, "MODULE", "module-echo-cancel-that-is-not-there")
+    mine, theirs = voices
+    others = pulse.play_stream(OUT, np.concatenate([_silence(2), theirs, _silence(4)]), app=APP)
+    others.sink_input()
+    before = pulse.modules()
+    session, info = _session(whisper, echo_cancel=True)
+    assert "\n" not in info.echo and "module-echo-cancel-that-is-not-there is not available" in info.echo
+    assert "echo guard" in info.echo
+    session.start()
+    me = pulse.play_stream(
+        MIC, np.concatenate([_silence(2 + len(theirs) / RATE + 1), mine, _silence(3)]), app="Microphone"
+    )
+    me.finish(60)
+    others.finish(60)
+    transcript = session.stop()
+    assert pulse.modules() == before  # nothing loaded, nothing left behind
+    assert word_errors(MINE.split(), _said(transcript, ME)) <= 0.25, _said(transcript, ME)
+    assert word_errors(THEIRS.split(), _said(transcript, OTHERS)) <= 0.25, _said(transcript, OTHERS)

@@ -82,6 +82,21 @@ def test_a_turn_settles_once_it_has_closed_and_the_stream_ran_past_it():
     assert labeller.labels() == [others_voice(1)] * 4
 
 
+def test_words_committed_late_continue_the_turn_the_clock_closed():
+    """A recognizer late under load commits a turn in one batch after the clock passed its first
+    words: the turn is one, labelled by all of its words, not pieces too short to be a voice."""
+    labeller = TurnLabeller(code_embedding, turn_gap=0.5, settle_after=2.0)
+    for i in range(4):  # voice 1: two seconds, settled
+        labeller.add_word(i * 0.5, i * 0.5 + 0.5, word(1))
+    labeller.advance(5.0)
+    labeller.add_word(6.0, 6.4, word(2))  # voice 2's first word ...
+    labeller.advance(7.2)  # ... then the clock passes words not committed yet
+    for t in (6.4, 6.8, 7.2):  # which come now, in one batch
+        labeller.add_word(t, t + 0.4, word(2))
+    labeller.advance(20.0)
+    assert labeller.labels()[4:] == [others_voice(2)] * 4
+
+
 def test_an_unsettled_label_may_change_and_a_settled_one_never_does():
     labeller = TurnLabeller(code_embedding, turn_gap=0.5, settle_after=2.0)
     for i in range(4):  # voice 1: two seconds
