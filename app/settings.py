@@ -31,6 +31,10 @@ RECOGNIZER = Key("recognition/recognizer", "auto")  # one of the engine's RECOGN
 # Whose marks and capitals: "auto" (the better for the recognizer), "engine", "recognizer" (Whisper's)
 MARKS = Key("recognition/marks", "auto")
 VOSK_MODEL = Key("recognition/vosk_model", "")  # catalogue name or folder path; "" = first installed
+# The spoken language: "en" (Whisper tiny.en, English only), an ISO code ("de": Whisper base in that
+# language) or "auto" (Whisper base, the language detected on the first seconds of speech)
+LANGUAGE = Key("recognition/language", "en")
+TRANSLATE = Key("recognition/translate", False)  # Whisper base writes English captions of another language
 # "mic" | "system" | "app" (one application's sound) | "meeting" (the microphone beside the
 # others' side, MEETING_OTHERS); "file" is never stored, but an older version could leave it
 SOURCE_KIND = Key("audio/source_kind", "mic")

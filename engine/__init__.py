@@ -64,11 +64,16 @@ _PUBLIC = {
     "PartialWords": ("engine.events", "PartialWords"),
     "SourceNotice": ("engine.events", "SourceNotice"),
     "SpeakersLabelled": ("engine.events", "SpeakersLabelled"),
+    "LanguageDetected": ("engine.events", "LanguageDetected"),
     # recognizers: the one list of kinds and what each declares
     "RecognizerKind": ("engine.recognizers.kinds", "RecognizerKind"),
     "RECOGNIZER_KINDS": ("engine.recognizers.kinds", "KINDS"),
     "RECOGNIZER_CHOICES": ("engine.recognizers.kinds", "CHOICES"),
     "best_built_in_recognizer": ("engine.recognizers.kinds", "best_built_in"),
+    "LanguagePackStatus": ("engine.recognizers.language_pack", "LanguagePackStatus"),
+    "language_pack_status": ("engine.recognizers.language_pack", "language_pack_status"),
+    "ensure_language_pack": ("engine.recognizers.language_pack", "ensure_language_pack"),
+    "LANGUAGES": ("engine.recognizers.language_pack", "LANGUAGES"),
     # sessions: the one factory every front end builds its pipeline with
     "SessionSpec": ("engine.session.build", "SessionSpec"),
     "SessionResources": ("engine.session.build", "SessionResources"),

@@ -9,7 +9,7 @@ Subscribers get lists of them, from two threads (``engine.session.live``):
   ``Finalized`` (the recognizer will not take words back), ``SpeakersLabelled`` (who spoke) and
   ``EngineFailed``;
 - the recognizer thread publishes the session's own: ``PartialWords``, ``AudioLevel``,
-  ``SourceNotice``.
+  ``SourceNotice``, ``LanguageDetected``.
 
 All are frozen dataclasses: they cross threads, and nobody may change one on its way.
 """
@@ -126,3 +126,13 @@ class SourceNotice:
     kind: str
     message: str
     speaker: str = ""  # the side whose source it concerns; "" in a one-source session
+
+
+@dataclass(frozen=True)
+class LanguageDetected:
+    """The recognizer told the spoken language from the first speech (a session started with
+    language "auto"), once: ``language`` a code of ``language_pack.LANGUAGES`` ("de"),
+    ``probability`` how sure it was (0 to 1). It holds for the rest of the session."""
+
+    language: str
+    probability: float

@@ -12,6 +12,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from app import settings as keys
+from app.dialogs.language_choice import LanguageChoice
 from app.dialogs.models_panel import ModelsPanel
 from app.dialogs.page_base import Controls, Problem, SettingsPage, _combo, _select
 from engine import RECOGNIZER_KINDS
@@ -37,11 +38,13 @@ class RecognitionPage(SettingsPage):
             ],
         )
         self.model_choice = _combo("Vosk model to use")
+        self.languages = LanguageChoice()
         self.refresh_model_choice()
         form = QFormLayout()
         form.addRow("Recogni&zer:", self.recognizer)
         form.addRow("Model &to use:", self.model_choice)
         form.addRow("&Punctuation:", self.marks)
+        self.languages.add_rows(form)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(QLabel("Vosk speech models (downloads and removals take effect at once):"))
@@ -56,9 +59,13 @@ class RecognitionPage(SettingsPage):
                 self.model_choice.currentData,
                 lambda v: _select(self.model_choice, v, f"{v} (not installed)"),
             ),
+            **self.languages.controls(),
         }
 
     def validate(self) -> Problem | None:
+        problem = self.languages.validate()
+        if problem is not None:
+            return problem
         model, installed = self.model_choice.currentData(), self.models.installed_names()
         chosen = next((k for k in RECOGNIZER_KINDS if k.name == self.recognizer.currentData()), None)
         # The model choice lists the catalogue's models: it matters to the kinds that download them.

@@ -216,9 +216,11 @@ class SessionPage(QWidget):
             self.contents.speaker_names,
             self.contents.english,
         )
+        # The language spoken (the detected one, for "auto"), and whether the words translate it.
+        language, translated = self.contents.language, self.contents.translated
 
         def work(report, cancelled):
-            return write(transcript, fmt, path, english, names)
+            return write(transcript, fmt, path, english, names, language=language, translated=translated)
 
         return self.jobs.run(
             work,

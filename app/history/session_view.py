@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QTextEdit
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
 from app.history.rows import HIGHLIGHT_BACKGROUND, HIGHLIGHT_TEXT
+from app.main_window.caption_style import set_directions
 from app.main_window.caption_view import LINE_HEIGHT, PARAGRAPH_SPACING, PARAGRAPHS
 from app.main_window.speaker_labels import label_format
 from app.profanity import mask
@@ -109,6 +110,7 @@ class SessionView(QTextEdit):
                 cursor.insertText(mask(word.display) if masked else word.display, plain)
                 self.word_ranges.append((start, cursor.position()))
         cursor.endEditBlock()
+        set_directions(self.document())  # a labelled paragraph goes its words' way (RTL text)
         self.moveCursor(QTextCursor.MoveOperation.Start)
 
     def show_words(self, words: range) -> None:

@@ -17,14 +17,32 @@ so they follow the palette (light or dark) and keep their contrast in both.
 Each word of the live captions is laid out as a ``Token``: what comes before it (a space, or a
 paragraph break where ``PARAGRAPHS`` or a change of speaker starts one, then the new speaker's
 label), the word as shown, and its style.
+
+A paragraph's direction is its words': Qt takes a paragraph's from its first strong letter, which
+in a meeting's paragraph is the speaker's label ("Me: …", Latin), so an Arabic or Hebrew
+paragraph would be laid out left to right. ``set_directions`` gives each labelled paragraph the
+direction of the first strong letter after its label (the label's characters are marked with
+``LABEL_PROPERTY`` in their format, ``speaker_labels.label_format``); any other paragraph keeps
+Qt's own choice.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from typing import NamedTuple
 
-from PySide6.QtGui import QColor, QPalette, QTextBlockFormat, QTextCharFormat
+from PySide6.QtCore import Qt
+from PySide6.QtGui import (
+    QColor,
+    QPalette,
+    QTextBlock,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
 
 from engine import ParagraphRule, SpeakerNames
 
@@ -36,6 +54,9 @@ PARAGRAPH_SPACING = 0.6  # of the font size, between paragraphs
 # glance, little enough to keep contrast (≥ 4.5:1 on the default light and dark palettes).
 PROVISIONAL_FADE = 0.28
 PARTIAL_FADE = 0.36
+# In a character format: these characters are a speaker's label, which has no say in the
+# paragraph's direction.
+LABEL_PROPERTY = QTextFormat.Property.UserProperty + 1
 
 
 class Token(NamedTuple):
@@ -104,3 +125,51 @@ def block_format(point_size: float) -> QTextBlockFormat:
     fmt.setLineHeight(LINE_HEIGHT, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
     fmt.setBottomMargin(point_size * PARAGRAPH_SPACING)
     return fmt
+
+
+def strong_direction(text: str) -> Qt.LayoutDirection:
+    """The direction of ``text``'s first strong letter (Unicode's bidi classes L, R and AL); Auto
+    when it has none (digits, marks, spaces only)."""
+    for char in text:
+        bidi = unicodedata.bidirectional(char)
+        if bidi == "L":
+            return Qt.LayoutDirection.LeftToRight
+        if bidi in ("R", "AL"):
+            return Qt.LayoutDirection.RightToLeft
+    return Qt.LayoutDirection.LayoutDirectionAuto
+
+
+def words_direction(block: QTextBlock) -> Qt.LayoutDirection:
+    """The direction ``block`` is laid out in: that of its words after a leading speaker's label
+    (the characters whose format has ``LABEL_PROPERTY``); Auto (Qt's choice, from the first strong
+    letter) for a paragraph with no label, or none of whose words has a strong letter yet."""
+    auto, labelled, it = Qt.LayoutDirection.LayoutDirectionAuto, False, block.begin()
+    while not it.atEnd():
+        fragment = it.fragment()
+        if fragment.charFormat().boolProperty(LABEL_PROPERTY):
+            labelled = True
+        elif not labelled:
+            return auto  # words before any label: no label leads this paragraph
+        elif (direction := strong_direction(fragment.text())) != auto:
+            return direction
+        it += 1
+    return auto
+
+
+def set_directions(document: QTextDocument, start: int = 0, end: int | None = None) -> None:
+    """Give each paragraph of ``document`` from the one at position ``start`` to the one at ``end``
+    (None: to the last) its words' direction (``words_direction``). Only paragraphs whose direction
+    changes are touched; a new paragraph inherits the one it split from, so each is set, not left."""
+    block = document.findBlock(start)
+    last = document.lastBlock() if end is None else document.findBlock(end)
+    cursor = QTextCursor(document)
+    while block.isValid():
+        direction = words_direction(block)
+        if block.blockFormat().layoutDirection() != direction:
+            fmt = QTextBlockFormat()
+            fmt.setLayoutDirection(direction)
+            cursor.setPosition(block.position())
+            cursor.mergeBlockFormat(fmt)
+        if block == last:
+            break
+        block = block.next()

@@ -46,6 +46,7 @@ from app.main_window.caption_style import (  # the look's names, here too where 
     SETTLED,
     Token,
     block_format,
+    set_directions,
     word_formats,
     word_token,
 )
@@ -305,6 +306,7 @@ class CaptionView(QTextEdit):
             fmt = self._formats[PARTIAL] if speaker is None else self._label_format(speaker, italic=True)
             cursor.insertText(text, fmt)
         self._partial_runs = partial
+        set_directions(self.document(), cut)  # a labelled paragraph goes its words' way
         cursor.endEditBlock()
         if held is not None:
             bar.setValue(held)  # the reader scrolled up: hold the view where it is
@@ -329,6 +331,7 @@ class CaptionView(QTextEdit):
         self._offsets[0] = 0
         self._partial_start -= removed
         self._base += j
+        set_directions(self.document(), 0, 0)  # the first paragraph kept the cut one's format
 
     def _set_block_format(self, whole: bool = False) -> None:
         """Line height and paragraph spacing; blocks created later by typing or by the live

@@ -51,10 +51,21 @@ def resolve_format(path: str | Path, chosen_filter: str = "") -> tuple[Path, str
     return path, fmt
 
 
-def write(transcript: Transcript, fmt: str, path: str | Path, end_sentence: bool = True, names=None) -> Path:
+def write(
+    transcript: Transcript,
+    fmt: str,
+    path: str | Path,
+    end_sentence: bool = True,
+    names=None,
+    *,
+    language: str | None = None,
+    translated: bool = False,
+) -> Path:
     """``end_sentence``: end the last sentence with a period where it has no mark; False for words
     of a language the punctuation model does not know, which pass through unmarked. ``names``: the
-    ``SpeakerNames`` a meeting's words are labelled with (None: the default names)."""
+    ``SpeakerNames`` a meeting's words are labelled with (None: the default names). ``language``
+    (the one spoken; None: unknown) and ``translated`` (the words are an English translation of
+    it): kept in a JSON export, and a translated WebVTT says so."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}")
-    return export(transcript, fmt, path, end_sentence, names=names)
+    return export(transcript, fmt, path, end_sentence, names=names, language=language, translated=translated)

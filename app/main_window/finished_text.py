@@ -23,7 +23,7 @@ from collections.abc import Callable
 from PySide6.QtGui import QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextEdit
 
-from app.main_window.caption_style import PARAGRAPHS
+from app.main_window.caption_style import PARAGRAPHS, set_directions
 from app.main_window.speaker_labels import format_labels, label_speakers, labelled_paragraphs, relabel
 from engine import SpeakerNames, Transcript
 
@@ -84,6 +84,8 @@ class FinishedText:
         edit.document().setModified(edited)
 
     def format_labels(self, edit: QTextEdit, names: SpeakerNames, label_format: LabelFormat) -> None:
-        """The text's labels in their speakers' colours, as the live captions drew them."""
+        """The text's labels in their speakers' colours, as the live captions drew them, and each
+        labelled paragraph laid out in its words' direction (an Arabic one right to left)."""
         labels = label_speakers(names, self.speakers)
         format_labels(edit.document(), labels, label_format)
+        set_directions(edit.document())

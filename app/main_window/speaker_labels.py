@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextDocument
 
+from app.main_window.caption_style import LABEL_PROPERTY
 from app.theme import speaker_color
 from engine import SpeakerNames, Transcript
 
@@ -42,8 +43,10 @@ def compact_label(names: SpeakerNames, speaker: str) -> str:
 
 
 def label_format(speaker: str, dark: bool, italic: bool = False) -> QTextCharFormat:
-    """The character format of ``speaker``'s name on a dark or light background."""
+    """The character format of ``speaker``'s name on a dark or light background, marked as a label
+    (``LABEL_PROPERTY``: the paragraph's direction is its words', not the name's)."""
     fmt = QTextCharFormat()
+    fmt.setProperty(LABEL_PROPERTY, True)
     fmt.setForeground(QColor(speaker_color(speaker, dark)))
     fmt.setFontWeight(QFont.Weight.Bold)
     fmt.setFontItalic(italic)

@@ -58,14 +58,32 @@ class TranscriptController(QObject):
         # Whether the finished text's words are English (else they passed through unmarked, and an
         # export must not end them with an English period).
         self._final_english = True
+        # The language the running (or last) session's recognizer detected ("auto": it names none
+        # before ``LanguageDetected``); a new session's ``ready`` forgets it.
+        self._detected: str | None = None
+        bridge.language_detected.connect(self._language_detected)
+        bridge.ready.connect(self._session_ready)
+        # (language spoken, whether the words are an English translation of it) of the finished
+        # text, for the exports' JSON and WebVTT: its session's, taken when it was shown.
+        self._final_about: tuple[str | None, bool] = (None, False)
 
     # -- after a session ----------------------------------------------------------------------------
-    def show_final(self, transcript: Transcript, note: str = "", english: bool | None = None) -> Job:
+    def show_final(
+        self,
+        transcript: Transcript,
+        note: str = "",
+        english: bool | None = None,
+        *,
+        language: str | None = None,
+        translated: bool = False,
+    ) -> Job:
         """Re-punctuate ``transcript`` with the offline decoder, then show it as editable text.
         Meanwhile the live captions stay on screen; skipping keeps them as the final text.
         ``english``: whether its words are English (None: as the session's recognizer says; a
-        restored journal says its own)."""
+        restored journal says its own, and then ``language`` and ``translated`` too: the language
+        spoken, None where unknown, and whether the words are an English translation of it)."""
         self._final_english = self._english() if english is None else english
+        self._final_about = self._about() if english is None else (language, translated)
         casing, pauses = self._decoding()
         # A copy that keeps which marks settled: the offline decoder fills only the others.
         words = transcript.copy()
@@ -115,6 +133,20 @@ class TranscriptController(QObject):
         """Whether the session's words are English (its recognizer's language)."""
         info = self.bridge.recognizer_info
         return info is None or info.english
+
+    def _about(self) -> tuple[str | None, bool]:
+        """(the language the session's recognizer hears, or detected where it was told "auto";
+        whether its captions are an English translation of it) for the exports."""
+        info = self.bridge.recognizer_info
+        if info is None:
+            return None, False
+        return info.language or self._detected, info.translating
+
+    def _language_detected(self, language: str, probability: float = 1.0) -> None:
+        self._detected = language
+
+    def _session_ready(self, info) -> None:
+        self._detected = None  # a new session (or recognizer): it detects anew
 
     def _load_final(self, transcript: Transcript, note: str) -> None:
         self._refining = None
@@ -212,15 +244,18 @@ class TranscriptController(QObject):
 
         keep = self._recognizer_marks()
         english = self._final_english if final else self._english()
+        # The JSON keeps the language spoken and whether the text is a translation of it.
+        language, translated = self._final_about if final else self._about()
         names = self.view.speaker_names
 
         def work(report, cancelled):
             if not final and not keep:  # still live: the words so far go through the offline decoder first
                 model = self.bridge.punctuation_model(self.model_dir)
                 progress = cancellable(report, cancelled)
-                refined = refine(transcript, model, casing, pauses, progress=progress)
-                return write(refined, fmt, path, english, names)
-            return write(transcript, fmt, path, english, names)
+                transcript_out = refine(transcript, model, casing, pauses, progress=progress)
+            else:
+                transcript_out = transcript
+            return write(transcript_out, fmt, path, english, names, language=language, translated=translated)
 
         shown = self.view.toPlainText()
 

@@ -6,36 +6,45 @@ so the UI thread never waits. The window is composed of parts that own their sta
 ``SourcesController`` (the source picker, device scan and audio banner),
 ``TranscriptController`` (the finished text: re-punctuation, editing, copy, export),
 ``OverlayController`` (the caption overlay) and ``ModelOffer`` (the speech-model banner and
-download). The window runs the session, and wires the parts, the settings dialog, the tray
-and crash recovery together; the commands and their shortcuts are in ``actions``.
+download). The window runs the session and wires the parts together; the commands and their
+shortcuts are in ``actions``, what the window shows of the session's state and reports in
+``session_status``, and the tray, the History, the settings dialog, crash recovery and closing
+in ``companions``.
 """
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QMessageBox, QVBoxLayout, QWidget
 
 from app import settings as keys
-from app.dialogs.recovery import RecoveryDialog, offer_recovery
+from app.dialogs.recovery import RecoveryDialog
 from app.main_window.actions import ActionButton, build_actions, shortcuts_text
 from app.main_window.caption_view import CaptionView
-from app.main_window.controls import BannerArea, ElapsedClock, LatencyControl, LevelMeter, punctuation_by
+from app.main_window.companions import (
+    close_window,
+    install_tray,
+    offer_crash_recovery,
+    open_history,
+    open_settings,
+    restore_session,
+)
+from app.main_window.controls import BannerArea, ElapsedClock, LatencyControl, LevelMeter
 from app.main_window.dictation_controller import DictationController
 from app.main_window.job_progress import JobProgress
+from app.main_window.language_controller import LanguageController, restart_in_language
 from app.main_window.live_settings import apply_live
 from app.main_window.model_offer import ModelOffer
 from app.main_window.overlay_controller import OverlayController
+from app.main_window.session_status import show_error, show_notice, show_placeholder, show_ready, show_state
 from app.main_window.sources_controller import SourcesController
 from app.main_window.transcript_controller import TranscriptController
 from app.settings import speaker_names
 from app.workers.jobs import JobRunner
-from app.workers.session_bridge import IDLE, PAUSED, RUNNING, STARTING, STOPPING, SessionBridge
+from app.workers.session_bridge import IDLE, PAUSED, RUNNING, SessionBridge
 from engine import LatencyMap, SessionSpec, Transcript, best_built_in_recognizer, keep_days
-
-log = logging.getLogger(__name__)
 
 
 class CaptionWindow(QMainWindow):
@@ -62,8 +71,8 @@ class CaptionWindow(QMainWindow):
         self.settings_dialog = None
         self.recovery_dialog = None
         self.history_window = None  # made when first asked for (Ctrl+H, the tray)
-        self._close_when_idle = False
-        self._heard_nothing = False  # the last session heard no words: the placeholder says so
+        self.close_when_idle = False  # closing waits for the session to drain
+        self.heard_nothing = False  # the last session heard no words: the placeholder says so
         self.setWindowTitle("livecap — live captions")
         self.setAccessibleName("livecap captions window")
         self.commands = build_actions(self)
@@ -129,6 +138,9 @@ class CaptionWindow(QMainWindow):
         self.words_label.setAccessibleName("Word count")
         bottom.addWidget(self.words_label)
         self.statusBar().addPermanentWidget(self.job_progress)
+        self.language = LanguageController(self.settings, self)
+        self.statusBar().addPermanentWidget(self.language.label)
+        self.statusBar().addPermanentWidget(self.language.override)
         self.typing_indicator = QLabel()
         self.statusBar().addPermanentWidget(self.typing_indicator)
         self.dictation = DictationController(
@@ -205,6 +217,9 @@ class CaptionWindow(QMainWindow):
         b.notice.connect(self._on_notice)
         b.error.connect(self._on_error)
         b.ready.connect(self._on_ready)
+        b.ready.connect(self.language.on_ready)
+        b.language_detected.connect(self.language.on_detected)
+        self.language.restart_requested.connect(lambda: restart_in_language(self))
         self.sources.scanned.connect(lambda _scan: self._update_placeholder())
         self.sources.picker.currentIndexChanged.connect(lambda _i: self._update_placeholder())
         b.finished.connect(self._on_finished)
@@ -228,6 +243,7 @@ class CaptionWindow(QMainWindow):
             casing=s.get(keys.CASING),
             pause_threshold=s.get(keys.PAUSE_THRESHOLD) if s.is_set(keys.PAUSE_THRESHOLD) else None,
             speaker_names=speaker_names(s) if others is not None else None,
+            **self.language.spec_fields(),
         )
 
     def journal_folder(self) -> Path | None:
@@ -246,7 +262,7 @@ class CaptionWindow(QMainWindow):
     def start(self) -> bool:
         if self.bridge.state != IDLE or (self.text.unsaved and not self.text.confirm_discard()):
             return False
-        if not self.bridge.start(self.spec()):
+        if self.language.pack_missing(self.banners) or not self.bridge.start(self.spec()):
             return False
         self.text.forget_final()
         self.view.set_builder(self.bridge.builder)
@@ -261,35 +277,7 @@ class CaptionWindow(QMainWindow):
             self.bridge.resume()
 
     def _on_state(self, state: str) -> None:
-        a, running = self.commands, state in (RUNNING, PAUSED)
-        a.start_stop.setText(
-            {IDLE: "&Start", STARTING: "Starting…", STOPPING: "Stopping…"}.get(state, "&Stop")
-        )
-        a.start_stop.setEnabled(state in (IDLE, RUNNING, PAUSED))
-        a.pause.setText("&Resume" if state == PAUSED else "&Pause")
-        a.pause.setEnabled(running)
-        self.sources.picker.setEnabled(state == IDLE)
-        if state == STARTING:
-            self._heard_nothing = False  # a new session: what the last one heard no longer applies
-        if state == RUNNING:
-            self.elapsed_label.run()
-            self.sources.hide_problem()  # the source works after all
-            line = self.sources.captioning_line(self.bridge.recognizer_info, self.view.speaker_names)
-            self.statusBar().showMessage(line)
-        else:
-            self.elapsed_label.halt()
-        if state == PAUSED:
-            self.statusBar().showMessage("Paused: audio is ignored until you resume (Ctrl+P)")
-        elif state == STOPPING:
-            self.statusBar().showMessage("Stopping: settling the last marks…")
-        if state != RUNNING:
-            self.meter.setValue(0)  # paused or stopped: no level to show
-        if self.tray is not None:
-            self.tray.set_running(running)
-        self._update_text_actions()
-        self._update_placeholder()
-        if state == IDLE and self._close_when_idle:
-            self.close()
+        show_state(self, state)
 
     def _on_captions(self, events: list, partial) -> None:
         self.view.apply(events, partial)
@@ -298,26 +286,14 @@ class CaptionWindow(QMainWindow):
             self._update_text_actions()
 
     def _on_finished(self, transcript: Transcript) -> None:
-        if self._close_when_idle:
+        if self.close_when_idle:
             return
-        self._heard_nothing = not transcript.words
+        self.heard_nothing = not transcript.words
         self.text.show_final(transcript)
         self._update_placeholder()
 
     def _update_placeholder(self) -> None:
-        """What the empty caption area tells the user to do now: "Press Start" only when it would work."""
-        state, choice, scan = self.bridge.state, self.sources.choice, self.sources.last_scan
-        if state == STARTING:
-            text = "Starting…"
-        elif state != IDLE:
-            text = "Listening… captions appear here as words are heard."
-        elif self._heard_nothing:
-            text = "No speech heard. Check the source's volume, or choose another source and press Start."
-        elif choice.kind in ("mic", "meeting") and scan is not None and scan.microphone_problem:
-            text = "No microphone found. Plug one in, or choose system audio or a file in the source list."
-        else:
-            text = "Captions appear here. Press Start (Ctrl+R) to begin."
-        self.view.setPlaceholderText(text)
+        show_placeholder(self)
 
     def _update_text_actions(self) -> None:
         count = self.text.word_count()
@@ -330,50 +306,17 @@ class CaptionWindow(QMainWindow):
         self.settings.set(keys.LATENCY, setting.value)
         self.bridge.set_latency(setting.threshold, setting.l_max)
 
-    # -- what the bridge says --------------------------------------------------------------------------
+    # -- what the bridge says (``session_status``) ------------------------------------------------------
     def _on_notice(self, kind: str, message: str) -> None:
-        if kind == "device_lost":
-            self.sources.device_lost(message)
-        elif kind == "error":
-            self.banners.show_banner("error", "error", message)
-        elif kind == "device_back":
-            self.sources.hide_problem()
-            self.statusBar().showMessage(message, 5000)
-        else:  # overruns, the end of a file
-            self.statusBar().showMessage(message, 8000)
+        show_notice(self, kind, message)
 
     def _on_error(self, message: str) -> None:
-        offers = []
-        if self.bridge.state == IDLE and self.sources.choice.kind != "file":
-            offers = [("Play a file…", self.sources.choose_file), ("Try again", self.start)]
-            self.sources.hide_problem()  # this error says it again, and more precisely
-        self.banners.show_banner("error", "error", message, offers)
-        self.statusBar().showMessage("Not captioning.")
+        show_error(self, message)
 
     def _on_ready(self, info) -> None:
-        self.model_offer.show_recognizer(info)
-        if info.marks != "recognizer":
-            self.latency.show_marks_by_recognizer(None)
-        elif info.kind.writes_marks:
-            title = info.kind.title
-            self.latency.show_marks_by_recognizer(
-                punctuation_by(title),
-                f"{title} writes its own punctuation; it comes with the words. "
-                "Settings → Recognition → Punctuation chooses livecap's instead, which weighs "
-                f"{title}'s as evidence.",
-            )
-        else:  # a language livecap's punctuation model does not know (the banner says so)
-            self.latency.show_marks_by_recognizer("no marks", info.punctuation_notice)
-        # Problems the session works around: say them once, captions run regardless.
-        for topic, notice in (("punctuation", info.punctuation_notice), ("journal", info.journal_notice)):
-            if notice:
-                self.banners.show_banner(topic, "warning", notice)
-            else:
-                self.banners.hide_banner(topic)
-        if self.bridge.state == IDLE:  # preloaded; when a session starts, only its notices are news
-            self.statusBar().showMessage(f"Ready ({info.name}): press Start or Ctrl+R")
-        self.models_ready.emit()  # loaded either way (play mode starts before the preload reports)
+        show_ready(self, info)
 
+    # -- models ---------------------------------------------------------------------------------------
     def _use_builtin_recognizer(self) -> None:
         """The user's answer to a Vosk model that will not load: the embedded Whisper from now on
         (Settings → Recognition changes it back)."""
@@ -388,78 +331,27 @@ class CaptionWindow(QMainWindow):
         if self.bridge.state == IDLE:
             self.preload()
 
-    # -- settings, tray, recovery -------------------------------------------------------------------------
+    # -- settings, tray, history, recovery (``companions``) ---------------------------------------------
     def open_settings(self) -> None:
-        try:
-            from app.dialogs.settings_dialog import SettingsDialog
-        except Exception:
-            log.exception("the settings dialog is unavailable")
-            self.statusBar().showMessage("The settings dialog could not be loaded (see the log).", 8000)
-            return
-        if self.settings_dialog is None:
-            self.settings_dialog = SettingsDialog(self.settings, self)
-            self.settings_dialog.settings_changed.connect(self.apply_settings)
-        info, running = self.bridge.recognizer_info, self.bridge.state in (RUNNING, PAUSED)
-        self.settings_dialog.meeting_page.show_echo(info.echo if running and info else "")
-        self.settings_dialog.open()
+        open_settings(self)
 
     def apply_settings(self, names: list) -> None:
         """React to settings changed elsewhere (the dialog): what can change live does."""
         apply_live(self, names)
+        self.language.settings_changed(names)
 
     def install_tray(self) -> bool:
-        try:
-            from app.tray import TrayIcon
-        except Exception:
-            log.exception("the tray icon is unavailable")
-            return False
-        if not TrayIcon.available():
-            return False
-        overlay = self.overlay_controller
-        self.tray = TrayIcon(self)
-        self.tray.start_stop_requested.connect(self.toggle_start)
-        self.tray.overlay_toggle_requested.connect(overlay.toggle)
-        self.tray.click_through_toggle_requested.connect(overlay.toggle_click_through)
-        self.tray.show_window_requested.connect(self._show_window)
-        self.tray.history_requested.connect(self.open_history)
-        self.tray.quit_requested.connect(self.close)
-        overlay.visibility_changed.connect(self.tray.set_overlay_visible)
-        overlay.click_through_changed.connect(self.tray.set_click_through)
-        self.tray.set_click_through(overlay.is_click_through())
-        self.tray.set_overlay_visible(overlay.is_visible())
-        self.tray.show()
-        return True
+        return install_tray(self)
 
     def open_history(self) -> None:
-        from app.history.window import show_history
-
-        self.history_window = show_history(self.settings, self.history_window, self.journal_folder())
-
-    def _show_window(self) -> None:
-        self.showNormal()
-        self.raise_()
-        self.activateWindow()
+        open_history(self)
 
     def offer_recovery(self) -> RecoveryDialog | None:
         """If a session crashed, offer its journaled transcript; returns the dialog (or None)."""
-        dialog = offer_recovery(self.journal_folder(), self)
-        if dialog is not None:
-            self.recovery_dialog = dialog
-            dialog.restore_requested.connect(self.restore_session)
-        return dialog
+        return offer_crash_recovery(self)
 
     def restore_session(self, contents) -> None:
-        if self.bridge.state != IDLE:
-            return
-        from app.dialogs.recovery import local_started
-
-        started = local_started(contents.started)
-        self.text.show_final(
-            contents.transcript,
-            f"Restored {len(contents.transcript.words)} words from the "
-            f"session of {started}. Edit or export them.",
-            english=contents.english,
-        )
+        restore_session(self, contents)
 
     # -- small things ------------------------------------------------------------------------------
     def show_shortcuts(self) -> None:
@@ -471,25 +363,4 @@ class CaptionWindow(QMainWindow):
         self.view.set_font_size(size)
 
     def closeEvent(self, event) -> None:
-        if self.bridge.state != IDLE:
-            # Let the session drain and close its journal cleanly first; close again once idle.
-            self._close_when_idle = True
-            self.bridge.stop()
-            self.statusBar().showMessage("Saving the transcript before closing…")
-            event.ignore()
-            return
-        if self.confirm_on_close and self.text.unsaved and not self.text.confirm_discard():
-            event.ignore()
-            return
-        self.settings.set_raw("window/geometry", self.saveGeometry())
-        self.settings.sync()
-        self.jobs.cancel_all()  # the thread pool waits for its jobs at exit: a long re-punctuation must stop
-        self.overlay_controller.close()
-        if self.history_window is not None:
-            self.history_window.close()
-            self.history_window.shutdown(wait_ms=5000)
-        self.dictation.close()
-        if self.tray is not None:
-            self.tray.hide()
-        self.bridge.close_recognizers()  # idle now: nothing is feeding them
-        event.accept()
+        close_window(self, event)

@@ -1,4 +1,5 @@
-"""The caption overlay's right-click menu: lines, text size, background, click-through, hide.
+"""The caption overlay's right-click menu: lines, text size, background, the spoken language and
+translation, click-through, hide.
 
 Built afresh on every right-click, so its ticks always show the overlay's
 current state; the overlay deletes it after use.
@@ -9,6 +10,7 @@ from __future__ import annotations
 from PySide6.QtGui import QActionGroup
 from PySide6.QtWidgets import QMenu
 
+from app.main_window.language_controller import fill_menu
 from app.overlay.options import (
     CLICK_THROUGH_SHORTCUT,
     FONT_CHOICES,
@@ -47,6 +49,11 @@ def build_menu(overlay) -> QMenu:
     _choices(size, [(n, f"{n} pt") for n in FONT_CHOICES], style.font_size, overlay.set_font_size, "font")
     background = menu.addMenu("&Background")
     _choices(background, list(OPACITY_CHOICES), style.opacity, overlay.set_background_opacity, "opacity")
+    # The same choices as Settings → Recognition, applied as the settings are (a running
+    # session starts again in the language chosen).
+    language = menu.addMenu("Lan&guage")
+    language.setObjectName("language")
+    fill_menu(language, overlay._settings)  # the settings the overlay was made with
     menu.addSeparator()
     # The shortcut is shown, not bound here: the main window's action owns Ctrl+Shift+T.
     through = menu.addAction(f"&Click-through\t{CLICK_THROUGH_SHORTCUT}")

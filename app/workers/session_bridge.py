@@ -39,6 +39,7 @@ from app.workers.jobs import JobRunner, call_on_ui_thread
 from engine import (
     AudioLevel,
     EngineFailed,
+    LanguageDetected,
     PartialWords,
     RecognizerInfo,
     SessionResources,
@@ -69,6 +70,7 @@ class SessionBridge(QObject):
     error = Signal(str)  # a session could not start, or failed
     ready = Signal(object)  # RecognizerInfo, once the models are loaded, and again as a session starts
     finished = Signal(object)  # the session's Transcript, every mark settled
+    language_detected = Signal(str, float)  # LanguageDetected: the language heard, how sure (0..1)
 
     def __init__(self, parent=None, recognizer_factory=isolated_recognizer):
         super().__init__(parent)
@@ -178,7 +180,8 @@ class SessionBridge(QObject):
     def _preload_work(self, spec: SessionSpec) -> None:
         try:
             model = self.punctuation_model(spec.model_dir)
-            recognizer, info = self.resources.recognizer(spec.recognizer, spec.vosk_model)
+            kind, options = spec.recognizer_choice()  # Whisper base for another language
+            recognizer, info = self.resources.recognizer(kind, spec.vosk_model, options)
             info = replace(
                 info,
                 punctuation_notice=self.resources.punctuation_problem(spec.model_dir),
@@ -256,7 +259,8 @@ class SessionBridge(QObject):
             self._wake_pending = False
         self._since_flush.start()
         failure = next((e for e in events if isinstance(e, EngineFailed)), None)
-        events = [e for e in events if not isinstance(e, EngineFailed)]
+        detected = [e for e in events if isinstance(e, LanguageDetected)]
+        events = [e for e in events if not isinstance(e, (EngineFailed, LanguageDetected))]
         if events:
             self.builder.apply(events)
         if partial is not None:
@@ -268,6 +272,8 @@ class SessionBridge(QObject):
             self.level_changed.emit(level)
         for n in notices:
             self.notice.emit(n.kind, n.message)
+        for event in detected:
+            self.language_detected.emit(event.language, float(event.probability))
         if failure is not None:
             self.error.emit(f"Punctuation stopped working: {failure.message}. The words so far are kept.")
 

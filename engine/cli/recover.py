@@ -180,8 +180,17 @@ def save(contents, model, fmt: str, out_dir: Path, overwrite: bool = False) -> N
     transcript = repunctuate(contents.transcript.words, model)
     try:
         # Words of a language the punctuation model does not know were journaled unmarked: no
-        # English period after the last one. A meeting's speakers by the names the session showed.
-        export(transcript, written, target, end_sentence=contents.english, names=contents.speaker_names)
+        # English period after the last one. A meeting's speakers by the names the session showed;
+        # the language spoken (the detected one for "auto") and whether the words translate it.
+        export(
+            transcript,
+            written,
+            target,
+            end_sentence=contents.english,
+            names=contents.speaker_names,
+            language=contents.language,
+            translated=contents.translated,
+        )
     except ExportError as exc:
         raise CliError(f"{contents.path.name}: {exc}") from None
     except OSError as exc:

@@ -20,7 +20,15 @@ import secrets
 import sys
 from pathlib import Path
 
-from engine.cli.common import CliError, load_model, make_recognizer, warn
+from engine.cli.common import (
+    CliError,
+    describe_recognizer,
+    load_model,
+    make_recognizer,
+    recognizer_request,
+    warn,
+)
+from engine.recognizers.kinds import find_kind
 
 EXTENSIONS = {"txt": ".txt", "srt": ".srt", "vtt": ".vtt", "json": ".json"}
 KNOWN_EXTENSIONS = ", ".join(EXTENSIONS.values())
@@ -159,6 +167,7 @@ def cmd_transcribe(args) -> int:
     from engine.recognizers import RecognizerError
     from engine.session.batch import Interrupted, transcribe_file
 
+    kind, options = recognizer_request(args)  # a bad --language before any file is read
     files = [Path(f) for f in args.files]
     fmt = pick_format(args.format, args.output)
     if args.output not in (None, "-"):  # the folder all transcripts go to, before anything else
@@ -176,10 +185,15 @@ def cmd_transcribe(args) -> int:
     if not jobs:
         return BAD_INPUT
     recognizer = make_recognizer(
-        args.recognizer, args.model, live=False, verbose=getattr(args, "verbose", False)
+        kind, args.model, live=False, verbose=getattr(args, "verbose", False), options=options
     )
     model = load_model(args.model_dir, args.threads)
     written, english = whose_marks_in_files(recognizer, getattr(args, "marks", "auto"))
+    detects = getattr(recognizer, "detects_language", False)
+    translating = getattr(recognizer, "translating", False)
+    if find_kind(recognizer.name).language == "multilingual":
+        language = None if detects else recognizer.language
+        print(f"livecap: {describe_recognizer(recognizer.name, language, translating)}", file=sys.stderr)
     for path, seconds, target in jobs:
         bar = ProgressBar(path.name)
 
@@ -202,6 +216,9 @@ def cmd_transcribe(args) -> int:
             raise CliError(str(exc)) from None
         finally:
             bar.finish()
+        if detects and recognizer.language is not None:  # told from this file's first speech
+            line = describe_recognizer(recognizer.name, recognizer.language, translating, detected=True)
+            print(f"livecap: {path.name}: {line}", file=sys.stderr)
         where = "" if target is None else f" in {target}"
         if interrupted is not None and interrupted.complete:
             warn(f"{path}: interrupted while punctuating; its {len(transcript.words)} words were kept{where}")
@@ -214,7 +231,8 @@ def cmd_transcribe(args) -> int:
             not_written = "" if target is None else f"; {target} was not written"
             warn(f"{path}: no speech was recognized in {seconds:.1f} s of audio{not_written}")
         if transcript.words:
-            write_transcript(transcript, fmt, target, path, args.overwrite, english)
+            about = {"language": recognizer.language, "translated": translating}
+            write_transcript(transcript, fmt, target, path, args.overwrite, english or translating, about)
         if interrupted is not None:
             return INTERRUPTED
     if failed:
@@ -231,29 +249,35 @@ def whose_marks_in_files(recognizer, marks: str) -> tuple[bool, bool]:
     offline decoder with its marks folded in is not level with them on every file
     (docs/QUALITY.md). The punctuation model is English: words of another language pass through
     as recognized, which is said once."""
-    from engine.session.build import is_english, whose_marks
+    from engine.session.build import spoken_language_name, whose_marks, words_are_english
 
-    language = recognizer.language
-    if not is_english(language):
-        from engine.vosk_models.catalogue import language_name
-
+    english = words_are_english(recognizer)
+    if not english:
+        writes = "with its own marks" if recognizer.writes_marks else "without punctuation"
         warn(
-            f"the recognizer hears {language_name(language)} and livecap's punctuation model is "
-            "English: the words are written as recognized, without punctuation"
+            f"the recognizer hears {spoken_language_name(recognizer)} and livecap's punctuation model is "
+            f"English: the words are written as recognized, {writes}"
         )
-    return whose_marks(recognizer, marks) == "recognizer", is_english(language)
+    return whose_marks(recognizer, marks) == "recognizer", english
 
 
 def write_transcript(
-    transcript, fmt: str, target: Path | None, source: Path, overwrite: bool, english: bool = True
+    transcript,
+    fmt: str,
+    target: Path | None,
+    source: Path,
+    overwrite: bool,
+    english: bool = True,
+    about: dict | None = None,
 ) -> None:
     """``english``: end the last sentence with a period, as ``render`` does; words of another
-    language are written unmarked, and that period would be the one English mark among them."""
+    language are written unmarked, and that period would be the one English mark among them.
+    ``about``: the spoken ``language`` and whether the words are ``translated`` (``render``)."""
     from engine.files.atomic import atomic_write_text
     from engine.transcript.export import ExportError, render
 
     try:
-        text = render(transcript, fmt, end_sentence=english)
+        text = render(transcript, fmt, end_sentence=english, **(about or {}))
         if target is None:
             sys.stdout.write(text)
             sys.stdout.flush()

@@ -162,6 +162,8 @@ class LiveIndexer:
             if self._conn is None:
                 self._conn = connect(self.index_path, quick_check=False)
             if self._reread.is_set() or self._tail is None:
+                if self._stopping.is_set() and not self._path.exists():
+                    return  # the writer closed a journal without words and deleted it: _finish drops it
                 self._read_whole()
             elif self._tail.dirty:
                 started, words = time.perf_counter(), self._tail.changed_words

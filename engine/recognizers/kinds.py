@@ -20,6 +20,7 @@ from pathlib import Path
 BUILT_IN = "built-in"  # ships inside livecap's packages: nothing to download
 CATALOGUE = "catalogue"  # `livecap models download` installs them into the models folder
 UNPACKED = "unpacked"  # a folder the user unpacks into the models folder, or names by its path
+LANGUAGE_PACK = "language pack"  # the `livecap[languages]` wheels, joined at first use (``language_pack``)
 
 AUTO = "auto"  # the choice that lets ``open_recognizer`` pick (Vosk, else Whisper, else PocketSphinx)
 
@@ -95,6 +96,20 @@ def open_whisper(folder: Path | None, live: bool, verbose: bool, options: Mappin
     return WhisperRecognizer(folder, live=live, options=settings)
 
 
+def open_whisper_base(folder: Path | None, live: bool, verbose: bool, options: Mapping) -> object:
+    from engine.recognizers.base import RecognizerError
+    from engine.recognizers.language_pack import ensure_language_pack
+    from engine.recognizers.whisper_rec import WhisperOptions, WhisperRecognizer
+
+    try:
+        settings = WhisperOptions(**options)
+    except TypeError as exc:
+        raise RecognizerError(f"Unknown Whisper option: {exc}") from exc
+    recognizer = WhisperRecognizer(folder or ensure_language_pack(), live=live, options=settings)
+    recognizer.name = WHISPER_BASE.name  # its kind's declarations, not tiny.en's
+    return recognizer
+
+
 def open_pocketsphinx(folder: Path | None, live: bool, verbose: bool, options: Mapping) -> object:
     from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
 
@@ -137,14 +152,30 @@ POCKETSPHINX = RecognizerKind(
     opener=open_pocketsphinx,
 )
 
+# Whisper base, multilingual, from the language pack: chosen by a session's language or
+# translation (``SessionSpec.language``, ``--language``), not offered as a `--recognizer` choice.
+WHISPER_BASE = RecognizerKind(
+    name="whisper-base",
+    title="Whisper base",
+    label="Whisper base (language pack: other languages, English captions of them)",
+    writes_marks=True,
+    commits_words=True,
+    language="multilingual",  # the session's, or the one it tells from the first speech
+    models=(LANGUAGE_PACK,),
+    marks_by_default=True,
+    opener=open_whisper_base,
+)
+
 KINDS: tuple[RecognizerKind, ...] = (VOSK, WHISPER, POCKETSPHINX)
 NAMES: tuple[str, ...] = tuple(k.name for k in KINDS)
 CHOICES: tuple[str, ...] = (AUTO, *NAMES)  # what `--recognizer` and the settings accept
+# The kinds a session's language chooses: known to ``find_kind``, never a `--recognizer` choice.
+LANGUAGE_KINDS: tuple[RecognizerKind, ...] = (WHISPER_BASE,)
 
 
 def find_kind(name: str | None) -> RecognizerKind | None:
     """The kind called ``name``; None for a name no kind has (an old journal's header, say)."""
-    return next((k for k in KINDS if k.name == name), None)
+    return next((k for k in KINDS + LANGUAGE_KINDS if k.name == name), None)
 
 
 def recognizer_kind(name: str) -> RecognizerKind:

@@ -17,6 +17,13 @@ come out as ``final`` and are never retracted; the unconfirmed tail is the ``par
 For a whole file (``live=False``) the same VAD packs speech into windows of up to ``pack``
 seconds, each decoded once and committed whole: no re-decoding, nothing provisional.
 
+A multilingual model (the language pack's Whisper base) hears the language it is told
+(``WhisperOptions.language``), or tells it once from the first speech: on the buffer once it
+holds ``DETECT_AFTER`` seconds of speech, or at the first utterance end if that comes sooner.
+The language is then kept for the rest of the stream (a decode that guessed anew each time
+could switch languages mid-sentence), declared in ``language``, and reported once to
+``on_language_detected``. ``task="translate"`` makes its words English, whatever was spoken.
+
 Nothing reaches the network: the model is loaded by path with ``local_files_only``, the
 tokenizer comes from the model folder (``REQUIRED_FILES``), and the hub is told to stay offline.
 """
@@ -51,6 +58,10 @@ WINDOW = 30.0  # Whisper's window: audio past it is not heard in one decode
 # A decode that takes longer than the cadence sets the next interval to this many times its own
 # length: the CPU then keeps a little time for the rest of the pipeline.
 SLOWDOWN_MARGIN = 1.25
+# A multilingual model without a language given tells it from this much speech, or from the first
+# utterance if that ends sooner; Whisper's guess on a few words of speech is often wrong.
+DETECT_AFTER = 10.0
+TASKS = ("transcribe", "translate")
 
 
 # Every recognizer not closed yet: closed at exit, while the interpreter is whole. CTranslate2's
@@ -89,8 +100,15 @@ class WhisperOptions:
     # a fraction of the CPU, at the same words (docs/experiments); 0: the whole window, as files
     encoder_margin: float = 1.0
     encoder_least: float = 10.0
+    # A multilingual model's language ("de"); None: told from the first speech (``DETECT_AFTER``).
+    # An English-only model hears English whatever this says.
+    language: str | None = None
+    # "transcribe": the words as spoken; "translate": English words (a multilingual model only).
+    task: str = "transcribe"
 
     def __post_init__(self):
+        if self.task not in TASKS:
+            raise ValueError(f"task must be one of {', '.join(TASKS)}, got {self.task!r}")
         if not 0.1 <= self.cadence <= 10:
             raise ValueError(f"cadence must be between 0.1 and 10 seconds, got {self.cadence}")
         if self.encoder_margin < 0 or not 0 <= self.encoder_least <= WINDOW:
@@ -120,13 +138,27 @@ class WhisperRecognizer:
         threads = self.options.threads or (1 if live else max(1, min(4, os.cpu_count() or 1)))
         self._model = whisper_model.load_whisper_model(self.model_path, threads)
         self._owns_model = True
+        if not self._model.model.is_multilingual and (
+            self.options.task != "transcribe" or self.options.language not in (None, "en")
+        ):
+            self.close()
+            raise RecognizerError(
+                f"{self.model_path} hears English only: other languages and translation need the "
+                "language pack (pip install 'livecap[languages]')"
+            )
         self._start_streaming(threads)
 
     def _start_streaming(self, threads: int) -> None:
         self.threads = threads
         self.multilingual = bool(self._model.model.is_multilingual)
-        # What the last decode heard; an English-only model hears English, a multilingual one says.
-        self.language = "en" if not self.multilingual else None
+        # The language it hears: an English-only model's is English; a multilingual one's is the
+        # one it was given, or None until it has told it from the first speech.
+        self.language = "en" if not self.multilingual else self.options.language
+        self.translating = self.options.task == "translate"
+        self.language_probability: float | None = None  # how sure the detection was; None: given
+        # Called once with (language, probability) when the language has been told from speech.
+        self.on_language_detected = None
+        self._speech_frames = 0  # speech frames heard since the stream began, for the detection
         self._vad = StreamingVad()
         self._lock = threading.Lock()  # close() waits for a decode in progress
         _OPEN.add(self)
@@ -137,6 +169,9 @@ class WhisperRecognizer:
     # -- the interface -----------------------------------------------------------------------
     def reset(self) -> None:
         self._vad.reset()
+        if self.multilingual:  # a new stream may be in another language: told anew
+            self.language, self.language_probability = self.options.language, None
+        self._speech_frames = 0
         self._agreement = LocalAgreement(self.options.settle_after if self.live else 0)
         self._audio = np.zeros(0, dtype=np.float32)
         self._start = 0  # stream sample of self._audio[0]
@@ -202,6 +237,7 @@ class WhisperRecognizer:
         other = object.__new__(WhisperRecognizer)
         other.model_path, other.live, other.options = self.model_path, self.live, self.options
         other.revises_writing = self.revises_writing
+        other.name = self.name
         other._model, other._owns_model = self._model, False
         other._start_streaming(self.threads)
         return other
@@ -216,6 +252,11 @@ class WhisperRecognizer:
                 self._model.model = None
             self._model = None
         _OPEN.discard(self)
+
+    @property
+    def detects_language(self) -> bool:
+        """It tells the language from each stream's first speech (multilingual, none given)."""
+        return self.multilingual and self.options.language is None
 
     @property
     def closed(self) -> bool:
@@ -248,7 +289,11 @@ class WhisperRecognizer:
         return min(costs)
 
     # -- decoding ------------------------------------------------------------------------------
-    def _decode(self, audio: np.ndarray) -> list[Word]:
+    def _decode(self, audio: np.ndarray, utterance_end: bool = False) -> list[Word]:
+        if self.language is None and (
+            utterance_end or self._speech_frames * FRAME >= DETECT_AFTER * SAMPLE_RATE
+        ):
+            self._detect_language(audio)
         started = time.perf_counter()
         words = self._transcribe(
             audio, self._start / SAMPLE_RATE, self._prompt() if (self.live and self.options.prompt) else None
@@ -268,6 +313,17 @@ class WhisperRecognizer:
         self.decode_seconds += time.perf_counter() - started
         return words
 
+    def _detect_language(self, audio: np.ndarray) -> None:
+        """Tell the language from ``audio`` once, keep it, and report it."""
+        with self._lock:
+            if self._model is None:
+                raise RecognizerError("The Whisper recognizer was closed; start a new session")
+            self._model.encoder_frames.value = None  # detection hears the whole window, as trained
+            language, probability, _ = self._model.detect_language(audio)
+        self.language, self.language_probability = language, float(probability)
+        if self.on_language_detected is not None:
+            self.on_language_detected(language, self.language_probability)
+
     def _encoder_frames(self, audio: np.ndarray) -> int | None:
         """Feature frames (10 ms each) the encoder hears for ``audio``: live, the buffer with
         its margin; None (the whole window) for files, or past the window."""
@@ -279,7 +335,7 @@ class WhisperRecognizer:
     def _words(self, audio: np.ndarray, offset: float, prompt: str | None) -> list[Word]:
         self._model.encoder_frames.value = self._encoder_frames(audio)
         segments, info = self._model.transcribe(
-            audio, language="en" if not self.multilingual else None, beam_size=self.options.beam_size,
+            audio, language=self.language, task=self.options.task, beam_size=self.options.beam_size,
             temperature=0.0, condition_on_previous_text=False, initial_prompt=prompt,
             word_timestamps=True, without_timestamps=False, vad_filter=False,
         )  # fmt: skip
@@ -297,12 +353,10 @@ class WhisperRecognizer:
                             w.word.strip(),
                         )
                     )
-        if self.multilingual:
-            self.language = info.language
         return without_initial_capitals(words)
 
     def _end_utterance(self) -> list[Word]:
-        committed = self._agreement.finish(self._decode(self._audio))
+        committed = self._agreement.finish(self._decode(self._audio, utterance_end=True))
         self._remember(committed)
         self._has_speech = False
         self._cut(len(self._audio))
@@ -311,7 +365,7 @@ class WhisperRecognizer:
     def _decode_full_window(self) -> list[Word]:
         """Files: the buffer reached Whisper's window in one long stretch of speech. Commit all but
         the last word (it may be cut in two) and keep the audio from its start."""
-        words = self._decode(self._audio)
+        words = self._decode(self._audio, utterance_end=True)
         keep = self._agreement.finish(words[:-1] if len(words) > 1 else words)
         self._remember(keep)
         cut = len(self._audio) if len(words) <= 1 else int(words[-1].start * SAMPLE_RATE) - self._start
@@ -332,6 +386,7 @@ class WhisperRecognizer:
                     self._since_decode = 0  # the first decode of an utterance hears a cadence of it
                 self._in_speech = True
                 self._has_speech = True
+                self._speech_frames += 1
                 self._last_speech = self._vad_at
             else:
                 self._in_speech = False

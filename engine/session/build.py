@@ -23,7 +23,7 @@ from engine.files import paths
 from engine.punctuation.decoder import Decoder
 from engine.punctuation.settings import DecoderSettings
 from engine.recognizers.base import Recognizer
-from engine.recognizers.kinds import AUTO, RecognizerKind, recognizer_kind
+from engine.recognizers.kinds import AUTO, WHISPER_BASE, RecognizerKind, recognizer_kind
 from engine.session.live import LiveSession
 from engine.session.meeting import meeting_sides, open_meeting_sources, others_voices
 from engine.speakers.echo_guard import EchoGuard
@@ -67,6 +67,33 @@ class SessionSpec:
     echo_cancel: bool = True
     # The names a meeting shows its speakers by (None: the defaults), journaled for recovery.
     speaker_names: SpeakerNames | None = None
+    # What is spoken: "en" (the recognizer chosen as above, tiny.en by default), a code of
+    # ``language_pack.LANGUAGES`` ("de": Whisper base, from the language pack, hearing German), or
+    # "auto" (Whisper base tells the language from the first speech, ``LanguageDetected``).
+    language: str = "en"
+    # English captions of speech in ``language``: Whisper base translates as it recognizes.
+    translate: bool = False
+
+    def __post_init__(self):
+        from engine.recognizers.language_pack import check_language
+
+        object.__setattr__(self, "language", check_language(self.language))
+
+    @property
+    def uses_language_pack(self) -> bool:
+        """Another language than English, or a translation: only Whisper base does either."""
+        return self.language != "en" or self.translate
+
+    def recognizer_choice(self) -> tuple[str, dict]:
+        """(kind, options) of the recognizer this spec asks for: ``recognizer`` for English;
+        Whisper base with the language and the task for any other language or a translation."""
+        if not self.uses_language_pack:
+            return self.recognizer, {}
+        language = None if self.language == "auto" else self.language
+        return WHISPER_BASE.name, {
+            "language": language,
+            "task": "translate" if self.translate else "transcribe",
+        }
 
     def decoder_settings(self, recommended: DecoderSettings) -> DecoderSettings:
         """The streaming decoder's settings: the model's ``recommended`` ones with this spec's choices."""
@@ -96,8 +123,11 @@ class RecognizerInfo:
     # Whose marks the text after Stop and an export take: "engine" (the offline decoder, which
     # folds Whisper's marks in where the model can) or "recognizer" (kept as shown).
     final_marks: str = "engine"
-    # The language the recognizer declares ("ko", "en-us"; None: unknown, taken for English).
+    # The spoken language the recognizer declares ("ko", "en-us", "de"; None: unknown, taken for
+    # English, or, from Whisper base told "auto", not told yet: ``LanguageDetected`` says it).
     language: str | None = None
+    # The captions are an English translation of ``language`` (Whisper base's translate task).
+    translating: bool = False
     # A meeting's echo handling, one line for Settings and the status bar ("" for one source):
     # the sound server's echo canceller and the echo guard, or the guard alone and why.
     echo: str = ""
@@ -105,8 +135,9 @@ class RecognizerInfo:
     @property
     def english(self) -> bool:
         """Whether the words are English: words of another language pass through unmarked, so an
-        export must not end them with an English period (``render``'s ``end_sentence``)."""
-        return is_english(self.language)
+        export must not end them with an English period (``render``'s ``end_sentence``). A
+        translation's words are English whatever was spoken."""
+        return self.translating or is_english(self.language)
 
     @property
     def kind(self) -> RecognizerKind:
@@ -132,12 +163,10 @@ def choose_decoder(model, settings, recognizer: Recognizer, marks: str = "auto")
     if marks not in MARKS:
         raise ValueError(f"marks must be one of {', '.join(MARKS)}, got {marks!r}")
     settles_on_arrival = not recognizer.revises_writing
-    if not is_english(recognizer.language):
-        from engine.vosk_models.catalogue import language_name
-
+    if not words_are_english(recognizer):
         writes = "its own marks" if recognizer.writes_marks else "no punctuation"
         return RecognizerMarksDecoder(settings, settles_on_arrival), (
-            f"The recognizer hears {language_name(recognizer.language)} and livecap's punctuation "
+            f"The recognizer hears {spoken_language_name(recognizer)} and livecap's punctuation "
             f"model is English: the words are shown as recognized, with {writes}."
         )
     if whose_marks(recognizer, marks) == "recognizer":
@@ -150,12 +179,39 @@ def choose_decoder(model, settings, recognizer: Recognizer, marks: str = "auto")
     return StreamingDecoder.from_model(model, settings), notice
 
 
+def words_are_english(recognizer: Recognizer) -> bool:
+    """Whether ``recognizer``'s words are English, the only language livecap's punctuation model
+    may mark: a translation's are; a multilingual model's are only once it is known to hear
+    English (it may be told the language later, and then the words already marked would be
+    another language's)."""
+    if getattr(recognizer, "translating", False):
+        return True
+    if recognizer.multilingual and (
+        recognizer.language is None or getattr(recognizer, "detects_language", False)
+    ):
+        return False
+    return is_english(recognizer.language)
+
+
+def spoken_language_name(recognizer: Recognizer) -> str:
+    """How a notice names what ``recognizer`` hears: "German", "a language it tells from the speech"."""
+    if recognizer.language is None:
+        return "a language it tells from the first speech"
+    if recognizer.multilingual:
+        from engine.recognizers.language_pack import language_title
+
+        return language_title(recognizer.language)
+    from engine.vosk_models.catalogue import language_name
+
+    return language_name(recognizer.language)
+
+
 def whose_marks(recognizer: Recognizer, marks: str = "auto", model=None, offline: bool = False) -> str:
     """ "recognizer" when the words keep the marks their recognizer wrote (or pass unmarked, for a
     language the punctuation model does not know), "engine" when the punctuation model marks them:
     live, what ``choose_decoder`` builds, for a front end to say before a session starts;
     ``offline``, what the text after Stop, an export or a file gets (``keeps_written_marks``)."""
-    if not is_english(recognizer.language) or keeps_written_marks(recognizer, marks, model, offline):
+    if not words_are_english(recognizer) or keeps_written_marks(recognizer, marks, model, offline):
         return "recognizer"
     return "engine"
 
@@ -181,17 +237,18 @@ def keeps_written_marks(
 
 
 # (kind, model) -> (recognizer, notice) or (recognizer, notice, ways out), the recognizer ready
-# for use: ``open_recognizer`` (or a front end's own, for tests and measurements).
+# for use: ``open_recognizer`` (or a front end's own, for tests and measurements). A session in
+# another language or translating also passes ``options=`` (the kind's own: language, task).
 RecognizerFactory = Callable[[str, str], tuple]
 
 
-def isolated_recognizer(kind: str, model: str):
+def isolated_recognizer(kind: str, model: str, options: dict | None = None):
     """The window's recognizers (``open_recognizer``): one whose library holds the GIL in its own
     process, and a Vosk model that will not load replaced by the built-in recognizer while the
-    window offers the ways out."""
+    window offers the ways out. ``options``: the kind's own (Whisper base's language and task)."""
     from engine.recognizers.select import open_recognizer
 
-    return open_recognizer(kind, model, isolated=True, fall_back=True)
+    return open_recognizer(kind, model, isolated=True, fall_back=True, options=options)
 
 
 class SessionResources:
@@ -238,15 +295,22 @@ class SessionResources:
         self.punctuation_model(folder)
         return self._model_problems.get(folder, "")
 
-    def recognizer(self, kind: str, vosk_model: str):
-        """(recognizer, RecognizerInfo) for ``kind`` and ``vosk_model``, made on first use (or after
-        the cached one's process died)."""
-        key = (kind, vosk_model)
+    def recognizer(self, kind: str, vosk_model: str, options: dict | None = None):
+        """(recognizer, RecognizerInfo) for ``kind`` and ``vosk_model`` (and the kind's own
+        ``options``), made on first use (or after the cached one's process died)."""
+        key = (kind, vosk_model, tuple(sorted((options or {}).items())))
         cached = self._recognizers.get(key)
         if cached is not None and cached[0].closed:
             del self._recognizers[key]  # its process died: the next session gets a new one
         if key not in self._recognizers:
-            recognizer, notice, *ways = self.recognizer_factory(kind, vosk_model)
+            # Options only where there are some: a front end's factory for English sessions
+            # takes (kind, model) alone.
+            made = (
+                self.recognizer_factory(kind, vosk_model, options=dict(options))
+                if options
+                else self.recognizer_factory(kind, vosk_model)
+            )
+            recognizer, notice, *ways = made
             self._recognizers[key] = (recognizer, notice, tuple(ways[0]) if ways else ())
         recognizer, notice, ways_out = self._recognizers[key]
         model = recognizer.model_path
@@ -255,7 +319,10 @@ class SessionResources:
             notice,
             None if model is None else str(model),
             ways_out=ways_out,
-            language=recognizer.language,
+            # Not told yet where the recognizer tells it from each session's speech (a cached
+            # one still declares the last session's until its reset).
+            language=None if getattr(recognizer, "detects_language", False) else recognizer.language,
+            translating=getattr(recognizer, "translating", False),
         )
         return recognizer, info
 
@@ -300,7 +367,8 @@ def build_live_session(
 
 def _build(spec, resources, source, others, stabiliser, meeting) -> tuple[LiveSession, RecognizerInfo]:
     model = resources.punctuation_model(spec.model_dir)
-    recognizer, info = resources.recognizer(spec.recognizer, spec.vosk_model)
+    kind, options = spec.recognizer_choice()
+    recognizer, info = resources.recognizer(kind, spec.vosk_model, options)
     decoder, marks_notice = choose_decoder(
         model, spec.decoder_settings(model.config.decoder), recognizer, spec.marks
     )
@@ -310,6 +378,7 @@ def _build(spec, resources, source, others, stabiliser, meeting) -> tuple[LiveSe
             "recognizer": info.name,
             "model": info.journal_model,
             "language": info.language,  # what ``livecap recover`` and Restore export by
+            **({"translated": True} if info.translating else {}),  # English captions of ``language``
             "punctuation_model": str(model.model_dir),
             "source": source.name,
             **({"others_source": others.name} if others is not None else {}),
@@ -326,11 +395,14 @@ def _build(spec, resources, source, others, stabiliser, meeting) -> tuple[LiveSe
         journal_notice=journal_notice,
     )
     if others is None:
-        return LiveSession(source, recognizer, decoder, journal, stabiliser=stabiliser), info
+        session = LiveSession(source, recognizer, decoder, journal, stabiliser=stabiliser)
+        _report_language(session, recognizer, journal)
+        return session, info
     voices, voices_notice = others_voices()
     guard = EchoGuard()
     sides = meeting_sides(source, others, recognizer, voices, guard)
     session = LiveSession(None, None, decoder, journal, sides=sides, echo_guard=guard, voices=voices)
+    _report_language(session, recognizer, journal)
     if meeting is not None:
         session.closers += meeting.closers
         info = replace(info, echo=meeting.echo)
@@ -338,6 +410,22 @@ def _build(spec, resources, source, others, stabiliser, meeting) -> tuple[LiveSe
         notices = (info.punctuation_notice, voices_notice)
         info = replace(info, punctuation_notice=" ".join(filter(None, notices)))
     return session, info
+
+
+def _report_language(session: LiveSession, recognizer: Recognizer, journal) -> None:
+    """Where the recognizer tells the language from the speech, publish it once to the session's
+    subscribers (``LanguageDetected``) and record it in the journal."""
+    if not getattr(recognizer, "detects_language", False):
+        return
+    from engine.events import LanguageDetected
+
+    def detected(language: str, probability: float) -> None:
+        if journal is not None:
+            journal.record_language(language, probability)
+        # The session's own events go out on the recognizer's thread, as this one does.
+        session._emit([LanguageDetected(language, probability)])
+
+    recognizer.on_language_detected = detected
 
 
 def _open_journal(spec: SessionSpec, header: dict):

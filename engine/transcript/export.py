@@ -59,9 +59,17 @@ def to_txt(t: Transcript, names: SpeakerNames | None = None) -> str:
     return text + "\n" if text else ""
 
 
-def to_json(t: Transcript, names: SpeakerNames | None = None) -> str:
+def to_json(
+    t: Transcript, names: SpeakerNames | None = None, *, language: str | None = None, translated: bool = False
+) -> str:
+    """``language`` (the spoken one) and ``translated`` (the words are an English translation of
+    it) are written where either is known, so a reader can tell German words from English ones."""
+    data = t.to_dict(names)
+    if language is not None or translated:
+        head = {k: data.pop(k) for k in ("format", "version")}
+        data = {**head, "language": language, "translated": translated, **data}
     # ensure_ascii=False: the file is UTF-8, and "café" should stay readable in it.
-    return json.dumps(t.to_dict(names), ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
 # ---------------------------------------------------------------- cue layout
@@ -272,9 +280,18 @@ def _vtt_voice(name: str) -> str:
     return _vtt_escape(" ".join(name.split()))
 
 
-def to_vtt(t: Transcript, names: SpeakerNames | None = None) -> str:
+def to_vtt(
+    t: Transcript, names: SpeakerNames | None = None, *, language: str | None = None, translated: bool = False
+) -> str:
+    """``translated``: a NOTE after the header says the captions are an English translation (of
+    ``language``, where known), so nobody takes them for the speaker's own words."""
     names = names or SpeakerNames()
     blocks = ["WEBVTT\n"]
+    if translated:
+        from engine.recognizers.language_pack import language_title
+
+        spoken = f" of {language_title(language)} speech" if language and language != "en" else ""
+        blocks.append(f"NOTE\nEnglish translation{spoken} by Whisper, not the speakers' own words.\n")
     for cue in make_cues(t):
         times = f"{_timestamp(cue.start, '.')} --> {_timestamp(cue.end, '.')}"
         text = _vtt_escape(cue.text)
@@ -287,13 +304,17 @@ def to_vtt(t: Transcript, names: SpeakerNames | None = None) -> str:
 
 # ---------------------------------------------------------------- files
 
-# Each takes the transcript and the speaker names (None: the defaults).
+# Each takes the transcript and the speaker names (None: the defaults); those that say the language
+# (``ABOUT_LANGUAGE``) also take ``language`` and ``translated``.
 FORMATS: dict[str, Callable[[Transcript, SpeakerNames | None], str]] = {
     "txt": to_txt,
     "srt": to_srt,
     "vtt": to_vtt,
     "json": to_json,
 }
+
+
+ABOUT_LANGUAGE = ("json", "vtt")
 
 
 def format_from_path(path: str | os.PathLike[str]) -> str | None:
@@ -317,12 +338,21 @@ def ended(t: Transcript) -> Transcript:
     return replace(t, words=words)
 
 
-def render(t: Transcript, fmt: str, end_sentence: bool = True, names: SpeakerNames | None = None) -> str:
+def render(
+    t: Transcript,
+    fmt: str,
+    end_sentence: bool = True,
+    names: SpeakerNames | None = None,
+    language: str | None = None,
+    translated: bool = False,
+) -> str:
     """The text of ``t`` in ``fmt`` (a key of FORMATS), its last sentence ended (``ended``) unless
     ``end_sentence`` is False: words of a language the punctuation model does not know pass
     through unmarked, and a period after the last one would be the one English mark among them.
-    ``names``: the names a meeting's speakers are shown by (None: the defaults)."""
-    return FORMATS[fmt](ended(t) if end_sentence else t, names)
+    ``names``: the names a meeting's speakers are shown by (None: the defaults). ``language``
+    (spoken) and ``translated`` (English captions of it): in the JSON, and a VTT's NOTE."""
+    about = {"language": language, "translated": translated} if fmt in ABOUT_LANGUAGE else {}
+    return FORMATS[fmt](ended(t) if end_sentence else t, names, **about)
 
 
 def export(
@@ -331,9 +361,11 @@ def export(
     path: str | os.PathLike[str],
     end_sentence: bool = True,
     names: SpeakerNames | None = None,
+    language: str | None = None,
+    translated: bool = False,
 ) -> Path:
     """Write ``t`` to ``path`` in ``fmt`` (guessed from the extension when None). Returns the path.
-    ``end_sentence`` and ``names``: as for ``render``.
+    ``end_sentence``, ``names``, ``language`` and ``translated``: as for ``render``.
 
     The text is rendered before the file is touched, so a transcript that
     cannot be exported leaves an existing file exactly as it was.
@@ -348,6 +380,6 @@ def export(
     key = fmt.lower().lstrip(".")
     if key not in FORMATS:
         raise ExportError(f"Unknown export format {fmt!r}; choose one of: {', '.join(FORMATS)}.")
-    text = render(t, key, end_sentence, names)
+    text = render(t, key, end_sentence, names, language, translated)
     atomic_write_text(path, text)
     return Path(path)

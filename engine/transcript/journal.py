@@ -13,6 +13,7 @@ One JSON-lines file per session in ``paths.journal_dir()``,
     {"t": "recovered", "at": "..."}         a later start recovered it
     {"t": "title", "title": "...", "at": "..."}    the user named the session (History)
     {"t": "pinned", "pinned": true, "at": "..."}   kept whatever the retention (History)
+    {"t": "language", "language": "de", "probability": 0.97}   told from the speech ("auto")
 
 Why lines and not a rewritten file: appending is the one write a crash cannot
 make worse than "the last line is cut off", and a cut-off line is simply
@@ -229,6 +230,11 @@ class JournalWriter:
             if record != self._names:
                 self._names = record
                 self._write([{"t": "speaker_names", **record}])
+
+    def record_language(self, language: str, probability: float) -> None:
+        """Record the language the recognizer told from the speech (from any thread), so a
+        recovered or exported session names it; the header's ``language`` was not known yet."""
+        self._write([{"t": "language", "language": language, "probability": round(float(probability), 3)}])
 
     def close(self, clean: bool = True) -> None:
         """Stop the timer, write the "closed" line (when ``clean``), fsync and release the lock.

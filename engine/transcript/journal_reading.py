@@ -61,6 +61,9 @@ class JournalContents:
     title: str = ""  # the user's name for the session (the latest "title" line), "" where none
     pinned: bool = False  # kept whatever the retention (the latest "pinned" line)
     ended: str | None = None  # when it closed cleanly (its "closed" line), None where it did not
+    # The language the recognizer told from the speech (a "language" line: a session started
+    # with "auto"), None where it told none; ``language`` prefers it to the header's.
+    detected_language: str | None = None
 
     @property
     def started(self) -> str | None:
@@ -71,6 +74,8 @@ class JournalContents:
         """The language the session's recognizer heard, as the header names it (None: unknown,
         taken for English). A journal from before headers named it: its Vosk model's, when the
         model's folder is still there to tell."""
+        if self.detected_language is not None:
+            return self.detected_language
         if "language" in self.header:
             language = self.header["language"]
             return language if isinstance(language, str) else None
@@ -93,12 +98,17 @@ class JournalContents:
         return names_from_dict(self.header.get("speaker_names"))
 
     @property
+    def translated(self) -> bool:
+        """Whether the words are an English translation of ``language`` (the header says)."""
+        return self.header.get("translated") is True
+
+    @property
     def english(self) -> bool:
-        """Whether the session's words are English; words of another language passed through
-        unmarked, and an export must not end them with an English period."""
+        """Whether the session's words are English (a translation's are); words of another
+        language passed through unmarked, and an export must not end them with an English period."""
         from engine.words import is_english
 
-        return is_english(self.language)
+        return self.translated or is_english(self.language)
 
 
 def read_journal(path: str | os.PathLike[str]) -> JournalContents:
@@ -177,6 +187,8 @@ def read_journal_words(
                     contents.title = str(record["title"])
                 elif kind == "pinned":
                     contents.pinned = bool(record["pinned"])
+                elif kind == "language":
+                    contents.detected_language = str(record["language"])
             except (ValueError, KeyError, TypeError, AttributeError):
                 # A crash mid-write leaves half a line; it held at most one batch of words.
                 contents.skipped_lines += 1

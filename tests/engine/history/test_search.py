@@ -136,3 +136,19 @@ def test_an_index_is_searched_from_other_threads(index):
     for t in threads:
         t.join()
     assert found == [len(index.search("budget"))] * 4
+
+
+def test_readers_search_while_another_livecap_holds_the_write_lock(index):
+    """Another livecap writing its session holds SQLite's write lock; searches here still answer
+    (the index is in WAL mode: readers never wait for a writer)."""
+    import sqlite3
+
+    other = sqlite3.connect(index.path, timeout=0.1)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # the other process's write transaction, left open
+        other.execute("CREATE TABLE IF NOT EXISTS other_writer_probe(x)")
+        assert {h.session_id for h in index.search("budget")}  # found, no "database is locked"
+        assert index.sessions()
+    finally:
+        other.rollback()
+        other.close()

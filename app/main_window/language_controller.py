@@ -1,0 +1,303 @@
+"""The captions window's languages: what language a session hears, whether its captions are an
+English translation, and saying so.
+
+Settings → Recognition → Language (``keys.LANGUAGE``) is "en" (Whisper tiny.en, English only, as
+livecap always did), a language's ISO code ("de": Whisper base hears German) or "auto" (Whisper
+base, the language detected on the first seconds of speech); ``keys.TRANSLATE`` makes Whisper base
+write English captions of speech in another language. The other languages need the language pack
+(``pip install 'livecap[languages]'``): without it the choices say so, and Start is not where the
+user finds out.
+
+While a session runs the status bar holds the language line ("Whisper base · German (detected) →
+English captions"); once the language is detected (``LanguageDetected``, forwarded by the bridge as
+``language_detected``) a "Not German? Choose…" button offers the other languages, and choosing one
+restarts the session in it (the first seconds, in the wrong language, stay in the journal and the
+History). A translation is labelled as one in the status bar and the window title.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QLabel, QMenu, QPushButton, QWidget
+
+from app import settings as keys
+from app.settings import AppSettings
+
+ENGLISH, AUTO = "en", "auto"
+INSTALL = "pip install 'livecap[languages]'"
+TITLE = "livecap — live captions"
+
+
+def languages() -> dict[str, str]:
+    """ISO code -> English name of every language Whisper base can caption (``engine.LANGUAGES``)."""
+    from engine import LANGUAGES
+
+    return dict(LANGUAGES)
+
+
+def language_name(code: str | None) -> str:
+    """A language's English name ("de" -> "German"); the code itself when it is not listed."""
+    if not code:
+        return ""
+    base = code.split("-")[0].lower()
+    return "English" if base == ENGLISH else languages().get(base, code)
+
+
+def pack_problem() -> str:
+    """One line when the language pack is missing (what the other languages need), else ""."""
+    from engine import language_pack_status
+
+    try:
+        status = language_pack_status()
+    except Exception as exc:  # a broken pack must not stop the settings from opening
+        return f"The language pack cannot be read ({exc}). Install it again: {INSTALL}"
+    if status.installed:
+        return ""
+    reason = f" ({status.reason})" if status.reason and INSTALL not in status.reason else ""
+    return f"Other languages need the language pack{reason}. Install it with: {INSTALL}"
+
+
+def pack_note() -> str:
+    """One line when the pack is installed but not yet unpacked (the first Start in another
+    language unpacks it, and takes longer), else ""."""
+    from engine import language_pack_status
+
+    try:
+        status = language_pack_status()
+    except Exception:  # pack_problem says it
+        return ""
+    if status.installed and not status.joined:
+        return (
+            "The language pack is unpacked the first time another language is used: that Start takes longer."
+        )
+    return ""
+
+
+def choices(installed: bool = True) -> list[tuple[str, str]]:
+    """(label, setting) for each choice: English, Automatic, then each language by name; without
+    the pack each choice but English says it is not installed."""
+    missing = "" if installed else " — needs the language pack"
+    named = sorted((name, code) for code, name in languages().items() if code != ENGLISH)
+    return [("English (Whisper tiny.en)", ENGLISH), (f"Automatic: detect the language{missing}", AUTO)] + [
+        (f"{name}{missing}", code) for name, code in named
+    ]
+
+
+def model_label(language: str) -> str:
+    return "Whisper tiny.en" if language == ENGLISH else "Whisper base"
+
+
+def status_line(language: str, translate: bool, detected: str | None = None) -> str:
+    """The status bar's language line: the model and the language ("Whisper base · German"), the
+    detected one marked so, and "→ English captions" when Whisper translates."""
+    if language == ENGLISH:
+        return f"{model_label(ENGLISH)} · English"
+    if language == AUTO:
+        spoken = f"{language_name(detected)} (detected)" if detected else "detecting the language…"
+    else:
+        spoken = language_name(language)
+    return f"{model_label(language)} · {spoken}" + (" → English captions" if translate else "")
+
+
+def translation_label(language: str, translate: bool, detected: str | None = None) -> str:
+    """ "Translated to English from German" while the captions are a translation, else ""."""
+    if not translate or language == ENGLISH:
+        return ""
+    spoken = detected if language == AUTO else language
+    if spoken and spoken.split("-")[0].lower() == ENGLISH:
+        return ""  # English heard: nothing to translate
+    return f"Translated to English from {language_name(spoken)}" if spoken else "Translated to English"
+
+
+class LanguageChanges(QObject):
+    """Says that a menu changed the language settings (``fill_menu``: the window's override, the
+    overlay's Language submenu), so the window applies them as it does the settings dialog's."""
+
+    changed = Signal(object)  # the AppSettings changed
+
+
+language_changes = LanguageChanges()
+
+
+def choose_language(settings: AppSettings, code: str) -> None:
+    if code != (settings.get(keys.LANGUAGE) or ENGLISH):
+        settings.set(keys.LANGUAGE, code)
+        settings.sync()
+        language_changes.changed.emit(settings)
+
+
+def choose_translate(settings: AppSettings, on: bool) -> None:
+    if bool(on) != bool(settings.get(keys.TRANSLATE)):
+        settings.set(keys.TRANSLATE, bool(on))
+        settings.sync()
+        language_changes.changed.emit(settings)
+
+
+class LanguageController(QObject):
+    """The window's language line and override button, and the choices as a menu."""
+
+    # The language settings changed: the window restarts a running session in the new language
+    # (or, idle, loads its recognizer so that Start is instant).
+    restart_requested = Signal()
+
+    def __init__(self, settings: AppSettings, window: QWidget):
+        super().__init__(window)
+        self.settings, self.window = settings, window
+        self.detected: str | None = None  # the language detected in the running session
+        self.running = False
+        self.label = QLabel()
+        self.label.setAccessibleName("Language")
+        self.override = QPushButton()
+        self.override.setAccessibleName("Choose the spoken language")
+        self.override.setFlat(True)
+        self.override.clicked.connect(self.show_choices)
+        self.override.hide()
+        self.menu: QMenu | None = None
+        language_changes.changed.connect(self._on_menu_change)
+        self.refresh()
+
+    # -- what a session is built with ------------------------------------------------------------
+    @property
+    def language(self) -> str:
+        """The language chosen; English for one the engine does not know (a hand-edited setting)."""
+        code = self.settings.get(keys.LANGUAGE) or ENGLISH
+        known = languages()
+        return code if code in (ENGLISH, AUTO) or not known or code in known else ENGLISH
+
+    @property
+    def translate(self) -> bool:
+        return bool(self.settings.get(keys.TRANSLATE)) and self.language != ENGLISH
+
+    def spec_fields(self) -> dict:
+        """``SessionSpec``'s language fields, from the settings."""
+        return {"language": self.language, "translate": self.translate}
+
+    def pack_missing(self, banners) -> bool:
+        """Whether the language chosen needs the language pack and it is missing: then the banner
+        says the way out (``banners``: the window's ``BannerArea``), and Start waits for it."""
+        problem = pack_problem() if self.language != ENGLISH else ""
+        if problem:
+            banners.show_banner("error", "error", problem)
+        return bool(problem)
+
+    # -- what the window shows --------------------------------------------------------------------
+    def line(self) -> str:
+        return status_line(self.language, self.translate, self.detected)
+
+    def translation(self) -> str:
+        return translation_label(self.language, self.translate, self.detected)
+
+    def refresh(self) -> None:
+        """The language line, the translation label in the title, the override button."""
+        translation = self.translation()
+        line = self.line()
+        self.label.setText(f"{line}. {translation}" if translation and self.running else line)
+        self.label.setToolTip("Settings → Recognition → Language chooses the language")
+        self.window.setWindowTitle(f"{TITLE} · {translation}" if translation and self.running else TITLE)
+        if self.detected and self.running:
+            self.override.setText(f"Not {language_name(self.detected)}? Choose…")
+            self.override.show()
+        else:
+            self.override.hide()
+
+    def on_state(self, running: bool) -> None:
+        if running != self.running:
+            self.running = running
+            if not running:
+                self.detected = None
+        self.refresh()
+
+    def on_ready(self, info) -> None:
+        """A session's ``RecognizerInfo``: the language it hears, once known."""
+        language = getattr(info, "language", None)
+        if self.running and self.language == AUTO and language:
+            self.detected = language
+        self.refresh()
+
+    def on_detected(self, language: str, probability: float = 1.0) -> None:
+        """``LanguageDetected``: show it, and offer to choose another."""
+        self.detected = language
+        self.running = True
+        self.refresh()
+        sure = f" ({probability:.0%} sure)" if probability else ""
+        self.label.setAccessibleDescription(f"Detected {language_name(language)}{sure}")
+
+    # -- choosing ---------------------------------------------------------------------------------
+    def build_menu(self, parent: QWidget | None = None, title: str = "&Language") -> QMenu:
+        """The choices (ticked: the current one), and the translate toggle."""
+        menu = QMenu(title, parent)
+        fill_menu(menu, self.settings)
+        return menu
+
+    def show_choices(self) -> QMenu:
+        """The override: the language choices under the button."""
+        self.menu = self.build_menu(self.window)
+        self.menu.popup(self.override.mapToGlobal(self.override.rect().bottomLeft()))
+        return self.menu
+
+    def settings_changed(self, names) -> None:
+        """Settings changed elsewhere (the dialog, a menu): a running session restarts in the
+        language chosen, an idle window shows what the next Start uses."""
+        names = {getattr(n, "name", n) for n in names}
+        if names & {keys.LANGUAGE.name, keys.TRANSLATE.name}:
+            self._on_menu_change(self.settings)
+
+    def _on_menu_change(self, settings) -> None:
+        if settings is not self.settings:
+            return
+        self.detected = None
+        self.refresh()
+        self.restart_requested.emit()
+
+
+def fill_menu(menu: QMenu, settings: AppSettings) -> None:
+    """Add the language choices and the translate toggle to ``menu`` (the window's override, the
+    overlay's Language submenu); actions have object names for tests ("language-de",
+    "translate")."""
+    problem = pack_problem()
+    if problem:
+        note = menu.addAction(problem)
+        note.setObjectName("language-pack")
+        note.setEnabled(False)
+    current = settings.get(keys.LANGUAGE) or ENGLISH
+    group = QActionGroup(menu)
+    for label, code in choices(installed=not problem):
+        action = QAction(label.replace("&", "&&"), menu)
+        action.setObjectName(f"language-{code}")
+        action.setCheckable(True)
+        action.setChecked(code == current)
+        action.setEnabled(code == ENGLISH or not problem)
+        action.setActionGroup(group)
+        action.triggered.connect(lambda _checked=False, c=code: choose_language(settings, c))
+        menu.addAction(action)
+    menu.addSeparator()
+    translate = menu.addAction("Captions in &English (translate)")
+    translate.setObjectName("translate")
+    translate.setCheckable(True)
+    translate.setChecked(bool(settings.get(keys.TRANSLATE)))
+    translate.setEnabled(current != ENGLISH and not problem)
+    translate.toggled.connect(lambda on: choose_translate(settings, on))
+
+
+def restart_in_language(window) -> None:
+    """Run ``window``'s session (a ``CaptionWindow``) again in the language now chosen: a running
+    one stops and starts again once its text is shown (the seconds heard in the wrong language stay
+    in the journal and the History); an idle window loads the recognizer, so Start is instant."""
+    from app.workers.session_bridge import IDLE, PAUSED, RUNNING
+
+    state = window.bridge.state
+    if state == IDLE:
+        window.preload()
+        return
+    if state not in (RUNNING, PAUSED):
+        return
+
+    def again() -> None:
+        window.session_done.disconnect(again)
+        window.text.mark_saved()  # kept in the journal: starting again must not ask to discard it
+        window.start()
+
+    window.session_done.connect(again)
+    window.bridge.stop()
+    window.statusBar().showMessage("Starting again in the language chosen…")
