@@ -97,15 +97,9 @@ def open_whisper(folder: Path | None, live: bool, verbose: bool, options: Mappin
 
 
 def open_whisper_base(folder: Path | None, live: bool, verbose: bool, options: Mapping) -> object:
-    from engine.recognizers.base import RecognizerError
     from engine.recognizers.language_pack import ensure_language_pack
-    from engine.recognizers.whisper_rec import WhisperOptions, WhisperRecognizer
 
-    try:
-        settings = WhisperOptions(**options)
-    except TypeError as exc:
-        raise RecognizerError(f"Unknown Whisper option: {exc}") from exc
-    recognizer = WhisperRecognizer(folder or ensure_language_pack(), live=live, options=settings)
+    recognizer = open_whisper(folder or ensure_language_pack(), live, verbose, options)
     recognizer.name = WHISPER_BASE.name  # its kind's declarations, not tiny.en's
     return recognizer
 
