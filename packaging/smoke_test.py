@@ -15,6 +15,10 @@ folder (so no Vosk model a developer installed changes the outcome):
   whisper     the same speech through the embedded Whisper tiny.en (CTranslate2, its model's digest
               checked, the Silero VAD): nearly every word back, with Whisper's marks
   vosk        libvosk loads and decodes: a tiny generated Vosk model on generated tones
+  languages   built with the language pack (build.sh --with-languages; its folder in the bundle):
+              German espeak-ng speech with `transcribe --language de` comes back as German words;
+              built without: `--language de` is refused with one line saying to install the pack,
+              exit status 2
   privacy     transcribe (Whisper) with a fresh, empty HOME and no XDG_* or LIVECAP_* variables leaves
               no file outside livecap's own folders (ONNX Runtime's telemetry files included)
   app         the GUI plays a file offscreen and saves a screenshot that is not blank
@@ -32,108 +36,26 @@ import os
 import re
 import runpy
 import shutil
-import struct
-import subprocess
 import sys
 import tempfile
-import time
 import wave
-import zlib
 from pathlib import Path
+
+# Beside this script, so on sys.path[0].
+from smoke_harness import Runner, SmokeFailure, espeak_wav, png_pixels
 
 ROOT = Path(__file__).resolve().parent.parent
 SENTENCE = "so what do you think about the plan i think it works well and we should start on monday"
 # espeak-ng's en-us voice at 130 wpm is the one PocketSphinx's US model hears best (tests/speech.py).
 SPOKEN = "the weather is nice today and we are going to the park"
-
-
-class SmokeFailure(Exception):
-    pass
-
-
-class Runner:
-    def __init__(self, binary: Path, workdir: Path):
-        self.binary = binary
-        self.workdir = workdir
-        self.env = {
-            k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "LIVECAP_", "VIRTUAL_ENV"))
-        }
-        self.env["LIVECAP_DATA_DIR"] = str(
-            workdir / "data"
-        )  # no installed Vosk models, no journals left behind
-        self.peaks: dict[str, int] = {}
-
-    def run(
-        self,
-        name: str,
-        args: list[str],
-        stdin: str = "",
-        timeout: float = 180,
-        env: dict | None = None,
-        inherit_env: bool = True,
-    ):
-        """Run the binary; (stdout, stderr, seconds, peak RSS in MiB). Fails on a non-zero exit.
-        ``env`` is added to the runner's environment, or is all of it without ``inherit_env``."""
-        out_path, err_path = self.workdir / f"{name}.out", self.workdir / f"{name}.err"
-        start = time.monotonic()
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            proc = subprocess.Popen(
-                [str(self.binary), *args],
-                stdin=subprocess.PIPE,
-                stdout=out,
-                stderr=err,
-                cwd=self.workdir,
-                env={**self.env, **(env or {})} if inherit_env else dict(env or {}),
-            )
-            proc.stdin.write(stdin.encode())
-            proc.stdin.close()
-            deadline = start + timeout
-            while True:  # wait4, not wait: it reports the child's own peak RSS
-                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-                if pid:
-                    break
-                if time.monotonic() > deadline:
-                    proc.kill()
-                    os.wait4(proc.pid, 0)
-                    raise SmokeFailure(
-                        f"{name}: `livecap {' '.join(args)}` still running after {timeout:.0f} s"
-                    )
-                time.sleep(0.05)
-            proc.returncode = os.waitstatus_to_exitcode(status)
-        seconds = time.monotonic() - start
-        stdout, stderr = out_path.read_text(errors="replace"), err_path.read_text(errors="replace")
-        rss_mib = usage.ru_maxrss / 1024  # KiB on Linux
-        self.peaks[name] = rss_mib
-        if proc.returncode != 0:
-            raise SmokeFailure(
-                f"{name}: `livecap {' '.join(args)}` exited with {proc.returncode}\n"
-                f"--- stdout:\n{stdout[-2000:]}\n--- stderr:\n{stderr[-4000:]}"
-            )
-        return stdout, stderr, seconds, rss_mib
+# The language check's speech (as tests/engine/languages/conftest.py), and the words it must hear.
+GERMAN = "Guten Morgen. Das Wetter ist heute schön, und wir gehen in den Park."
+# Where build.sh --with-languages puts the pack (language_pack.BUNDLED_DIR / PACK_NAME).
+PACK_IN_BUNDLE = Path("_internal", "livecap_language_pack", "whisper-base")
 
 
 def words_of(text: str) -> list[str]:
     return re.findall(r"[a-z']+", text.lower())
-
-
-def espeak_wav(text: str, path: Path, repeats: int = 2) -> Path:
-    """``text`` spoken ``repeats`` times, with silence before, between and after (as in tests/speech.py)."""
-    if shutil.which("espeak-ng") is None:
-        raise SmokeFailure(
-            "espeak-ng is not installed (apt-get install espeak-ng): it synthesises the test speech"
-        )
-    clip = path.with_suffix(".clip.wav")
-    subprocess.run(["espeak-ng", "-w", str(clip), "-v", "en-us", "-s", "130", text], check=True)
-    with wave.open(str(clip)) as w:
-        params, frames = w.getparams(), w.readframes(w.getnframes())
-
-    def pause(seconds):
-        return b"\0" * (int(seconds * params.framerate) * params.sampwidth * params.nchannels)
-
-    with wave.open(str(path), "wb") as w:
-        w.setparams(params)
-        w.writeframes(pause(0.5) + (frames + pause(1.5)) * repeats)
-    return path
 
 
 def spoken_wav(r: Runner) -> Path:
@@ -153,46 +75,6 @@ def from_tests(check: str, what: str, module: str, *names: str) -> list:
             f".venv/bin/python packaging/smoke_test.py"
         ) from None
     return [getattr(found, name) for name in names]
-
-
-def png_pixels(path: Path) -> tuple[int, int, list[bytes]]:
-    """Width, height and unfiltered rows of an 8-bit, non-interlaced PNG (what Qt writes)."""
-    data = path.read_bytes()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        raise SmokeFailure(f"{path} is not a PNG file")
-    pos, idat, header = 8, b"", None
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
-        chunk = data[pos + 8 : pos + 8 + length]
-        if kind == b"IHDR":
-            header = struct.unpack(">IIBBBBB", chunk)
-        elif kind == b"IDAT":
-            idat += chunk
-        pos += 12 + length
-    width, height, depth, colour, _, _, interlace = header
-    channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[colour]
-    if depth != 8 or interlace:
-        raise SmokeFailure(f"{path}: unexpected PNG layout (bit depth {depth}, interlace {interlace})")
-    raw, bpp, stride = zlib.decompress(idat), channels, width * channels
-    rows, previous = [], bytearray(stride)
-    for y in range(height):
-        kind, row = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
-        for i in range(stride):
-            left = row[i - bpp] if i >= bpp else 0
-            up, corner = previous[i], previous[i - bpp] if i >= bpp else 0
-            if kind == 1:
-                row[i] = (row[i] + left) & 255
-            elif kind == 2:
-                row[i] = (row[i] + up) & 255
-            elif kind == 3:
-                row[i] = (row[i] + (left + up) // 2) & 255
-            elif kind == 4:
-                p = left + up - corner
-                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
-                row[i] = (row[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 255
-        rows.append(bytes(row))
-        previous = row
-    return width, height, rows
 
 
 # -- the checks -----------------------------------------------------------------------------------
@@ -327,6 +209,39 @@ def check_vosk(r: Runner) -> str:
     return f"libvosk decoded: {out.strip()}  ({s:.1f} s, {rss:.0f} MiB)"
 
 
+def check_languages(r: Runner) -> str:
+    if not (r.binary.parent / PACK_IN_BUNDLE).is_dir():
+        # Built without the pack: another language is refused with the way out, before any work.
+        out, err, s, _ = r.run(
+            "languages", ["transcribe", str(spoken_wav(r)), "--language", "de", "-o", "-"], expected_exit=2
+        )
+        lines = err.strip().splitlines()
+        if out.strip() or len(lines) != 1 or "pip install 'livecap[languages]'" not in lines[0]:
+            raise SmokeFailure(
+                "languages: without the pack, `--language de` should say in one line how to install it:\n"
+                f"  stdout: {out.strip()[-500:]}\n  stderr: {err.strip()[-1500:]}"
+            )
+        return f"no language pack in the bundle; `--language de` refused, exit 2: {lines[0]}  ({s:.1f} s)"
+    # The same German speech the development tests hear (16 kHz there; the CLI resamples any rate).
+    wav = espeak_wav(GERMAN, r.workdir / "german.wav", repeats=1, voice="de")
+    out, err, s, rss = r.run("languages", ["transcribe", str(wav), "--language", "de", "-o", "-"])
+    spoken = re.findall(r"\w+", GERMAN.lower())
+    heard = re.findall(r"\w+", out.lower())
+    found = sum(1 for word in spoken if word in heard)
+    # espeak's German is hard on Whisper base (about half the words come back, as in
+    # tests/engine/languages/test_other_languages.py): a third is the bar, "Guten Morgen" a must.
+    if found < len(spoken) / 3 or not {"guten", "morgen"} <= set(heard) or "whisper-base, German" not in err:
+        raise SmokeFailure(
+            f"languages: only {found} of {len(spoken)} German words recognised, or not by Whisper base:\n"
+            f"  spoken: {GERMAN}\n  heard:  {out.strip()}\n  stderr: {err.strip()[-800:]}"
+        )
+    if (r.workdir / "data" / "models").exists():
+        raise SmokeFailure(
+            "languages: the bundled pack was joined again into the data folder, not used in place"
+        )
+    return f"bundled pack: {found}/{len(spoken)} German words: {out.strip()}  ({s:.1f} s, {rss:.0f} MiB)"
+
+
 def check_privacy(r: Runner) -> str:
     # The frozen build's own audit of what tests/test_privacy.py checks in development: the
     # runtime hook and the CLI keep ONNX Runtime from writing its device id under ~/.cache.
@@ -390,6 +305,7 @@ CHECKS = {
     "transcribe": check_transcribe,
     "whisper": check_whisper,
     "vosk": check_vosk,
+    "languages": check_languages,
     "privacy": check_privacy,
     "app": check_app,
 }

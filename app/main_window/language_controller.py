@@ -13,6 +13,10 @@ English captions"); once the language is detected (``LanguageDetected``, forward
 ``language_detected``) a "Not German? Choose…" button offers the other languages, and choosing one
 restarts the session in it (the first seconds, in the wrong language, stay in the journal and the
 History). A translation is labelled as one in the status bar and the window title.
+
+In a meeting each side's stream tells its own language, and the line names each side's ("Whisper
+base · Others: German (detected), Me: English (detected)"), the others' first: theirs is the
+meeting's language, the one the override, the translation label and the exports go by.
 """
 
 from __future__ import annotations
@@ -88,12 +92,20 @@ def model_label(language: str) -> str:
     return "Whisper tiny.en" if language == ENGLISH else "Whisper base"
 
 
-def status_line(language: str, translate: bool, detected: str | None = None) -> str:
+def status_line(language: str, translate: bool, detected: str | None = None, sides=None) -> str:
     """The status bar's language line: the model and the language ("Whisper base · German"), the
-    detected one marked so, and "→ English captions" when Whisper translates."""
+    detected one marked so, and "→ English captions" when Whisper translates. ``sides``: in a
+    meeting, the language each side's stream detected so far, by speaker id ({"others": "de"}),
+    named instead of ``detected``, the others' side first."""
     if language == ENGLISH:
         return f"{model_label(ENGLISH)} · English"
-    if language == AUTO:
+    if language == AUTO and sides:
+        from engine import SPEAKER_OTHERS, SpeakerNames
+
+        names = SpeakerNames()
+        first = sorted(sides, key=lambda side: side != SPEAKER_OTHERS)  # the meeting's language first
+        spoken = ", ".join(f"{names.name(side)}: {language_name(sides[side])} (detected)" for side in first)
+    elif language == AUTO:
         spoken = f"{language_name(detected)} (detected)" if detected else "detecting the language…"
     else:
         spoken = language_name(language)
@@ -144,7 +156,9 @@ class LanguageController(QObject):
     def __init__(self, settings: AppSettings, window: QWidget):
         super().__init__(window)
         self.settings, self.window = settings, window
-        self.detected: str | None = None  # the language detected in the running session
+        # The language detected in the running session: in a meeting, the others' side's.
+        self.detected: str | None = None
+        self.sides: dict[str, str] = {}  # a meeting's: each side's detected language, by speaker id
         self.running = False
         self.label = QLabel()
         self.label.setAccessibleName("Language")
@@ -183,7 +197,7 @@ class LanguageController(QObject):
 
     # -- what the window shows --------------------------------------------------------------------
     def line(self) -> str:
-        return status_line(self.language, self.translate, self.detected)
+        return status_line(self.language, self.translate, self.detected, self.sides)
 
     def translation(self) -> str:
         return translation_label(self.language, self.translate, self.detected)
@@ -205,7 +219,7 @@ class LanguageController(QObject):
         if running != self.running:
             self.running = running
             if not running:
-                self.detected = None
+                self.detected, self.sides = None, {}
         self.refresh()
 
     def on_ready(self, info) -> None:
@@ -215,13 +229,21 @@ class LanguageController(QObject):
             self.detected = language
         self.refresh()
 
-    def on_detected(self, language: str, probability: float = 1.0) -> None:
-        """``LanguageDetected``: show it, and offer to choose another."""
-        self.detected = language
+    def on_detected(self, language: str, probability: float = 1.0, speaker: str | None = None) -> None:
+        """``LanguageDetected``: show it, and offer to choose another. ``speaker``: the meeting's
+        side it was heard on (None: a one-source session); the others' is the meeting's language."""
+        from engine import SPEAKER_OTHERS, SpeakerNames
+
+        if speaker is not None:
+            self.sides[speaker] = language
+        if speaker is None or speaker == SPEAKER_OTHERS:
+            self.detected = language
         self.running = True
         self.refresh()
         sure = f" ({probability:.0%} sure)" if probability else ""
-        self.label.setAccessibleDescription(f"Detected {language_name(language)}{sure}")
+        told = f"{language_name(language)}{sure}"
+        side = SpeakerNames().name(speaker) if speaker else ""
+        self.label.setAccessibleDescription(f"{side}: detected {told}" if side else f"Detected {told}")
 
     # -- choosing ---------------------------------------------------------------------------------
     def build_menu(self, parent: QWidget | None = None, title: str = "&Language") -> QMenu:
@@ -246,7 +268,7 @@ class LanguageController(QObject):
     def _on_menu_change(self, settings) -> None:
         if settings is not self.settings:
             return
-        self.detected = None
+        self.detected, self.sides = None, {}
         self.refresh()
         self.restart_requested.emit()
 

@@ -83,8 +83,25 @@ def show_error(window, message: str) -> None:
     if window.bridge.state == IDLE and window.sources.choice.kind != "file":
         offers = [("Play a file…", window.sources.choose_file), ("Try again", window.start)]
         window.sources.hide_problem()  # this error says it again, and more precisely
+    if window.bridge.state == IDLE and window.language.spec_fields() != {
+        "language": "en",
+        "translate": False,
+    }:
+        # Another language could not start (no pack, or too slow a CPU for Whisper base live):
+        # English captions always can.
+        offers.insert(0, ("Caption English instead", lambda: caption_english(window)))
     window.banners.show_banner("error", "error", message, offers)
     window.statusBar().showMessage("Not captioning.")
+
+
+def caption_english(window) -> None:
+    """Settings → Recognition back to English (Whisper tiny.en), and the session started in it."""
+    from app.main_window.language_controller import choose_language, choose_translate
+
+    window.banners.hide_banner("error")
+    choose_translate(window.settings, False)
+    choose_language(window.settings, "en")
+    window.start()
 
 
 def show_ready(window, info) -> None:

@@ -142,8 +142,10 @@ class TranscriptController(QObject):
             return None, False
         return info.language or self._detected, info.translating
 
-    def _language_detected(self, language: str, probability: float = 1.0) -> None:
-        self._detected = language
+    def _language_detected(self, language: str, probability: float = 1.0, speaker: str | None = None) -> None:
+        # A meeting's language is the others' (what an export names); Me's counts only until theirs comes.
+        if speaker != "me" or self._detected is None:
+            self._detected = language
 
     def _session_ready(self, info) -> None:
         self._detected = None  # a new session (or recognizer): it detects anew

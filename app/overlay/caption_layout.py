@@ -18,6 +18,13 @@ plain word-wrapping:
   label is repeated at the start of that row, so the reader always sees who is speaking. Every
   line that continues a turn is wrapped with room for that label, so repeating it never makes a
   row overflow, and which row is on top never changes where lines break.
+* A line goes its turn's way: right to left for Arabic, Hebrew, Persian, Urdu (the first run at
+  the right edge, the next ones leftwards, the line right-aligned), as the captions window lays
+  out a paragraph (``caption_style``). A turn's direction is its words', not its label's: the
+  first strong letter after the label. Where the text begins mid-turn (the caller passes a tail)
+  or has no labels at all, its first word is wherever the tail happens to start, so that turn
+  goes the way most of its words go (``strong_direction`` of each), which does not flip as the
+  tail slides. An English word inside Arabic follows its line's direction, never its own.
 
 Pure layout, no painting: the overlay draws ``Line`` objects and the tests
 inspect them.
@@ -27,9 +34,19 @@ from __future__ import annotations
 
 import math
 import string
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import chain
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
+
+from app.main_window.caption_style import strong_direction
+
+RTL, LTR = Qt.LayoutDirection.RightToLeft, Qt.LayoutDirection.LeftToRight
+# Qt orders a run's words by the run's own first strong letter; a run that opens with a word of
+# the other direction is given its line's direction with one of these (zero-width) marks.
+RIGHT_TO_LEFT_MARK, LEFT_TO_RIGHT_MARK = "\u200f", "\u200e"
 
 
 @dataclass(frozen=True)
@@ -38,14 +55,15 @@ class Run:
 
     text: str
     provisional: bool
-    x: float  # left edge, pixels from the start of the line
+    x: float  # left edge, pixels from the left of the text area (whatever the line's direction)
     width: float
     label: bool = False  # a speaker's label (one word, a run of its own): drawn in their colour
 
 
 @dataclass(frozen=True)
 class Line:
-    runs: tuple[Run, ...]
+    runs: tuple[Run, ...]  # in reading order: in a right-to-left line the first is rightmost
+    right_to_left: bool = False
 
     @property
     def text(self) -> str:
@@ -53,7 +71,16 @@ class Line:
 
     @property
     def width(self) -> float:
-        return self.runs[-1].x + self.runs[-1].width if self.runs else 0.0
+        """From the leftmost run's left edge to the rightmost's right edge."""
+        if not self.runs:
+            return 0.0
+        return max(r.x + r.width for r in self.runs) - min(r.x for r in self.runs)
+
+    def text_to_draw(self, run: Run) -> str:
+        """``run``'s text as Qt must be given it to order its words in this line's direction."""
+        if self.right_to_left:
+            return run.text if strong_direction(run.text) == RTL else RIGHT_TO_LEFT_MARK + run.text
+        return LEFT_TO_RIGHT_MARK + run.text if strong_direction(run.text) == RTL else run.text
 
 
 # A word as laid out: (text, provisional, is_piece_of_a_longer_word)
@@ -140,13 +167,14 @@ class CaptionLayout:
         self._commit(rows, first)
         rows = [row for row in rows if row]
         top = max(0, len(rows) - self._lines)  # the first row on screen
-        shown = [self._build(row) for row in rows[top:]]
+        directions = self._directions(rows, words, first)[top:]
+        shown = [self._build(row, rtl) for row, rtl in zip(rows[top:], directions)]
         if shown:
             label = self._label_above(rows, top, words, is_provisional, first)
             word, _, piece = rows[top][0]
             if label is not None and not self._is_label(word, piece):
                 # The top row continues a turn whose label is out of view: repeat it there.
-                repeated = self._build([(*label, False), *rows[top]])
+                repeated = self._build([(*label, False), *rows[top]], directions[0])
                 if repeated.width <= self._width - self.SAFETY_PX:  # always, but for a broken-up word
                     shown[0] = repeated
         return shown
@@ -162,6 +190,32 @@ class CaptionLayout:
                     return word, prov
         label, index = self._label_before(words, first)
         return None if label is None else (label, provisional[index])
+
+    def _directions(self, rows: list[list[_Word]], words: list[str], first: int) -> list[bool]:
+        """Whether each of ``rows`` (starting at ``words[first]``) is right to left: the direction
+        of the turn in force where it begins (see the module's docstring)."""
+        turns: list[list[str]] = [[]]  # the rows' words by turn; a label starts a turn
+        turn_of_row = []
+        for row in rows:
+            for i, (word, _, piece) in enumerate(row):
+                if self._is_label(word, piece) and turns[-1]:
+                    turns.append([])
+                if i == 0:
+                    turn_of_row.append(len(turns) - 1)
+                turns[-1].append(word)
+        label, at = self._label_before(words, first)
+        rtl = []
+        for index, turn in enumerate(turns):
+            if index == 0 and not (turn and self._is_label(turn[0], False)):
+                # Mid-turn: after its label when that is in the text, else by most of its words.
+                rtl.append(
+                    _first_strong(chain((words[i] for i in range(at + 1, first)), turn)) == RTL
+                    if label is not None
+                    else _mostly_right_to_left(turn)
+                )
+            else:
+                rtl.append(_first_strong(turn[1:]) == RTL)
+        return [rtl[turn] for turn in turn_of_row]
 
     # -- committed lines ---------------------------------------------------------------------
 
@@ -274,7 +328,7 @@ class CaptionLayout:
         pieces.append(current)
         return [(p, True, self._size(p)) for p in pieces]
 
-    def _build(self, row: list[_Word]) -> Line:
+    def _build(self, row: list[_Word], right_to_left: bool = False) -> Line:
         groups: list[tuple[bool, bool, list[str]]] = []  # (provisional, label, words)
         for word, provisional, piece in row:
             label = self._is_label(word, piece)
@@ -287,9 +341,27 @@ class CaptionLayout:
             text = " ".join(words)
             metrics = self._metrics[1 if provisional else 0]
             width = metrics.horizontalAdvance(text)
-            runs.append(Run(text, provisional, x, width, label))
+            # Right to left: the same offsets, measured from the right edge leftwards.
+            left = self._width - x - width if right_to_left else x
+            runs.append(Run(text, provisional, left, width, label))
             x += width + metrics.horizontalAdvance(" ")
-        return Line(tuple(runs))
+        return Line(tuple(runs), right_to_left)
+
+
+def _first_strong(words: Iterable[str]) -> Qt.LayoutDirection:
+    """The direction of the first of ``words`` with a strong letter; Auto when none has one."""
+    for word in words:
+        direction = strong_direction(word)
+        if direction != Qt.LayoutDirection.LayoutDirectionAuto:
+            return direction
+    return Qt.LayoutDirection.LayoutDirectionAuto
+
+
+def _mostly_right_to_left(words: list[str]) -> bool:
+    """Whether more of ``words`` go right to left than left to right (a tie: the first's way)."""
+    directions = [strong_direction(word) for word in words]
+    rtl, ltr = directions.count(RTL), directions.count(LTR)
+    return rtl > ltr if rtl != ltr else _first_strong(words) == RTL
 
 
 def _find(haystack: list[str], needle: list[str]) -> int | None:

@@ -17,6 +17,8 @@ Design notes, because each choice answers a complaint people have with overlays:
   offers that, which is the only way that works on Wayland.
 * Geometry and style are remembered per screen (``OverlayPlacement`` in
   ``placement``, records in ``geometry``).
+* Arabic, Hebrew, Persian and Urdu captions read from the right: each line goes its speaker's
+  turn's way, as the captions window's paragraphs do (``caption_layout``).
 
 Wayland: compositors decide stacking and placement. Stay-on-top and
 restoring the position may be ignored there; see docs/USER_GUIDE.md ("On Wayland").
@@ -134,7 +136,7 @@ class CaptionOverlay(QWidget):
                 if run.label:  # always on the dark panel: the dark scheme's colour
                     colour = speaker_color(self._labels[run.text], dark=True).name()
                     path = self._label_paths.setdefault(colour, QPainterPath())
-                path.addText(self.PAD_X + run.x, baseline, font, run.text)
+                path.addText(self.PAD_X + run.x, baseline, font, line.text_to_draw(run))
         self._paths = (settled, provisional)
         self.update()
 

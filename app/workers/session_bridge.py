@@ -70,7 +70,8 @@ class SessionBridge(QObject):
     error = Signal(str)  # a session could not start, or failed
     ready = Signal(object)  # RecognizerInfo, once the models are loaded, and again as a session starts
     finished = Signal(object)  # the session's Transcript, every mark settled
-    language_detected = Signal(str, float)  # LanguageDetected: the language heard, how sure (0..1)
+    # LanguageDetected: the language heard, how sure (0..1), and the meeting's side (None: one source)
+    language_detected = Signal(str, float, object)
 
     def __init__(self, parent=None, recognizer_factory=isolated_recognizer):
         super().__init__(parent)
@@ -273,7 +274,7 @@ class SessionBridge(QObject):
         for n in notices:
             self.notice.emit(n.kind, n.message)
         for event in detected:
-            self.language_detected.emit(event.language, float(event.probability))
+            self.language_detected.emit(event.language, float(event.probability), event.speaker)
         if failure is not None:
             self.error.emit(f"Punctuation stopped working: {failure.message}. The words so far are kept.")
 

@@ -116,6 +116,12 @@ class PausableSource:
         """The source's one warning about itself (a file cut short), if any."""
         return getattr(self.inner, "warning", None)
 
+    @property
+    def started_at(self) -> float:
+        """``time.monotonic()`` at ``start()``: a paced file's stream time ``t`` is due at
+        ``started_at + t`` (what latency measurements count from; a pause shifts it)."""
+        return self._pacer.started_at
+
     def start(self) -> PausableSource:
         self.inner.start()
         self._pacer.start()

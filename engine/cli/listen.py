@@ -122,12 +122,14 @@ def build_session(args):
 def _detected_language_line(info):
     """A subscriber that says the language once the recognizer has told it from the speech."""
     from engine.events import LanguageDetected
+    from engine.speakers.labels import SpeakerNames
 
     def say(events) -> None:
         for event in events:
             if isinstance(event, LanguageDetected):
                 line = describe_recognizer(info.name, event.language, info.translating, detected=True)
-                print(f"livecap: {line}", file=sys.stderr, flush=True)
+                side = SpeakerNames().line_label(event.speaker or "")  # "Others: " in a meeting
+                print(f"livecap: {side}{line}", file=sys.stderr, flush=True)
 
     return say
 

@@ -181,7 +181,9 @@ def _pack_row(lang: str | None) -> tuple[bool, str, str] | None:
         return None
     language = "multilingual" if lang is None else LANGUAGES[lang.lower().split("-")[0]]
     status = language_pack_status()
-    if status.joined:
+    if status.bundled and status.joined:
+        state = "language pack, bundled with the app"
+    elif status.joined:
         state = "language pack, unpacked"
     elif status.installed:
         state = "language pack, installed (unpacked at first use)"

@@ -249,7 +249,7 @@ def whose_marks_in_files(recognizer, marks: str) -> tuple[bool, bool]:
     offline decoder with its marks folded in is not level with them on every file
     (docs/QUALITY.md). The punctuation model is English: words of another language pass through
     as recognized, which is said once."""
-    from engine.session.build import spoken_language_name, whose_marks, words_are_english
+    from engine.session.marks import spoken_language_name, whose_marks, words_are_english
 
     english = words_are_english(recognizer)
     if not english:

@@ -56,6 +56,7 @@ from engine.evaluation.e2e_run import (
     WHISPER_TARGETS,
     Lockstep,
     evaluate,
+    progress_every,
     run_live,
     silence_cost,
     whole_file_wer,
@@ -82,7 +83,7 @@ __all__ += ["DISPLAY_TOLERANCE", "Probe", "Shown", "first_display", "latencies",
 
 def parse_whisper_options(items: Sequence[str]) -> dict:
     """``KEY=VALUE`` pairs as ``WhisperOptions`` fields."""
-    from engine.recognizers.whisper_rec import WhisperOptions
+    from engine.recognizers.whisper_options import WhisperOptions
 
     known = dataclasses.asdict(WhisperOptions())
     settings = parse_options(items)
@@ -136,12 +137,38 @@ def main(argv=None) -> int:
         default=None,
         help="folder of punctuated .txt (default: $LIVECAP_CORPUS/dev, else ../shared/corpus/dev)",
     )
-    parser.add_argument("--excerpts", type=int, default=12)
+    parser.add_argument(
+        "--excerpts",
+        type=int,
+        default=None,
+        help="excerpts (default 12), or passages per language (default 5)",
+    )
     parser.add_argument("--min-words", type=int, default=40)
     parser.add_argument("--max-words", type=int, default=60)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--gap", type=float, default=1.0, help="seconds of silence between excerpts")
-    parser.add_argument("--voice", default="en-us")
+    parser.add_argument("--voice", default=None, help="the TTS voice (default: en-us, or the language's)")
+    parser.add_argument(
+        "--tts",
+        choices=("espeak-ng", "mbrola"),
+        default="espeak-ng",
+        help="with --language: espeak-ng's own voices, or its MBROLA ones (Debian's mbrola-de1 ...)",
+    )
+    parser.add_argument(
+        "--language",
+        default="en",
+        help="another language, or several (de,es,...): Whisper base on the project's passages "
+        "(engine.evaluation.languages)",
+    )
+    parser.add_argument(
+        "--translate",
+        action="store_true",
+        help="with --language: English captions, scored against the English",
+    )
+    parser.add_argument(
+        "--detection", action="store_true", help="with --language: also the language told from 10 s clips"
+    )
+    parser.add_argument("--batch-only", action="store_true", help="with --language: no live run")
     parser.add_argument("--speed", type=int, default=130, help="espeak-ng words per minute")
     parser.add_argument("--recognizer", choices=NAMES, default=POCKETSPHINX.name)
     parser.add_argument("--model", default=None, help="Vosk or Whisper model folder or installed name")
@@ -222,6 +249,16 @@ def main(argv=None) -> int:
     parser.add_argument("--keep-wav", type=Path, default=None, help="also save the synthesised speech here")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = parser.parse_args(argv)
+    command = "python -m engine.evaluation.e2e " + " ".join(argv if argv is not None else sys.argv[1:])
+    if args.language != "en" or args.translate:
+        from engine.evaluation import languages
+
+        if args.recognizer != "whisper":
+            parser.error("--language and --translate measure Whisper base: add --recognizer whisper")
+        args.excerpts = args.excerpts or 5
+        return languages.main(args, parse_whisper_options, command)
+    args.excerpts = args.excerpts or 12
+    args.voice = args.voice or "en-us"
     log = lambda msg: print(f"e2e: {msg}", file=sys.stderr, flush=True)
     began = time.monotonic()
 
@@ -271,13 +308,7 @@ def main(argv=None) -> int:
         sf.write(wav, speech.audio, SAMPLE_RATE, subtype="PCM_16")
         mode = "fast" if args.fast else "real time"
         log(f"running the live session ({mode}, {recognizer.name})...")
-        last = [0.0]
-
-        def progress(done, total):
-            if done - last[0] >= 30:
-                last[0] = done
-                log(f"{done:.0f} / {total:.0f} s")
-
+        progress = progress_every(log)
         result = evaluate(
             excerpts,
             speech,
@@ -296,7 +327,7 @@ def main(argv=None) -> int:
         if args.whole_file and args.recognizer == "whisper":
             result["whole_file"] = whole_file_wer(excerpts, speech, wav, args.model)
     result = {
-        "command": "python -m engine.evaluation.e2e " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": command,
         "date": time.strftime("%Y-%m-%d"),
         **cpu_description(),
         "recognizer": recognizer.name,

@@ -22,7 +22,16 @@ from engine.evaluation.e2e_latency import Probe, latencies
 from engine.evaluation.e2e_score import case_class, score
 from engine.evaluation.e2e_speech import SAMPLE_RATE, Excerpt, Speech
 
-__all__ = ["TARGETS", "WHISPER_TARGETS", "Lockstep", "evaluate", "run_live", "silence_cost", "whole_file_wer"]
+__all__ = [
+    "TARGETS",
+    "WHISPER_TARGETS",
+    "Lockstep",
+    "evaluate",
+    "progress_every",
+    "run_live",
+    "silence_cost",
+    "whole_file_wer",
+]
 
 TARGETS = {"first_display_p90_s": 1.0, "settled_p90_s": 2.0, "cpu_share_of_one_core": 0.5}
 # A recognizer that commits its own words (Whisper) re-decodes a buffer each cadence and commits on
@@ -58,6 +67,19 @@ class Lockstep:
         return self.source.read(timeout)
 
 
+def progress_every(log, seconds: float = 30.0, label: str = ""):
+    """A ``progress(done, total=None)`` for ``run_live`` that logs the stream time each ``seconds``
+    of it: a paced run takes as long as its audio, and a silent one looks hung."""
+    last = [0.0]
+
+    def progress(done: float, total: float | None = None) -> None:
+        if done - last[0] >= seconds:
+            last[0] = done
+            log(f"{label}{done:.0f}" + (f" / {total:.0f} s" if total else " s"))
+
+    return progress
+
+
 def run_live(
     wav: Path,
     recognizer,
@@ -68,20 +90,26 @@ def run_live(
     threshold: float | None = None,
     l_max: int | None = None,
     marks: str = "auto",
+    language: str = "en",
+    translate: bool = False,
 ) -> dict:
     """``wav`` through the session users run (``build_live_session``), with ``recognizer`` and
     ``model`` already loaded, no journal.
 
     ``threshold`` and ``l_max`` override the decoder's entropy threshold h and its longest
-    lookahead (default: the model's config), as the window's latency control does.
+    lookahead (default: the model's config), as the window's latency control does. ``language``
+    and ``translate``: the session's (``SessionSpec``), for a recognizer loaded for them.
     """
     from engine.audio.file_source import FileSource
     from engine.session.build import SessionResources, SessionSpec, build_live_session
 
     file = FileSource(wav, realtime=realtime)
     source = file if realtime else Lockstep(file)
-    spec = SessionSpec(realtime=realtime, journal=False, threshold=threshold, l_max=l_max, marks=marks)
-    loaded = SessionResources(lambda kind, name: (recognizer, ""), lambda folder: model)
+    spec = SessionSpec(
+        realtime=realtime, journal=False, threshold=threshold, l_max=l_max, marks=marks,
+        language=language, translate=translate,
+    )  # fmt: skip
+    loaded = SessionResources(lambda kind, name, options=None: (recognizer, ""), lambda folder: model)
     session, _ = build_live_session(spec, loaded, source=source, stabiliser=stabiliser)
     if not realtime:
         source.session = session

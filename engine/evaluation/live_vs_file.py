@@ -183,7 +183,7 @@ def main(argv=None) -> int:
     from engine.evaluation.bench import cpu_description
     from engine.evaluation.e2e import parse_whisper_options
     from engine.punctuation.model import PunctuationModel, model_folder
-    from engine.recognizers.whisper_rec import WhisperOptions
+    from engine.recognizers.whisper_options import WhisperOptions
 
     corpus = args.corpus or dev_corpus()
     try:

@@ -50,6 +50,12 @@ class RecognizerKind:
     # Its own marks are the default ("auto") in live captions: they scored better than the
     # engine's on the same words (docs/QUALITY.md, "Whisper's marks against the engine's").
     marks_by_default: bool = False
+    # Live: seconds of new audio between two decodes where the options name none (None: the
+    # recognizer's own default), and the most one timed decode may cost of them for it to run
+    # live here (``select.live_load``); past it, opening it live refuses with the ways out
+    # (None: no probe). Both from a measured curve (docs/PERFORMANCE.md, "Other languages").
+    live_cadence: float | None = None
+    live_load_limit: float | None = None
     opener: Opener = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     @property
@@ -87,7 +93,8 @@ def open_vosk(folder: Path | None, live: bool, verbose: bool, options: Mapping) 
 
 def open_whisper(folder: Path | None, live: bool, verbose: bool, options: Mapping) -> object:
     from engine.recognizers.base import RecognizerError
-    from engine.recognizers.whisper_rec import WhisperOptions, WhisperRecognizer
+    from engine.recognizers.whisper_options import WhisperOptions
+    from engine.recognizers.whisper_rec import WhisperRecognizer
 
     try:
         settings = WhisperOptions(**options) if options else None
@@ -99,6 +106,8 @@ def open_whisper(folder: Path | None, live: bool, verbose: bool, options: Mappin
 def open_whisper_base(folder: Path | None, live: bool, verbose: bool, options: Mapping) -> object:
     from engine.recognizers.language_pack import ensure_language_pack
 
+    if live and WHISPER_BASE.live_cadence is not None:
+        options = {"cadence": WHISPER_BASE.live_cadence, **options}
     recognizer = open_whisper(folder or ensure_language_pack(), live, verbose, options)
     recognizer.name = WHISPER_BASE.name  # its kind's declarations, not tiny.en's
     return recognizer
@@ -157,6 +166,8 @@ WHISPER_BASE = RecognizerKind(
     language="multilingual",  # the session's, or the one it tells from the first speech
     models=(LANGUAGE_PACK,),
     marks_by_default=True,
+    live_cadence=0.75,
+    live_load_limit=0.7,
     opener=open_whisper_base,
 )
 

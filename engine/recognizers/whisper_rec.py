@@ -35,7 +35,6 @@ import os
 import threading
 import time
 import weakref
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -44,24 +43,23 @@ from engine.audio import SAMPLE_RATE
 from engine.recognizers import whisper_model
 from engine.recognizers.base import RecognizerError, RecognizerUpdate, as_pcm_bytes, clamp_confidence
 from engine.recognizers.local_agreement import (
-    SETTLE_AFTER,
     LocalAgreement,
     bare_word,
     without_initial_capitals,
+    without_loops,
 )
 from engine.recognizers.silero_vad import FRAME, StreamingVad
+from engine.recognizers.whisper_options import WINDOW, WhisperOptions
 from engine.words import Word
 
 SENTENCE_ENDS = (".", "?", "!")
 PROMPT_CHARS = 200  # whisper_streaming's prompt length: enough context, a bounded decoder cost
-WINDOW = 30.0  # Whisper's window: audio past it is not heard in one decode
 # A decode that takes longer than the cadence sets the next interval to this many times its own
 # length: the CPU then keeps a little time for the rest of the pipeline.
 SLOWDOWN_MARGIN = 1.25
 # A multilingual model without a language given tells it from this much speech, or from the first
 # utterance if that ends sooner; Whisper's guess on a few words of speech is often wrong.
 DETECT_AFTER = 10.0
-TASKS = ("transcribe", "translate")
 
 
 # Every recognizer not closed yet: closed at exit, while the interpreter is whole. CTranslate2's
@@ -75,46 +73,6 @@ _OPEN: weakref.WeakSet = weakref.WeakSet()
 def _close_all() -> None:
     for recognizer in list(_OPEN):
         recognizer.close()
-
-
-@dataclass(frozen=True)
-class WhisperOptions:
-    """How the Whisper recognizer decodes. The live defaults were chosen from the cadence curve in
-    docs/PERFORMANCE.md (latency against CPU and WER) and from live against file on the same audio
-    (docs/experiments, "Live Whisper against the same audio as a file")."""
-
-    cadence: float = 0.75  # live: seconds of new audio between two decodes while speech goes on
-    threads: int | None = None  # CTranslate2 threads; None: 1 live (a core stays free), up to 4 for files
-    prompt: bool = False  # live: prompt each decode with the committed text before the buffer
-    end_silence: float = 0.5  # seconds of silence that end an utterance
-    trim_after: float = 8.0  # live: past this buffer length, trim at the last committed sentence end
-    max_buffer: float = 15.0  # live: past this, trim at the last committed word whatever it is
-    pack: float = 24.0  # files: decode once this much audio is gathered and an utterance has ended
-    speech_threshold: float = 0.5  # Silero's probability above which a frame is speech
-    beam_size: int = 1  # greedy: beam search costs several times more for a point or two of WER
-    # live: words a later decode must have heard past a committed word before its mark and capital
-    # settle (``LocalAgreement``); its text is final at once
-    settle_after: int = SETTLE_AFTER
-    # live: the encoder hears the buffer and this many seconds of silence after it, at least
-    # ``encoder_least`` seconds, not Whisper's whole 30 s window: a short buffer's decode then costs
-    # a fraction of the CPU, at the same words (docs/experiments); 0: the whole window, as files
-    encoder_margin: float = 1.0
-    encoder_least: float = 10.0
-    # A multilingual model's language ("de"); None: told from the first speech (``DETECT_AFTER``).
-    # An English-only model hears English whatever this says.
-    language: str | None = None
-    # "transcribe": the words as spoken; "translate": English words (a multilingual model only).
-    task: str = "transcribe"
-
-    def __post_init__(self):
-        if self.task not in TASKS:
-            raise ValueError(f"task must be one of {', '.join(TASKS)}, got {self.task!r}")
-        if not 0.1 <= self.cadence <= 10:
-            raise ValueError(f"cadence must be between 0.1 and 10 seconds, got {self.cadence}")
-        if self.encoder_margin < 0 or not 0 <= self.encoder_least <= WINDOW:
-            raise ValueError(f"encoder_margin must be >= 0 and encoder_least 0 to {WINDOW:.0f} seconds")
-        if self.pack > WINDOW - 1 or self.max_buffer > WINDOW - 1:
-            raise ValueError(f"pack and max_buffer must stay under Whisper's {WINDOW:.0f} s window")
 
 
 class WhisperRecognizer:
@@ -175,6 +133,7 @@ class WhisperRecognizer:
         self._agreement = LocalAgreement(self.options.settle_after if self.live else 0)
         self._audio = np.zeros(0, dtype=np.float32)
         self._start = 0  # stream sample of self._audio[0]
+        self._looped = False  # the last hypothesis was cut where it fell into a loop (``without_loops``)
         self._samples = 0  # samples accepted since the reset
         self._vad_at = 0  # stream sample up to which the VAD has judged frames
         self._last_speech = 0  # stream sample where the latest speech frame ended
@@ -271,19 +230,24 @@ class WhisperRecognizer:
         )
 
     def time_decode(self) -> float:
-        """CPU seconds one live decode of a typical buffer costs on this CPU: 5 s of audio decoded
+        """CPU seconds one live decode costs on this CPU, without its words: 5 s of silence decoded
         once to warm up, then twice, timed, the smaller kept. CPU time, not wall time: other
         programs busy for a moment (a build, a browser starting) must not decide for the whole
         session; while they are, the recognizer spaces its decodes out (``SLOWDOWN_MARGIN``).
-        The stream's state is untouched."""
-        rng = np.random.default_rng(0)
-        audio = (rng.standard_normal(5 * SAMPLE_RATE) * 0.01).astype(np.float32)
+        The stream's state is untouched.
+
+        Silence, as English, transcribing, whatever the stream's language and task, because it is
+        the one input Whisper writes nothing for: on noise, or on silence in another language,
+        what it makes up, and so what the decode costs, changed several times over from one
+        session's language to the next. A decode of speech costs more; the kinds' limits are set
+        against this probe (docs/experiments, "Whisper base live")."""
+        audio = np.zeros(5 * SAMPLE_RATE, np.float32)
         decodes, spent = self.decodes, self.decode_seconds
-        self._transcribe(audio, 0.0)
+        self._transcribe(audio, 0.0, probe=True)
         costs = []
         for _ in range(2):
             started = time.process_time()  # every thread of the process: CTranslate2's included
-            self._transcribe(audio, 0.0)
+            self._transcribe(audio, 0.0, probe=True)
             costs.append(time.process_time() - started)
         self.decodes, self.decode_seconds = decodes, spent
         return min(costs)
@@ -302,27 +266,35 @@ class WhisperRecognizer:
         self._since_decode = 0
         return words
 
-    def _transcribe(self, audio: np.ndarray, offset: float, prompt: str | None = None) -> list[Word]:
-        """Whisper's words for ``audio``, with times from ``offset`` (seconds on the stream's clock)."""
+    def _transcribe(
+        self, audio: np.ndarray, offset: float, prompt: str | None = None, probe: bool = False
+    ) -> list[Word]:
+        """Whisper's words for ``audio``, with times from ``offset`` (seconds on the stream's clock);
+        ``probe``: as English, transcribing (``time_decode``)."""
         started = time.perf_counter()
         with self._lock:
             if self._model is None:
                 raise RecognizerError("The Whisper recognizer was closed; start a new session")
-            words = self._words(audio, offset, prompt)
+            words = self._words(audio, offset, prompt, probe)
         self.decodes += 1
         self.decode_seconds += time.perf_counter() - started
         return words
 
-    def _detect_language(self, audio: np.ndarray) -> None:
-        """Tell the language from ``audio`` once, keep it, and report it."""
+    def tell_language(self, audio: np.ndarray) -> tuple[str, float]:
+        """(language code, probability) Whisper hears in ``audio`` (float32 at 16 kHz): how a stream
+        told no language tells it; the stream's own language is left as it is."""
         with self._lock:
             if self._model is None:
                 raise RecognizerError("The Whisper recognizer was closed; start a new session")
             self._model.encoder_frames.value = None  # detection hears the whole window, as trained
             language, probability, _ = self._model.detect_language(audio)
-        self.language, self.language_probability = language, float(probability)
+        return language, float(probability)
+
+    def _detect_language(self, audio: np.ndarray) -> None:
+        """Tell the language from ``audio`` once, keep it, and report it."""
+        self.language, self.language_probability = self.tell_language(audio)
         if self.on_language_detected is not None:
-            self.on_language_detected(language, self.language_probability)
+            self.on_language_detected(self.language, self.language_probability)
 
     def _encoder_frames(self, audio: np.ndarray) -> int | None:
         """Feature frames (10 ms each) the encoder hears for ``audio``: live, the buffer with
@@ -332,10 +304,11 @@ class WhisperRecognizer:
         seconds = max(len(audio) / SAMPLE_RATE + self.options.encoder_margin, self.options.encoder_least)
         return None if seconds >= WINDOW else int(seconds * 100)
 
-    def _words(self, audio: np.ndarray, offset: float, prompt: str | None) -> list[Word]:
+    def _words(self, audio: np.ndarray, offset: float, prompt: str | None, probe: bool = False) -> list[Word]:
         self._model.encoder_frames.value = self._encoder_frames(audio)
+        language, task = ("en", "transcribe") if probe else (self.language, self.options.task)
         segments, info = self._model.transcribe(
-            audio, language=self.language, task=self.options.task, beam_size=self.options.beam_size,
+            audio, language=language, task=task, beam_size=self.options.beam_size,
             temperature=0.0, condition_on_previous_text=False, initial_prompt=prompt,
             word_timestamps=True, without_timestamps=False, vad_filter=False,
         )  # fmt: skip
@@ -353,14 +326,28 @@ class WhisperRecognizer:
                             w.word.strip(),
                         )
                     )
-        return without_initial_capitals(words)
+        kept = without_loops(words)
+        self._looped = len(kept) < len(words)
+        return without_initial_capitals(kept)
 
     def _end_utterance(self) -> list[Word]:
-        committed = self._agreement.finish(self._decode(self._audio, utterance_end=True))
+        words = self._decode(self._audio, utterance_end=True)
+        if self._looped and words:
+            words += self._after_loop(words[-1].end)
+        committed = self._agreement.finish(words)
         self._remember(committed)
         self._has_speech = False
         self._cut(len(self._audio))
         return committed
+
+    def _after_loop(self, resume: float) -> list[Word]:
+        """The words of the buffer after ``resume`` (seconds), where the utterance's last
+        hypothesis was cut as a loop: that audio decoded on its own, once, so the speech after a
+        loop is not lost with the buffer."""
+        at = max(0, int(round(resume * SAMPLE_RATE)) - self._start)
+        if len(self._audio) - at < SAMPLE_RATE // 2:
+            return []
+        return self._transcribe(self._audio[at:], (self._start + at) / SAMPLE_RATE)
 
     def _decode_full_window(self) -> list[Word]:
         """Files: the buffer reached Whisper's window in one long stretch of speech. Commit all but

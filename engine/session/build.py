@@ -20,14 +20,13 @@ from pathlib import Path
 
 from engine.audio.pausable import SourceChoice, open_source
 from engine.files import paths
-from engine.punctuation.decoder import Decoder
 from engine.punctuation.settings import DecoderSettings
-from engine.recognizers.base import Recognizer
 from engine.recognizers.kinds import AUTO, WHISPER_BASE, RecognizerKind, recognizer_kind
 from engine.session.live import LiveSession
+from engine.session.marks import choose_decoder, whose_marks
 from engine.session.meeting import meeting_sides, open_meeting_sources, others_voices
 from engine.speakers.echo_guard import EchoGuard
-from engine.speakers.labels import SpeakerNames
+from engine.speakers.labels import OTHERS, SpeakerNames
 from engine.transcript.journal_folder import DEFAULT_KEEP_DAYS
 from engine.transcript.speaker_labels import names_to_dict
 from engine.words import is_english
@@ -148,92 +147,6 @@ class RecognizerInfo:
     def journal_model(self) -> str:
         """What model the recognizer runs, as the journal header names it."""
         return self.model if self.model is not None else "built-in"
-
-
-MARKS = ("auto", "engine", "recognizer")
-
-
-def choose_decoder(model, settings, recognizer: Recognizer, marks: str = "auto") -> tuple[Decoder, str]:
-    """(decoder, notice): the streaming decoder for ``recognizer``'s words. Livecap's punctuation
-    model is English: a recognizer of another language gets its words through unmarked, with a
-    notice. ``marks`` ("auto", "engine", "recognizer"): see ``SessionSpec.marks``."""
-    from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
-    from engine.punctuation.streaming import StreamingDecoder
-
-    if marks not in MARKS:
-        raise ValueError(f"marks must be one of {', '.join(MARKS)}, got {marks!r}")
-    settles_on_arrival = not recognizer.revises_writing
-    if not words_are_english(recognizer):
-        writes = "its own marks" if recognizer.writes_marks else "no punctuation"
-        return RecognizerMarksDecoder(settings, settles_on_arrival), (
-            f"The recognizer hears {spoken_language_name(recognizer)} and livecap's punctuation "
-            f"model is English: the words are shown as recognized, with {writes}."
-        )
-    if whose_marks(recognizer, marks) == "recognizer":
-        return RecognizerMarksDecoder(settings, settles_on_arrival), ""
-    notice = (
-        ""
-        if marks != "recognizer"
-        else f"{recognizer.name} writes no marks: livecap's punctuation model adds them."
-    )
-    return StreamingDecoder.from_model(model, settings), notice
-
-
-def words_are_english(recognizer: Recognizer) -> bool:
-    """Whether ``recognizer``'s words are English, the only language livecap's punctuation model
-    may mark: a translation's are; a multilingual model's are only once it is known to hear
-    English (it may be told the language later, and then the words already marked would be
-    another language's)."""
-    if getattr(recognizer, "translating", False):
-        return True
-    if recognizer.multilingual and (
-        recognizer.language is None or getattr(recognizer, "detects_language", False)
-    ):
-        return False
-    return is_english(recognizer.language)
-
-
-def spoken_language_name(recognizer: Recognizer) -> str:
-    """How a notice names what ``recognizer`` hears: "German", "a language it tells from the speech"."""
-    if recognizer.language is None:
-        return "a language it tells from the first speech"
-    if recognizer.multilingual:
-        from engine.recognizers.language_pack import language_title
-
-        return language_title(recognizer.language)
-    from engine.vosk_models.catalogue import language_name
-
-    return language_name(recognizer.language)
-
-
-def whose_marks(recognizer: Recognizer, marks: str = "auto", model=None, offline: bool = False) -> str:
-    """ "recognizer" when the words keep the marks their recognizer wrote (or pass unmarked, for a
-    language the punctuation model does not know), "engine" when the punctuation model marks them:
-    live, what ``choose_decoder`` builds, for a front end to say before a session starts;
-    ``offline``, what the text after Stop, an export or a file gets (``keeps_written_marks``)."""
-    if not words_are_english(recognizer) or keeps_written_marks(recognizer, marks, model, offline):
-        return "recognizer"
-    return "engine"
-
-
-def keeps_written_marks(
-    recognizer: Recognizer, marks: str = "auto", model=None, offline: bool = False
-) -> bool:
-    """Whether ``recognizer``'s own marks are kept as written: asked for, or the default for it; a
-    multilingual Whisper model may hear any language, so it keeps its own.
-
-    The default differs by pass. Live, its kind's (``RecognizerKind.marks_by_default``). The
-    ``offline`` pass over a live session's words (the text after Stop, an export) sees the whole
-    transcript: with a ``model`` that folds Whisper's marks in (``hint_fusion``) the offline
-    decoder is at least level with Whisper's own on every dev file of both readings
-    (docs/QUALITY.md), so it runs."""
-    if not recognizer.writes_marks or marks == "engine":
-        return False
-    if marks == "recognizer" or recognizer.multilingual:
-        return True
-    if offline and model is not None and model.config.hint_fusion is not None:
-        return False
-    return recognizer_kind(recognizer.name).marks_by_default
 
 
 # (kind, model) -> (recognizer, notice) or (recognizer, notice, ways out), the recognizer ready
@@ -396,13 +309,13 @@ def _build(spec, resources, source, others, stabiliser, meeting) -> tuple[LiveSe
     )
     if others is None:
         session = LiveSession(source, recognizer, decoder, journal, stabiliser=stabiliser)
-        _report_language(session, recognizer, journal)
+        _report_language(session, journal)
         return session, info
     voices, voices_notice = others_voices()
     guard = EchoGuard()
     sides = meeting_sides(source, others, recognizer, voices, guard)
     session = LiveSession(None, None, decoder, journal, sides=sides, echo_guard=guard, voices=voices)
-    _report_language(session, recognizer, journal)
+    _report_language(session, journal)  # each side's: the others' stream tells its own
     if meeting is not None:
         session.closers += meeting.closers
         info = replace(info, echo=meeting.echo)
@@ -412,20 +325,37 @@ def _build(spec, resources, source, others, stabiliser, meeting) -> tuple[LiveSe
     return session, info
 
 
-def _report_language(session: LiveSession, recognizer: Recognizer, journal) -> None:
-    """Where the recognizer tells the language from the speech, publish it once to the session's
-    subscribers (``LanguageDetected``) and record it in the journal."""
-    if not getattr(recognizer, "detects_language", False):
-        return
+def _report_language(session: LiveSession, journal) -> None:
+    """Where a side's recognizer tells the language from the speech, publish it once to the
+    session's subscribers (``LanguageDetected``, with the side in a meeting) and record it in the
+    journal.
+
+    In a meeting each side's stream tells its own. The meeting's language, the one its journal
+    names for recovery and exports (a reader takes the last language line), is the others' side's:
+    it is what the user captions a meeting in another language for. So a Me line that comes after
+    the others' one is followed by the others' line again."""
     from engine.events import LanguageDetected
 
-    def detected(language: str, probability: float) -> None:
-        if journal is not None:
-            journal.record_language(language, probability)
-        # The session's own events go out on the recognizer's thread, as this one does.
-        session._emit([LanguageDetected(language, probability)])
+    lock = threading.Lock()  # the sides' threads may tell their languages at once
+    others_told: list[tuple[str, float]] = []
 
-    recognizer.on_language_detected = detected
+    def reporter(speaker: str | None):
+        def detected(language: str, probability: float) -> None:
+            if journal is not None:
+                with lock:
+                    journal.record_language(language, probability, speaker)
+                    if speaker == OTHERS:
+                        others_told.append((language, probability))
+                    elif others_told:
+                        journal.record_language(*others_told[-1], OTHERS)
+            # The session's own events go out on the recognizer's thread, as this one does.
+            session._emit([LanguageDetected(language, probability, speaker)])
+
+        return detected
+
+    for side in session.sides:
+        if getattr(side.recognizer, "detects_language", False):
+            side.recognizer.on_language_detected = reporter(side.speaker or None)
 
 
 def _open_journal(spec: SessionSpec, header: dict):

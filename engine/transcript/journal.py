@@ -14,6 +14,7 @@ One JSON-lines file per session in ``paths.journal_dir()``,
     {"t": "title", "title": "...", "at": "..."}    the user named the session (History)
     {"t": "pinned", "pinned": true, "at": "..."}   kept whatever the retention (History)
     {"t": "language", "language": "de", "probability": 0.97}   told from the speech ("auto")
+    {"t": "language", "language": "de", "probability": 0.97, "speaker": "others"}   a meeting's side
 
 Why lines and not a rewritten file: appending is the one write a crash cannot
 make worse than "the last line is cut off", and a cut-off line is simply
@@ -231,10 +232,13 @@ class JournalWriter:
                 self._names = record
                 self._write([{"t": "speaker_names", **record}])
 
-    def record_language(self, language: str, probability: float) -> None:
+    def record_language(self, language: str, probability: float, speaker: str | None = None) -> None:
         """Record the language the recognizer told from the speech (from any thread), so a
-        recovered or exported session names it; the header's ``language`` was not known yet."""
-        self._write([{"t": "language", "language": language, "probability": round(float(probability), 3)}])
+        recovered or exported session names it; the header's ``language`` was not known yet.
+        ``speaker``: the meeting's side it was heard on ("me", "others"); None for one source.
+        A reader takes the last language line as the session's."""
+        record = {"t": "language", "language": language, "probability": round(float(probability), 3)}
+        self._write([{**record, "speaker": speaker} if speaker is not None else record])
 
     def close(self, clean: bool = True) -> None:
         """Stop the timer, write the "closed" line (when ``clean``), fsync and release the lock.

@@ -24,7 +24,7 @@ def detect(window, qtbot, language: str, probability: float = 0.93) -> None:
     """``LanguageDetected`` from the engine's thread, through the bridge as a session's events come."""
     with qtbot.waitSignal(window.bridge.language_detected, timeout=5000) as signal:
         window.bridge._on_engine_events([LanguageDetected(language, probability)])
-    assert signal.args == [language, pytest.approx(probability)]
+    assert signal.args == [language, pytest.approx(probability), None]
 
 
 def test_the_language_settings_reach_the_session_spec(window, settings, pack):

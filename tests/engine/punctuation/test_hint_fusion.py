@@ -114,7 +114,7 @@ def test_both_decoders_follow_strong_evidence_and_ignore_unwritten_words(fused_m
 
 def test_with_whisper_the_engine_choice_folds_its_marks_in_and_auto_keeps_them_as_written(fused_model):
     from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
-    from engine.session.build import choose_decoder
+    from engine.session.marks import choose_decoder
 
     class Whisper:  # what an English Whisper declares
         name, language, multilingual = "whisper", "en", False
@@ -131,7 +131,7 @@ def test_with_whisper_the_engine_choice_folds_its_marks_in_and_auto_keeps_them_a
 def test_after_stop_the_offline_decoder_folds_whispers_marks_in_unless_they_were_asked_for(
     fused_model, tmp_path
 ):
-    from engine.session.build import keeps_written_marks, whose_marks
+    from engine.session.marks import keeps_written_marks, whose_marks
 
     class Whisper:  # what an English Whisper declares
         name, language, multilingual = "whisper", "en", False

@@ -18,7 +18,8 @@ from engine.recognizers.whisper_model import (
     shipped_model_folder,
 )
 from engine.recognizers.whisper_rec import WhisperRecognizer
-from engine.session.build import SessionResources, SessionSpec, build_live_session, choose_decoder
+from engine.session.build import SessionResources, SessionSpec, build_live_session
+from engine.session.marks import choose_decoder
 from engine.vosk_models.layout import incomplete_model_folders
 from tests.engine.recognizers.test_recognizers import write_tiny_vosk_model
 from tests.speech import espeak, write_speech_wav
@@ -281,7 +282,8 @@ def test_on_a_cpu_too_slow_for_the_cadence_decodes_space_out_instead_of_falling_
     """A slow CPU is the absent hardware here: the real decode is made slower by a sleep."""
     import time
 
-    from engine.recognizers.whisper_rec import SLOWDOWN_MARGIN, WhisperOptions
+    from engine.recognizers.whisper_options import WhisperOptions
+    from engine.recognizers.whisper_rec import SLOWDOWN_MARGIN
 
     recognizer = WhisperRecognizer(live=True, options=WhisperOptions(cadence=0.2))
     real = recognizer._transcribe

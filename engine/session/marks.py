@@ -1,0 +1,104 @@
+"""Whose marks a session's words carry: livecap's punctuation model's (English only) or the
+recognizer's own, live and after Stop; and how a notice names the language a recognizer hears.
+The session factory (``build``) and the file transcription (``cli.transcribe``) ask here."""
+
+from __future__ import annotations
+
+from engine.punctuation.decoder import Decoder
+from engine.recognizers.base import Recognizer
+from engine.recognizers.kinds import recognizer_kind
+from engine.words import is_english
+
+__all__ = [
+    "MARKS",
+    "choose_decoder",
+    "keeps_written_marks",
+    "spoken_language_name",
+    "whose_marks",
+    "words_are_english",
+]
+
+MARKS = ("auto", "engine", "recognizer")
+
+
+def choose_decoder(model, settings, recognizer: Recognizer, marks: str = "auto") -> tuple[Decoder, str]:
+    """(decoder, notice): the streaming decoder for ``recognizer``'s words. Livecap's punctuation
+    model is English: a recognizer of another language gets its words through unmarked, with a
+    notice. ``marks`` ("auto", "engine", "recognizer"): see ``SessionSpec.marks``."""
+    from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
+    from engine.punctuation.streaming import StreamingDecoder
+
+    if marks not in MARKS:
+        raise ValueError(f"marks must be one of {', '.join(MARKS)}, got {marks!r}")
+    settles_on_arrival = not recognizer.revises_writing
+    if not words_are_english(recognizer):
+        writes = "its own marks" if recognizer.writes_marks else "no punctuation"
+        return RecognizerMarksDecoder(settings, settles_on_arrival), (
+            f"The recognizer hears {spoken_language_name(recognizer)} and livecap's punctuation "
+            f"model is English: the words are shown as recognized, with {writes}."
+        )
+    if whose_marks(recognizer, marks) == "recognizer":
+        return RecognizerMarksDecoder(settings, settles_on_arrival), ""
+    notice = (
+        ""
+        if marks != "recognizer"
+        else f"{recognizer.name} writes no marks: livecap's punctuation model adds them."
+    )
+    return StreamingDecoder.from_model(model, settings), notice
+
+
+def words_are_english(recognizer: Recognizer) -> bool:
+    """Whether ``recognizer``'s words are English, the only language livecap's punctuation model
+    may mark: a translation's are; a multilingual model's are only once it is known to hear
+    English (it may be told the language later, and then the words already marked would be
+    another language's)."""
+    if getattr(recognizer, "translating", False):
+        return True
+    if recognizer.multilingual and (
+        recognizer.language is None or getattr(recognizer, "detects_language", False)
+    ):
+        return False
+    return is_english(recognizer.language)
+
+
+def spoken_language_name(recognizer: Recognizer) -> str:
+    """How a notice names what ``recognizer`` hears: "German", "a language it tells from the speech"."""
+    if recognizer.language is None:
+        return "a language it tells from the first speech"
+    if recognizer.multilingual:
+        from engine.recognizers.language_pack import language_title
+
+        return language_title(recognizer.language)
+    from engine.vosk_models.catalogue import language_name
+
+    return language_name(recognizer.language)
+
+
+def whose_marks(recognizer: Recognizer, marks: str = "auto", model=None, offline: bool = False) -> str:
+    """ "recognizer" when the words keep the marks their recognizer wrote (or pass unmarked, for a
+    language the punctuation model does not know), "engine" when the punctuation model marks them:
+    live, what ``choose_decoder`` builds, for a front end to say before a session starts;
+    ``offline``, what the text after Stop, an export or a file gets (``keeps_written_marks``)."""
+    if not words_are_english(recognizer) or keeps_written_marks(recognizer, marks, model, offline):
+        return "recognizer"
+    return "engine"
+
+
+def keeps_written_marks(
+    recognizer: Recognizer, marks: str = "auto", model=None, offline: bool = False
+) -> bool:
+    """Whether ``recognizer``'s own marks are kept as written: asked for, or the default for it; a
+    multilingual Whisper model may hear any language, so it keeps its own.
+
+    The default differs by pass. Live, its kind's (``RecognizerKind.marks_by_default``). The
+    ``offline`` pass over a live session's words (the text after Stop, an export) sees the whole
+    transcript: with a ``model`` that folds Whisper's marks in (``hint_fusion``) the offline
+    decoder is at least level with Whisper's own on every dev file of both readings
+    (docs/QUALITY.md), so it runs."""
+    if not recognizer.writes_marks or marks == "engine":
+        return False
+    if marks == "recognizer" or recognizer.multilingual:
+        return True
+    if offline and model is not None and model.config.hint_fusion is not None:
+        return False
+    return recognizer_kind(recognizer.name).marks_by_default
