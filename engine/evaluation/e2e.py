@@ -61,7 +61,7 @@ from engine.evaluation.e2e_run import (
     silence_cost,
     whole_file_wer,
 )
-from engine.evaluation.e2e_speech import SAMPLE_RATE, load_excerpts, synthesize
+from engine.evaluation.e2e_speech import SAMPLE_RATE, espeak_version, load_excerpts, synthesize
 from engine.files.digest import file_digest
 from engine.recognizers.kinds import NAMES, POCKETSPHINX
 
@@ -112,17 +112,6 @@ def parse_options(items: Sequence[str]) -> dict:
             except ValueError:
                 out[key] = value
     return out
-
-
-def espeak_version() -> str | None:
-    """espeak-ng's version line: another version speaks differently, and the figures move with it."""
-    import subprocess
-
-    try:
-        out = subprocess.run(["espeak-ng", "--version"], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.split(":")[1].split("Data")[0].strip() if ":" in out else out.strip() or None
 
 
 def main(argv=None) -> int:

@@ -284,3 +284,12 @@ def synthesize(
         parts += [clip, pause]
         at += len(clip) + len(pause)
     return Speech(np.concatenate(parts), spans)
+
+
+def espeak_version() -> str | None:
+    """espeak-ng's version line: another version speaks differently, and the figures move with it."""
+    try:
+        out = subprocess.run(["espeak-ng", "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.split(":")[1].split("Data")[0].strip() if ":" in out else out.strip() or None

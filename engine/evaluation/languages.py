@@ -36,7 +36,7 @@ import numpy as np
 
 from engine.evaluation.e2e_run import progress_every
 from engine.evaluation.e2e_score import align, word_errors
-from engine.evaluation.e2e_speech import SAMPLE_RATE, synthesize
+from engine.evaluation.e2e_speech import SAMPLE_RATE, espeak_version, synthesize
 
 __all__ = ["LANGUAGE_TARGETS", "ESPEAK_VOICES", "Passage", "load_passages", "words_of", "overlap_f1", "main"]
 
@@ -268,7 +268,6 @@ def _judge(results: dict, detected: dict | None, translate: bool) -> dict:
 def main(args, parse_whisper_options, argv_text: str) -> int:
     """The language benchmark, from ``e2e``'s parsed options."""
     from engine.evaluation.bench import cpu_description
-    from engine.evaluation.e2e import espeak_version
     from engine.recognizers.base import RecognizerError
     from engine.recognizers.language_pack import check_language
 

@@ -28,9 +28,9 @@ def test_base_streams_at_its_declared_cadence_and_says_what_its_probe_found(pack
 
 @pytest.mark.real_probe
 def test_a_cadence_no_cpu_can_decode_in_is_refused_with_the_ways_out(pack_data):
-    # A decode every 0.1 s: one decode of base costs more than that on any CPU (it reads a 30 s
-    # window), so the real probe, timed, finds it cannot keep up; the window's fall-back to the
-    # built-in recognizer must not apply either (it hears English only).
+    # A decode every 0.1 s: one decode of base (its encoder hears 10 s at least) costs several
+    # times that on any CPU, so the real probe, timed, finds it cannot keep up; the window's
+    # fall-back to the built-in recognizer must not apply either (it hears English only).
     for fall_back in (False, True):
         with pytest.raises(RecognizerError) as caught:
             open_recognizer(
