@@ -27,6 +27,9 @@ class Word:
     # Who spoke it: a speaker id of ``engine.speakers.labels`` ("me", "others", "others:2"), or ""
     # where the session has one side only (no label shown).
     speaker: str = ""
+    # The word's prosody as measured on its audio (``engine.prosody.PROSODY_FIELDS``, NaN where it
+    # could not be told), or () where nobody measured it (text input, a journal read back).
+    prosody: tuple[float, ...] = ()
 
     @property
     def has_times(self) -> bool:
@@ -43,6 +46,8 @@ _READ = {
     "speaker": lambda v: str(v or ""),
 }
 _ALWAYS = ("text", "start", "end", "confidence")  # written even when they hold their default
+# Not saved: prosody is evidence for the live punctuation, measured again from audio where needed.
+_NOT_SAVED = ("prosody",)
 
 
 def word_to_dict(word: Word, text_key: str = "text") -> dict[str, Any]:
@@ -50,6 +55,8 @@ def word_to_dict(word: Word, text_key: str = "text") -> dict[str, Any]:
     ``text_key``, its times and confidence, and every other field that is set."""
     out: dict[str, Any] = {}
     for f in fields(Word):
+        if f.name in _NOT_SAVED:
+            continue
         value = getattr(word, f.name)
         if f.name in _ALWAYS or value != f.default:
             out[text_key if f.name == "text" else f.name] = value
@@ -61,7 +68,7 @@ def word_from_dict(data: Mapping[str, Any], text_key: str = "text") -> Word:
     missing from ``data`` takes its default, and the text must be there (KeyError)."""
     values = {"text": str(data[text_key])}
     for f in fields(Word):
-        if f.name != "text" and f.name in data:
+        if f.name != "text" and f.name not in _NOT_SAVED and f.name in data:
             values[f.name] = _READ.get(f.name, lambda v: v)(data[f.name])
     return Word(**values)
 

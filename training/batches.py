@@ -12,7 +12,8 @@ window w and any offline window W in that range.
 The phases of the recipe (docs/METHOD.md, "Training"):
 1. steps [0, pause_from): text only;
 2. steps [pause_from, steps): the same, with timings (``[PAUSE]`` and, for a model that reads
-   them, word cues and recognizer hints) in most windows;
+   them, word cues and recognizer hints) in most windows, and with recognized speech (real times
+   and prosody, ``training.speech_windows``) as a share of every batch where the recipe has it;
 3. steps [steps, steps + prior_steps): the loss without class weights, restoring the priors
    (the trainer switches the weights; the windows are drawn the same way).
 """
@@ -58,6 +59,10 @@ class BatchPlan:
     seed: int = 1234
     cues: object = None  # training.speech_cues.SpeechCues for a model that reads word cues
     cue_count: int = 0
+    # training.speech_windows.SpeechWindows: recognized speech, this share of every timed step's
+    # windows (the rest are text)
+    speech: object = None
+    speech_share: float = 0.0
 
     def __post_init__(self):
         self.maker = WindowMaker(self.stream, self.special, self.noise, self.cues)
@@ -75,5 +80,10 @@ class BatchPlan:
         rng = np.random.default_rng([self.seed, 1, step])
         window = int(rng.choice(self.windows))
         pauses = None if step >= self.pause_from else False
-        made = [self.maker.make(int(e), window, rng, pauses) for e in self.ends(rng)]
+        ends = self.ends(rng)
+        spoken = 0
+        if self.speech is not None and step >= self.pause_from:
+            spoken = int(round(self.batch * self.speech_share))
+        made = [self.maker.make(int(e), window, rng, pauses) for e in ends[: self.batch - spoken]]
+        made += [self.speech.make(window, rng) for _ in range(spoken)]
         return (*collate(made, self.special.pad), collate_cues(made, self.cue_count))

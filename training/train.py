@@ -83,6 +83,10 @@ class Recipe:
     # recognizer statistics in this file (python -m training.speech_timing makes it); None trains
     # a model that reads text and [PAUSE] alone.
     cue_stats: str | None = str(DEFAULT_STATS)
+    # A folder of recognized Piper readings (python -m training.piper_speech): Whisper's words
+    # with real times and prosody, this share of every timed step's windows; None: text only.
+    speech: str | None = None
+    speech_share: float = 0.5
     prior_steps: int = 200  # then a short pass without class weights restores the priors
     # Peak of the one-cycle schedule. 2e-4 beat 1e-4 on two seeds in short runs and then in a
     # full run (docs/experiments/2026-11-26-learning-rate.md).
@@ -281,7 +285,13 @@ def train(recipe: Recipe) -> Path:
     # Phase one is text only (Minixhofer 2021, §4.5-4.6: learn the language first; the pause cue is
     # so easy that mixing it in from the start lets the model lean on it).
     cues = SpeechCues.load(recipe.cue_stats) if recipe.cue_stats else None
-    cue_count = CUE_COUNT if cues is not None else 0
+    speech = None
+    if recipe.speech:
+        from training.speech_windows import SpeechWindows, load_speech
+
+        speech = SpeechWindows(load_speech(recipe.speech, tokenizer), tokenizer.special)
+        log(event="speech", folder=recipe.speech, readings=len(speech.readings), words=speech.words)
+    cue_count = CUE_COUNT if cues is not None or speech is not None else 0
     plan = BatchPlan(
         train_stream,
         tokenizer.special,
@@ -294,6 +304,8 @@ def train(recipe: Recipe) -> Path:
         seed=recipe.seed,
         cues=cues,
         cue_count=cue_count,
+        speech=speech,
+        speech_share=recipe.speech_share if speech is not None else 0.0,
     )
     amp = autocast_dtype(recipe, device)
     log(event="precision", autocast=str(amp) if amp else "fp32")
@@ -507,6 +519,16 @@ def main(argv=None) -> int:
         "'none' trains a model without cues (default: training/speech_cue_stats.json)",
     )
     parser.add_argument(
+        "--speech",
+        help="a folder of recognized Piper readings (python -m training.piper_speech): Whisper's words "
+        "with real times and prosody mixed into every timed step",
+    )
+    parser.add_argument(
+        "--speech-share",
+        type=float,
+        help=recipe_help("speech_share", "share of each timed step's windows drawn from --speech"),
+    )
+    parser.add_argument(
         "--exclude-source",
         action="append",
         default=[],
@@ -577,6 +599,8 @@ def main(argv=None) -> int:
         "windows",
         "dropout",
         "layers",
+        "speech",
+        "speech_share",
     ):
         if getattr(args, key) is not None:
             setattr(recipe, key, getattr(args, key))
@@ -604,6 +628,19 @@ def main(argv=None) -> int:
             print(f"training: --pause-stretch {low} {high}: needs 0 < LOW <= HIGH", file=sys.stderr)
             return 2
         recipe.noise.pause_stretch = (low, high)
+    if recipe.speech is not None:
+        from training.piper_speech import load_readings
+
+        if not load_readings(recipe.speech):
+            print(
+                f"training: --speech {recipe.speech}: no recognized readings there "
+                "(python -m training.piper_speech --out FOLDER makes them)",
+                file=sys.stderr,
+            )
+            return 2
+    if not 0.0 <= recipe.speech_share <= 1.0:
+        print(f"training: --speech-share {recipe.speech_share}: must be 0 to 1", file=sys.stderr)
+        return 2
     if not 0.0 <= recipe.pause_phase <= 1.0:
         print(f"training: --pause-phase {recipe.pause_phase}: must be 0 to 1", file=sys.stderr)
         return 2

@@ -189,7 +189,7 @@ def cmd_transcribe(args) -> int:
     )
     model = load_model(args.model_dir, args.threads)
     written, english = whose_marks_in_files(recognizer, getattr(args, "marks", "auto"))
-    detects = getattr(recognizer, "detects_language", False)
+    detects = recognizer.detects_language
     translating = getattr(recognizer, "translating", False)
     if find_kind(recognizer.name).language == "multilingual":
         language = None if detects else recognizer.language

@@ -201,6 +201,42 @@ def stream_by_window(model_dir: Path, windows: list[int], count: int, repeat: in
     return out
 
 
+def prosody_ms_per_word(words: list[Word], repeat: int) -> dict:
+    """What measuring each word's prosody (``engine.prosody``, on the side's thread) and turning it
+    into word cues (the engine's thread, once per window) cost per word, in ms, median of ``repeat``
+    passes: the words are voiced as a pulse train whose pitch falls over each word."""
+    from engine.prosody.tracker import ProsodyTracker
+    from engine.punctuation.word_cues import word_cues
+
+    rate = 16_000
+    audio = np.zeros(int((words[-1].end + 0.5) * rate), np.float32)
+    for k, w in enumerate(words):
+        a, b = int(w.start * rate), int(w.end * rate)
+        f = np.geomspace(110 + 5 * (k % 9), 95, b - a)
+        audio[a:b] = 0.2 * np.sign(np.sin(2 * np.pi * np.cumsum(f) / rate))
+    measure_ms, cues_ms = [], []
+    for _ in range(max(1, repeat)):
+        tracker = ProsodyTracker()
+        tracker.hear(audio)
+        t0 = time.perf_counter()
+        measured = tracker.annotate(words)
+        measure_ms.append((time.perf_counter() - t0) * 1000 / len(words))
+        t0 = time.perf_counter()
+        for end in range(40, len(measured)):  # as the streaming decoder does: ~40 words per window step
+            word_cues(measured[end - 40 : end])
+        bare_t = time.perf_counter() - t0
+        plain = [Word(w.text, w.start, w.end) for w in measured]
+        t0 = time.perf_counter()
+        for end in range(40, len(plain)):
+            word_cues(plain[end - 40 : end])
+        cues_ms.append((bare_t - (time.perf_counter() - t0)) * 1000 / (len(measured) - 40))
+    return {
+        "measure_ms": round(float(np.median(measure_ms)), 4),
+        "cues_extra_ms": round(float(np.median(cues_ms)), 4),
+        "total_ms": round(float(np.median(measure_ms) + np.median(cues_ms)), 4),
+    }
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model-dir", type=Path, default=None)
@@ -264,6 +300,7 @@ def main(argv=None) -> int:
         summary["window32_paced_ms"] = round(paced, 3)
         summary["paced_over_back_to_back"] = round(paced / unit, 3)
     summary["stream_with_writing"] = stream_with_writing(model_dir, args.stream_words, args.repeat)
+    summary["prosody_per_word"] = prosody_ms_per_word(bench_words(400), args.repeat)
     if windows:
         summary["stream_by_window"] = stream_by_window(model_dir, windows, args.stream_words, args.repeat)
     print(json.dumps(summary), flush=True)

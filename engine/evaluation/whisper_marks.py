@@ -20,6 +20,7 @@ chosen from these figures (docs/QUALITY.md).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -61,7 +62,6 @@ def engine_live_settled(model, batches, hints: bool = False) -> list:
     it as hints."""
     from engine.events import Settled
     from engine.punctuation.streaming import StreamingDecoder
-    from engine.words import Word
 
     decoder = StreamingDecoder.from_model(model)
     settled: dict[int, Settled] = {}
@@ -72,7 +72,7 @@ def engine_live_settled(model, batches, hints: bool = False) -> list:
                 settled[e.position] = e
 
     for words, now in batches:
-        fed = [Word(w.text, w.start, w.end, w.confidence, w.written if hints else "") for w in words]
+        fed = [w if hints else dataclasses.replace(w, written="") for w in words]
         take(decoder.push_many(fed))
         take(decoder.advance_time(now))
     take(decoder.flush())

@@ -112,7 +112,9 @@ class OfflineDecoder:
             pauses[-1] = True  # the end of the recording is a pause
         cues = None
         if getattr(self.scorer, "uses_cues", False):
-            cues = word_cues(words, pause_after_last=words[-1].end is not None)
+            cues = word_cues(  # a recognizer's marks enter once: through hint fusion where the model has it
+                words, pause_after_last=words[-1].end is not None, hints=self.hint_fusion is None
+            )
         ends = window_ends(n, self.stride)
         chunks = [ends[k : k + self.WINDOWS_PER_CHUNK] for k in range(0, len(ends), self.WINDOWS_PER_CHUNK)]
         punct = np.zeros((n, len(PUNCT_LABELS)))

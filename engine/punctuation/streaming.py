@@ -244,8 +244,11 @@ class StreamingDecoder:
                 # pace's history before them; flush() marks the silence after the newest word.
                 reach = max(0, requests[0][0] - lo - (self.scorer.window or 0) - PACE_WORDS)
                 cues = np.zeros((len(slots), CUE_COUNT), dtype=np.float32)
+                # A recognizer's marks enter once: through hint fusion where the model has it.
                 cues[reach:] = word_cues(
-                    [s.word for s in slots[reach:]], pause_after_last=slots[-1].pause_after
+                    [s.word for s in slots[reach:]],
+                    pause_after_last=slots[-1].pause_after,
+                    hints=self.hint_fusion is None,
                 )
             punct, case = self.scorer.score(words, pauses, [(p - lo, l) for p, l in requests], cues=cues)
             if self.hint_fusion is not None:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from engine.prosody.features import PROSODY_FIELDS
 from engine.punctuation.recognizer_marks import written_marks
 from engine.words import Word
 
@@ -36,6 +37,14 @@ CUE_NAMES = (
     "hint_period",
     "hint_question",
     "hint_capital",  # the recognizer capitalised the word
+    # From the audio (``engine.prosody``), against the speaker's recent voice; 0 where unmeasured.
+    "prosody_known",  # the word's audio was measured
+    "pause_before",  # the gap before the word, scaled as "pause" (a phrase's first word)
+    "final_lengthening",  # log of the final syllable's length against the speaker's recent ones
+    "f0_slope_end",  # pitch movement over the word's end (falls end statements, rises ask)
+    "f0_end_level",  # the word's final pitch against the speaker's recent median pitch
+    "pitch_reset",  # the next word's first pitch against this word's last (a new phrase starts high)
+    "energy_drop",  # the word's last frames against its loudest
 )
 CUE_COUNT = len(CUE_NAMES)
 _INDEX = {name: k for k, name in enumerate(CUE_NAMES)}
@@ -46,6 +55,14 @@ PAUSE_SCALE_MAX = 3.0  # seconds: a longer gap says nothing more
 TYPICAL_SECONDS_PER_LETTER = 0.055
 PACE_WORDS = 8  # the speaker's recent pace: the median over this many words up to this one
 LOG_LIMIT = 1.5  # lengthening and rate are clipped to +-this: a mis-timed word is not evidence
+# Scales that bring the audio measures to about +-1 (semitones, semitones per second, dB); each is
+# clipped to +-PROSODY_LIMIT, since one mis-tracked pitch must not outweigh the words.
+SEMITONES = 6.0
+SLOPE_SCALE = 30.0
+DROP_SCALE = 20.0
+PROSODY_LIMIT = 2.0
+PITCH_WORDS = 16  # the speaker's recent pitch and final syllables: over this many words
+_UNMEASURED = (np.nan,) * len(PROSODY_FIELDS)  # a word's ``prosody`` where nobody measured it
 
 
 def letters(text: str) -> int:
@@ -63,21 +80,26 @@ def seconds_per_letter(words: Sequence[Word], letter_counts: Sequence[int] | Non
     return out
 
 
-def recent_pace(per_letter: np.ndarray) -> np.ndarray:
-    """The median time per letter over the last ``PACE_WORDS`` timed words up to each word:
-    only words already heard, so a word's pace does not move when later words arrive."""
-    n = len(per_letter)
+def recent_median(values: np.ndarray, count: int) -> np.ndarray:
+    """The median of the non-NaN values among the last ``count`` up to each position (NaN where
+    there are none): only what was already heard, so a word's cue never moves when later words
+    arrive."""
+    n = len(values)
     if not n:
         return np.zeros(0)
-    padded = np.concatenate([np.full(PACE_WORDS - 1, np.nan), per_letter])
-    recent = np.lib.stride_tricks.sliding_window_view(padded, PACE_WORDS)  # [n, PACE_WORDS]
+    padded = np.concatenate([np.full(count - 1, np.nan), values])
+    recent = np.lib.stride_tricks.sliding_window_view(padded, count)  # [n, count]
     ordered = np.sort(recent, axis=1)  # NaN sorts last
-    count = (~np.isnan(recent)).sum(axis=1)
+    found = (~np.isnan(recent)).sum(axis=1)
     rows = np.arange(n)
-    low, high = np.maximum(count - 1, 0) // 2, count // 2
-    high = np.minimum(high, PACE_WORDS - 1)
-    out = (ordered[rows, low] + ordered[rows, high]) / 2  # the median of the timed words
-    return np.where(count > 0, out, np.nan)
+    low, high = np.maximum(found - 1, 0) // 2, np.minimum(found // 2, count - 1)
+    out = (ordered[rows, low] + ordered[rows, high]) / 2
+    return np.where(found > 0, out, np.nan)
+
+
+def recent_pace(per_letter: np.ndarray) -> np.ndarray:
+    """The median time per letter over the last ``PACE_WORDS`` timed words up to each word."""
+    return recent_median(per_letter, PACE_WORDS)
 
 
 def written_hint(written: str) -> tuple[str, bool] | None:
@@ -127,12 +149,42 @@ def word_cues(
     cues[:, _INDEX["pause"]] = np.log1p(g / 0.05) / np.log1p(PAUSE_SCALE_MAX / 0.05)
     for name, edge in zip(("pause_over_0.15", "pause_over_0.35", "pause_over_0.7"), PAUSE_BINS):
         cues[:, _INDEX[name]] = known & (g >= edge)
+    cues[1:, _INDEX["pause_before"]] = cues[:-1, _INDEX["pause"]] * known[:-1]
+    if any(w.prosody for w in words):
+        prosody_cues(words, cues)
     if hints:
         for j, w in enumerate(words):
             hint = written_hint(w.written) if w.written else None
             if hint is not None:
                 set_hint(cues[j], *hint)
     return cues
+
+
+def prosody_cues(words: Sequence[Word], cues: np.ndarray) -> None:
+    """Fill the audio's columns of ``cues`` from each word's ``prosody`` (``PROSODY_FIELDS``)."""
+    n = len(words)
+    measured = np.array([bool(w.prosody) for w in words])
+    table = np.array([w.prosody or _UNMEASURED for w in words], dtype=np.float64).reshape(n, -1)
+    columns_of = {name: table[:, k] for k, name in enumerate(PROSODY_FIELDS)}
+    f0_start, f0_end, slope = columns_of["f0_start"], columns_of["f0_end"], columns_of["f0_slope_end"]
+    drop, final = columns_of["energy_drop_db"], columns_of["final_syllable"]
+    both = np.stack([f0_start, f0_end])
+    heard = (~np.isnan(both)).sum(axis=0)
+    pitch = np.where(heard > 0, np.nansum(both, axis=0) / np.maximum(heard, 1), np.nan)
+    voice = recent_median(pitch, PITCH_WORDS)
+    typical_final = recent_median(final, PITCH_WORDS)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        columns = {
+            "final_lengthening": np.log(np.maximum(final, 0.01) / np.maximum(typical_final, 0.01)),
+            "f0_slope_end": slope / SLOPE_SCALE,
+            "f0_end_level": (f0_end - voice) / SEMITONES,
+            "pitch_reset": np.r_[f0_start[1:] - f0_end[:-1], np.nan] / SEMITONES,
+            "energy_drop": drop / DROP_SCALE,
+        }
+    cues[:, _INDEX["prosody_known"]] = measured
+    for name, values in columns.items():
+        limit = LOG_LIMIT if name == "final_lengthening" else PROSODY_LIMIT
+        cues[:, _INDEX[name]] = np.where(np.isnan(values), 0.0, np.clip(values, -limit, limit))
 
 
 def set_hint(row: np.ndarray, mark: str, capital: bool) -> None:

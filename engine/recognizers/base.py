@@ -77,6 +77,7 @@ class Recognizer(Protocol):
     revises_writing: bool
     language: str | None  # what it hears ("en", "ko", "en-us"); None: unknown, taken for English
     multilingual: bool  # its model may hear any language (and writes marks for each)
+    detects_language: bool  # it tells the language from each stream's first speech (none was given)
     model_path: Path | None  # the model folder it runs; None: a built-in model without one
     # Whole-buffer decodes so far, for the measuring tools; None for one that decodes as audio arrives.
     decodes: int | None
@@ -104,7 +105,10 @@ class Recognizer(Protocol):
 
 
 # The declarations a wrapper (``IsolatedRecognizer``) forwards from the recognizer it wraps.
-DECLARATIONS = ("writes_marks", "commits_words", "revises_writing", "language", "multilingual", "model_path")
+DECLARATIONS = (
+    "writes_marks", "commits_words", "revises_writing", "language", "multilingual", "detects_language",
+    "model_path",
+)  # fmt: skip
 
 
 def as_pcm_bytes(pcm: bytes | bytearray | memoryview | np.ndarray) -> bytes:

@@ -108,6 +108,10 @@ class IsolatedRecognizer:
         return self._declaration("multilingual")
 
     @property
+    def detects_language(self) -> bool:
+        return self._declaration("detects_language")
+
+    @property
     def model_path(self):
         return self._declaration("model_path")
 

@@ -193,6 +193,7 @@ class VoskRecognizer:
     commits_words = False  # its partials are committed by the stabiliser once stable
     revises_writing = False
     multilingual = False  # one model, one language (``language``, from its name)
+    detects_language = False
     decodes = None  # it decodes as audio arrives
 
     def __init__(self, model_path: str | Path, verbose: bool = False):

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.audio import SAMPLE_RATE
+from engine.prosody.tracker import annotate_recording
 from engine.punctuation.settings import DecoderSettings
 from engine.recognizers.base import Recognizer
 from engine.transcript.transcript import Transcript, TranscriptWord
@@ -90,14 +91,14 @@ def _recognize(
     words: list[Word] = []
     for at in range(0, len(audio), step):
         if interrupted.is_set():
-            words.extend(recognizer.flush().final or [])
+            words.extend(annotate_recording(audio, recognizer.flush().final or []))
             raise _PartialRecognition(words, at / SAMPLE_RATE)
         update = recognizer.accept(audio[at : at + step])
-        if update.final:
-            words.extend(update.final)
+        if update.final:  # with their prosody, measured as a live session measures it
+            words.extend(annotate_recording(audio, update.final))
         if progress:
             progress("recognizing", min(at + step, len(audio)) / SAMPLE_RATE, total)
-    words.extend(recognizer.flush().final or [])
+    words.extend(annotate_recording(audio, recognizer.flush().final or []))
     if interrupted.is_set():  # during the last chunk: everything was heard, but stop as asked
         raise _PartialRecognition(words, total)
     return words

@@ -234,7 +234,7 @@ class SessionResources:
             ways_out=ways_out,
             # Not told yet where the recognizer tells it from each session's speech (a cached
             # one still declares the last session's until its reset).
-            language=None if getattr(recognizer, "detects_language", False) else recognizer.language,
+            language=None if recognizer.detects_language else recognizer.language,
             translating=getattr(recognizer, "translating", False),
         )
         return recognizer, info
@@ -354,7 +354,7 @@ def _report_language(session: LiveSession, journal) -> None:
         return detected
 
     for side in session.sides:
-        if getattr(side.recognizer, "detects_language", False):
+        if side.recognizer.detects_language:
             side.recognizer.on_language_detected = reporter(side.speaker or None)
 
 

@@ -54,9 +54,7 @@ def words_are_english(recognizer: Recognizer) -> bool:
     another language's)."""
     if getattr(recognizer, "translating", False):
         return True
-    if recognizer.multilingual and (
-        recognizer.language is None or getattr(recognizer, "detects_language", False)
-    ):
+    if recognizer.multilingual and (recognizer.language is None or recognizer.detects_language):
         return False
     return is_english(recognizer.language)
 

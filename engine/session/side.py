@@ -20,6 +20,7 @@ import numpy as np
 
 from engine.audio import SAMPLE_RATE
 from engine.events import AudioLevel, SourceNotice
+from engine.prosody import ProsodyTracker
 from engine.recognizers.base import Recognizer
 from engine.recognizers.stabiliser import StabiliserOutput, WordStabiliser
 
@@ -72,6 +73,9 @@ class SessionSide:
         # a front end's cached one outlives the session.
         self.owns_recognizer = owns_recognizer
         self.samples = 0  # audio fed to the recognizer
+        # The side's recent audio: each committed word's prosody is measured on it (``Word.prosody``),
+        # evidence the punctuation engine reads beside the words and their times.
+        self.prosody = ProsodyTracker()
         self.cpu_seconds = 0.0  # this side's thread's CPU so far
         self.error: str | None = None  # why its input ended early, if it did
         # Set by the side's thread as its last act. Waiting on it instead of joining the thread:
@@ -148,16 +152,23 @@ class SessionSide:
         if self.on_audio is not None:
             self.on_audio(chunk, self.samples)
         self.samples += len(chunk)
+        self.prosody.hear(chunk)
         update = self.recognizer.accept(chunk)
         now = self.stream_time
-        self._deliver(self, self.stabiliser.update(update, now), now)
+        self._deliver(self, self._with_prosody(self.stabiliser.update(update, now)), now)
         self._emit([AudioLevel(rms_level(chunk), self.speaker)])
         self.cpu_seconds = time.thread_time()
 
     def _finish_input(self) -> None:
         now = self.stream_time
-        self._deliver(self, self.stabiliser.update(self.recognizer.flush(), now), now)
-        self._deliver(self, self.stabiliser.flush(), now)  # recognizers without a final at the end
+        self._deliver(self, self._with_prosody(self.stabiliser.update(self.recognizer.flush(), now)), now)
+        # recognizers without a final at the end
+        self._deliver(self, self._with_prosody(self.stabiliser.flush()), now)
+
+    def _with_prosody(self, out: StabiliserOutput) -> StabiliserOutput:
+        if out.commit:
+            out.commit = self.prosody.annotate(out.commit)
+        return out
 
     def _forward_source_events(self) -> None:
         events = []

@@ -9,8 +9,7 @@ from engine.evaluation.synthetic_model import write_model_dir
 from engine.evaluation.whisper_marks import engine_live_marks
 from engine.punctuation.model import PunctuationModel
 from engine.words import Word
-from training.eval_recognized import out_of_source_table, recognized_tables
-from training.evaluate import recognized_targets
+from training.eval_recognized import out_of_source_table, recognized_tables, recognized_targets
 
 WORDS = "the ship is ready but the crew is not do you want more crew".split()
 WRITTEN = "The ship is ready, but the crew is not. Do you want more crew?".split()
@@ -134,3 +133,29 @@ def test_a_model_that_folds_whispers_marks_in_is_scored_with_them(tmp_path):
     # the offline decoder (the text after Stop) folds the same evidence in
     assert row["engine_offline_with_hints"]["marks_f1"] == 100.0
     assert row["engine_offline"]["marks_f1"] < 100.0
+
+
+def test_the_protocol_table_holds_every_reading_and_judges_the_held_out_ones(models):
+    from training.eval_recognized import protocol_lines, protocol_rows, reading_label
+
+    cued, _ = models
+    festival = recognized("whisper")
+    piper = recognized("whisper")
+    piper.tts = "piper"
+    slow = recognized("whisper")
+    slow.tts, slow.style = "piper", {"length_scale": 1.45, "noise_scale": 0.95, "noise_w": 1.2}
+    labels = [reading_label([s]) for s in (festival, piper, slow)]
+    assert labels == ["festival", "piper", "piper 1.45/0.95/1.2"]
+    readings = {label: recognized_tables(cued, [s]) for label, s in zip(labels, (festival, piper, slow))}
+    rows = protocol_rows(readings)
+    assert [r["reading"] for r in rows] == labels
+    row = rows[0]
+    assert row["alone_minus_own"] == round(row["engine_alone"] - row["whisper_own"], 1)
+    assert row["whisper_own"] == 100.0  # the hand-built Whisper wrote exactly the reference
+    targets = recognized_targets({"protocol": rows})
+    held_out = targets["held_out_engine_alone_minus_whisper"]
+    assert set(held_out["measured"]) == {"festival endless_sky", "piper 1.45/0.95/1.2 endless_sky"}
+    assert not held_out["met"] and held_out["worst"] == min(held_out["measured"].values())
+    assert set(targets["piper_engine_alone_minus_whisper"]["measured"]) == {"piper endless_sky"}
+    assert "held_out_with_hints_minus_whisper" in targets
+    assert len(protocol_lines(rows)) == 2 + len(rows)

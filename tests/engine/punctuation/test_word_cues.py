@@ -55,7 +55,7 @@ def test_bare_text_is_all_zero_and_hints_come_from_the_written_form():
     assert cues[0, cue_index("hint_comma")] == 1 and cues[0, cue_index("hint_capital")] == 1
     assert cues[1, cue_index("hint_question")] == 1 and cues[1, cue_index("hint_capital")] == 0
     assert cues[2, cue_index("hinted")] == 0  # nothing written: no hint, not a "none" hint
-    assert not word_cues(words, hints=False)[:, cue_index("hinted") :].any()
+    assert not word_cues(words, hints=False)[:, cue_index("hinted") : cue_index("hint_capital") + 1].any()
 
 
 def test_build_window_puts_each_words_cues_on_its_own_pieces(tiny_model):
@@ -131,3 +131,48 @@ def test_repunctuating_a_session_keeps_whispers_writing_as_hints(cue_model):
     offline = OfflineDecoder.from_model(cue_model)
     assert not np.allclose(offline.probabilities(written)[0], offline.probabilities(bare)[0])
     assert len(plain.words) == len(hinted.words)
+
+
+def with_prosody(words, rows):
+    """``rows``: (f0_start, f0_end, slope, energy_db, drop_db, final_syllable) per word, or None."""
+    return [Word(w.text, w.start, w.end, prosody=tuple(r) if r else ()) for w, r in zip(words, rows)]
+
+
+def test_the_audio_columns_read_each_word_against_the_speakers_recent_voice():
+    words = timed(["we", "went", "home", "then", "slept"], [0.05, 0.05, 0.6, 0.05, 0.0])
+    nan = float("nan")
+    rows = [
+        (2.0, 2.0, 0.0, -15.0, -2.0, 0.10),
+        (2.0, 2.0, 0.0, -15.0, -2.0, 0.10),
+        (3.0, -4.0, -30.0, -15.0, -18.0, 0.30),  # "home.": a fall, a drop, a drawn-out end
+        (6.0, 5.0, 0.0, -15.0, -2.0, 0.10),  # "then": the next phrase starts high
+        (nan, nan, nan, -40.0, -1.0, nan),  # unvoiced: only its energy
+    ]
+    cues = word_cues(with_prosody(words, rows))
+    col = lambda name: cues[:, cue_index(name)]  # noqa: E731
+    assert col("prosody_known").tolist() == [1, 1, 1, 1, 1]
+    assert col("f0_slope_end")[2] == pytest.approx(-1.0)  # -30 semitones/s on a scale of 30
+    assert col("energy_drop")[2] < col("energy_drop")[1] < 0
+    assert col("final_lengthening")[2] > 0.5 > abs(col("final_lengthening")[1])
+    assert col("f0_end_level")[2] < 0  # ends below the voice so far
+    assert col("pitch_reset")[2] == pytest.approx((6.0 - (-4.0)) / 6.0, abs=1e-5)  # clipped at 2
+    assert col("pitch_reset")[4] == 0  # nothing after the newest word yet
+    assert col("f0_slope_end")[4] == 0 and col("f0_end_level")[4] == 0  # unvoiced: unknown, 0
+    assert col("pause_before")[3] == pytest.approx(col("pause")[2])  # "then" follows the pause
+
+
+def test_a_words_audio_cues_do_not_move_when_later_words_arrive_but_its_reset_does():
+    words = timed(["one", "two", "three", "four"], [0.05] * 4)
+    rows = [(1.0, 0.0, -5.0, -15.0, -3.0, 0.1), (2.0, 1.0, -5.0, -15.0, -3.0, 0.12),
+            (0.0, -1.0, -9.0, -15.0, -8.0, 0.2), (4.0, 3.0, 2.0, -15.0, -1.0, 0.1)]  # fmt: skip
+    words = with_prosody(words, rows)
+    before, after = word_cues(words[:3]), word_cues(words)
+    steady = [cue_index(n) for n in ("f0_slope_end", "f0_end_level", "energy_drop", "final_lengthening")]
+    np.testing.assert_allclose(before[:3][:, steady], after[:3][:, steady])
+    assert before[2, cue_index("pitch_reset")] == 0 != after[2, cue_index("pitch_reset")]
+
+
+def test_text_and_unmeasured_words_leave_the_audio_columns_at_zero():
+    audio = [cue_index(n) for n in CUE_NAMES[cue_index("prosody_known") :] if n != "pause_before"]
+    assert not word_cues([Word("typed"), Word("text")])[:, audio].any()
+    assert not word_cues(timed(["timed", "only"], [0.3, 0.0]))[:, audio].any()

@@ -143,3 +143,26 @@ def test_transcribe_file_uses_final_words_and_the_offline_decoder(speech_wav, ti
     assert {s for s, _, _ in stages} == {"recognizing", "punctuating"}
     last = [s for s in stages if s[0] == "recognizing"][-1]
     assert last[1] == pytest.approx(last[2])  # progress reaches the end of the audio
+
+
+def test_the_words_reaching_the_engine_carry_their_prosody(speech_wav, recognizer, tiny_model, tmp_path):
+    """The side measures each committed word on the audio it heard (engine.prosody), so the
+    punctuation engine gets the pitch and energy beside the words and their times."""
+    import math
+
+    class Watching(StreamingDecoder):
+        def push_many(self, words):
+            fed.extend(words)
+            return super().push_many(words)
+
+    fed = []
+    journal = JournalWriter.create(tmp_path, header={"recognizer": recognizer.name, "model": "built-in"})
+    session = LiveSession(FileSource(speech_wav), recognizer, Watching.from_model(tiny_model), journal)
+    session.start()
+    assert session.wait(60)
+    session.stop()
+    assert len(fed) >= 12
+    assert all(len(w.prosody) == 6 for w in fed if w.has_times)
+    voiced = [w for w in fed if not math.isnan(w.prosody[1])]  # a final pitch was found
+    assert len(voiced) >= len(fed) // 2
+    assert all(-30 < w.prosody[1] < 30 for w in voiced)  # semitones around 100 Hz: a voice

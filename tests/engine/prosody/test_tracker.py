@@ -1,0 +1,44 @@
+"""A session side's recent audio (engine/prosody/tracker.py): words measured on what was heard
+under their times, as a saved recording is measured, and never on audio the ring no longer holds."""
+
+import numpy as np
+
+from engine.audio import SAMPLE_RATE
+from engine.prosody.features import word_prosody
+from engine.prosody.tracker import MARGIN_AFTER, MARGIN_BEFORE, ProsodyTracker, annotate_recording
+from engine.words import Word, word_from_dict, word_to_dict
+from tests.engine.prosody.test_features import glide
+
+
+def stream(seconds: float) -> np.ndarray:
+    """Speech-like tones of changing pitch, one every 0.5 s, as int16."""
+    parts = [glide(100 + 10 * (k % 7), 90 + 10 * (k % 5), 0.4) for k in range(int(seconds / 0.5))]
+    parts = [np.concatenate([p, np.zeros(int(0.1 * SAMPLE_RATE), np.float32)]) for p in parts]
+    return (np.concatenate(parts) * 32767).astype(np.int16)
+
+
+def test_words_are_measured_on_the_audio_under_their_times_as_a_recording_is():
+    audio = stream(80.0)  # longer than the ring: it wraps
+    tracker = ProsodyTracker(keep_seconds=20.0)
+    for at in range(0, len(audio), 1600):  # 0.1 s chunks, as a side feeds its recognizer
+        tracker.hear(audio[at : at + 1600])
+    recent = Word("now", 75.0, 75.4)
+    (measured,) = tracker.annotate([recent])
+    (expected,) = annotate_recording(audio, [recent])
+    np.testing.assert_allclose(measured.prosody, expected.prosody, equal_nan=True)
+    a, b = int((75.0 - MARGIN_BEFORE) * SAMPLE_RATE), int((75.4 + MARGIN_AFTER) * SAMPLE_RATE)
+    np.testing.assert_allclose(measured.prosody, word_prosody(audio[a:b] / 32768.0), equal_nan=True)
+
+
+def test_a_word_older_than_the_ring_or_not_yet_heard_or_untimed_gets_no_prosody():
+    tracker = ProsodyTracker(keep_seconds=10.0)
+    tracker.hear(stream(30.0))
+    old, future, untimed = Word("old", 5.0, 5.4), Word("future", 40.0, 40.4), Word("typed")
+    assert [w.prosody for w in tracker.annotate([old, future, untimed])] == [(), (), ()]
+
+
+def test_prosody_is_evidence_not_record_the_journal_does_not_keep_it():
+    word = Word("walked", 1.0, 1.4, prosody=(1.0, 0.5, -3.0, -12.0, -6.0, 0.2))
+    saved = word_to_dict(word)
+    assert "prosody" not in saved
+    assert word_from_dict({**saved, "prosody": [1, 2]}).prosody == ()
