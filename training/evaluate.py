@@ -247,8 +247,8 @@ def extra_tables(model, files, args) -> dict:
         readings = {}
         for path in args.recognized:
             log(f"recognizer output: {path}")
-            sets = load_dev_sets(path)
-            readings[reading_label(sets)] = recognized_tables(model, sets)
+            sets = load_dev_sets(path, prosody=not args.no_prosody)
+            readings.setdefault(reading_label(sets), {}).update(recognized_tables(model, sets))
         out["recognized"] = next(iter(readings.values()))
         out["recognized_from"] = [str(p) for p in args.recognized]
         out["readings"] = readings
@@ -309,6 +309,11 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         help="recognizer-output dev sets (python -m engine.evaluation.recognized_dev) to score too: "
         "the held-out readings (festival, flite, Piper outside its training styles) and Piper's own",
+    )
+    parser.add_argument(
+        "--no-prosody",
+        action="store_true",
+        help="score the recognized words without the prosody measured on their audio (what it adds)",
     )
     parser.add_argument(
         "--held-out-model",

@@ -55,11 +55,11 @@ STYLE_RANGES = {
     "noise_w": (0.5, 1.05),
     "sentence_pause": (0.05, 0.6),
 }
-# Conversation first (a third of modern is conversation, and captions are mostly speech between
-# people), then game dialogue and prose; reference text last.
+# The modern files, each in turn (``choose_excerpts``): conversation (chat turns, game dialogue)
+# is half of them, and the rest is prose and reference text, as captions hear both.
 FILES = (
-    "chitchat", "freedroidrpg", "renpy", "wesnoth", "chitchat", "naev", "freedink", "crawl",
-    "widelands", "chitchat", "cfi_en", "jargon", "debian_handbook", "gnome_user_docs",
+    "chitchat", "freedroidrpg", "renpy", "wesnoth", "naev", "freedink", "crawl", "widelands",
+    "cfi_en", "jargon", "debian_handbook", "gnome_user_docs",
 )  # fmt: skip
 EXCERPTS_PER_READING = 6
 GAP = (0.8, 2.0)  # seconds of silence between passages, drawn

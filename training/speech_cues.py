@@ -247,11 +247,21 @@ def main(argv=None) -> int:
         prog="python -m training.speech_cues",
         description="Turn training.speech_timing's aligned readings into the statistics training draws from.",
     )
-    parser.add_argument("readings", type=Path, help="the JSON python -m training.speech_timing wrote")
+    parser.add_argument(
+        "readings",
+        type=Path,
+        help="the JSON python -m training.speech_timing wrote, or a folder of Piper readings heard by "
+        "Whisper (python -m training.piper_speech)",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_STATS)
     args = parser.parse_args(argv)
     try:
-        readings = json.loads(args.readings.read_text(encoding="utf-8"))["readings"]
+        if args.readings.is_dir():
+            from training.piper_speech import load_readings
+
+            readings = [{**data, "recognizer": HINTS_FROM} for data, _ in load_readings(args.readings)]
+        else:
+            readings = json.loads(args.readings.read_text(encoding="utf-8"))["readings"]
     except (OSError, ValueError, KeyError) as exc:
         print(f"speech_cues: cannot read {args.readings}: {exc}", file=sys.stderr)
         return 2

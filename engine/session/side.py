@@ -168,6 +168,8 @@ class SessionSide:
     def _with_prosody(self, out: StabiliserOutput) -> StabiliserOutput:
         if out.commit:
             out.commit = self.prosody.annotate(out.commit)
+        if out.rewritten:  # a newer writing of a committed word stands in for it: measured alike
+            out.rewritten = dict(zip(out.rewritten, self.prosody.annotate(list(out.rewritten.values()))))
         return out
 
     def _forward_source_events(self) -> None:

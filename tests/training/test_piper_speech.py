@@ -98,3 +98,15 @@ def test_windows_of_recognized_speech_carry_labels_times_and_prosody(reading):
     bare = SpeechWindows([speech], tokenizer.special, SpeechDropout(bare=1.0))
     for w in (bare.make(32, rng) for _ in range(20)):
         assert not w.cues.any() and tokenizer.special.pause not in w.ids  # typed text, as punctuate sees
+
+
+def test_whispers_confusion_is_measured_on_the_piper_readings(reading, tmp_path):
+    from training.speech_cues import main as speech_cues
+
+    out, _ = reading
+    assert speech_cues([str(out), "--out", str(tmp_path / "stats.json")]) == 0
+    stats = json.loads((tmp_path / "stats.json").read_text())
+    counts = np.array(stats["hints"]["counts"])
+    assert counts.shape == (4, 4) and counts.sum() >= 30  # every aligned word Whisper wrote
+    assert counts[0, 0] == counts[0].max()  # most words without a mark are written without one
+    assert stats["recognizers"]["whisper"]["words"] == len(load_readings(out)[0][0]["words"])
