@@ -38,8 +38,8 @@ class ProsodyTracker:
 
     def hear(self, chunk: np.ndarray) -> None:
         """Keep ``chunk`` (int16 or float32 mono 16 kHz), the stream's next samples."""
-        samples = _as_float(chunk)[-len(self._ring) :]
-        at = self._heard % len(self._ring)
+        samples = _as_float(chunk)[-len(self._ring) :]  # a chunk longer than the ring: its end
+        at = (self._heard + len(chunk) - len(samples)) % len(self._ring)
         first = min(len(samples), len(self._ring) - at)
         self._ring[at : at + first] = samples[:first]
         self._ring[: len(samples) - first] = samples[first:]

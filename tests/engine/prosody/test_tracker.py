@@ -31,8 +31,12 @@ def test_words_are_measured_on_the_audio_under_their_times_as_a_recording_is():
 
 
 def test_a_word_older_than_the_ring_or_not_yet_heard_or_untimed_gets_no_prosody():
-    tracker = ProsodyTracker(keep_seconds=10.0)
-    tracker.hear(stream(30.0))
+    tracker = ProsodyTracker(keep_seconds=7.0)
+    audio = stream(30.0)
+    tracker.hear(audio)  # one chunk longer than the ring: its last 7 s are kept, in place
+    np.testing.assert_array_equal(
+        tracker.audio(25.0, 26.0), audio[25 * SAMPLE_RATE : 26 * SAMPLE_RATE] / 32768.0
+    )
     old, future, untimed = Word("old", 5.0, 5.4), Word("future", 40.0, 40.4), Word("typed")
     assert [w.prosody for w in tracker.annotate([old, future, untimed])] == [(), (), ()]
 
