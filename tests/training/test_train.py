@@ -15,6 +15,7 @@ from engine.evaluation.synthetic_model import build_vocab, write_tokenizer  # no
 from engine.punctuation.labelled_text import prepare_folder  # noqa: E402
 from engine.punctuation.model import PunctuationModel  # noqa: E402
 from engine.punctuation.model_inputs import build_window  # noqa: E402
+from engine.punctuation.word_cues import CUE_COUNT  # noqa: E402
 from training.dataset import IGNORE, Noise, WindowMaker, build_stream, collate  # noqa: E402
 
 SHARED = corpus_dir()
@@ -238,7 +239,7 @@ def test_tiny_recipe_end_to_end(tmp_path):
     rebuilt = tmp_path / "rebuilt.pt"
     assert from_onnx.main([str(shipped), "--out", str(rebuilt), "--cues", "--check-text", str(text)]) == 0
     state = torch.load(rebuilt, weights_only=False)
-    assert state["encoder"]["cues"] == 13 and state["model"]["cue_proj.weight"].any()  # read back
+    assert state["encoder"]["cues"] == CUE_COUNT and state["model"]["cue_proj.weight"].any()  # read back
     assert from_onnx.agreement(from_onnx.rebuild(shipped, cues=True), shipped, text.read_text()) > 0.9
     tuned = tmp_path / "tuned"
     args = [
@@ -435,9 +436,9 @@ def test_a_model_without_cues_is_rebuilt_with_the_cue_projection_at_zero(tmp_pat
 
     plain = from_onnx.rebuild(shipped_model_dir(), cues=False)
     cued = from_onnx.rebuild(shipped_model_dir(), cues=True)
-    assert plain.config.cues == 0 and cued.config.cues == 13 and not cued.cue_proj.weight.any()
+    assert plain.config.cues == 0 and cued.config.cues == CUE_COUNT and not cued.cue_proj.weight.any()
     ids = torch.tensor([[101, 2057, 2097, 3113, 4826, 102]])
     mask = torch.ones_like(ids)
     with torch.no_grad():
-        cues = torch.rand(1, 6, 13)
+        cues = torch.rand(1, 6, CUE_COUNT)
         assert torch.equal(plain(ids, mask)[0], cued(ids, mask, cues)[0])
