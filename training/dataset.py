@@ -117,6 +117,19 @@ class Labelled:
     cues: np.ndarray | None = None  # [len(ids), CUE_COUNT] when the maker draws cues
 
 
+def labelled(built, marks, cases) -> Labelled:
+    """A built window (``build_window``) with each word's mark and case on its carrier token, and
+    its lookahead; ``marks[j]`` and ``cases[j]`` belong to the window's word list's word j."""
+    n = len(built.ids)
+    out_marks = np.full(n, IGNORE, dtype=np.int64)
+    out_cases = np.full(n, IGNORE, dtype=np.int64)
+    lookahead = np.full(n, -1, dtype=np.int64)
+    for k, token in enumerate(built.carriers):
+        out_marks[token], out_cases[token] = marks[built.first + k], cases[built.first + k]
+        lookahead[token] = len(built.carriers) - 1 - k
+    return Labelled(built.ids, out_marks, out_cases, lookahead, built.cues)
+
+
 def stretch_factor(bounds: tuple[float, float], rng: np.random.Generator) -> float:
     """A factor drawn log-uniformly between ``bounds`` (no draw when they are equal, so the
     measured gaps keep their random sequence)."""
@@ -170,15 +183,7 @@ class WindowMaker:
         if self.cues is not None and cue_rows is None:
             cue_rows = np.zeros((len(words), CUE_COUNT), dtype=np.float32)  # bare text
         built = build_window([w[0] for w in words], len(words) - 1, self.special, flags, window, cue_rows)
-        n = len(built.ids)
-        marks = np.full(n, IGNORE, dtype=np.int64)
-        cases = np.full(n, IGNORE, dtype=np.int64)
-        lookahead = np.full(n, -1, dtype=np.int64)
-        for k, token in enumerate(built.carriers):
-            _, mark, case, _, _ = words[built.first + k]
-            marks[token], cases[token] = mark, case
-            lookahead[token] = len(built.carriers) - 1 - k
-        return Labelled(built.ids, marks, cases, lookahead, built.cues)
+        return labelled(built, [w[1] for w in words], [w[2] for w in words])
 
     def asr_noise(self, words, rng):
         """Misheard, missed and extra words; a word with a mark after it, and the last word,

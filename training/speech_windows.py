@@ -22,10 +22,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.prosody.tracker import annotate_recording
-from engine.punctuation.model_inputs import DEFAULT_PAUSE_THRESHOLD, SpecialIds, WordTokenizer, build_window
+from engine.punctuation.model_inputs import (
+    DEFAULT_PAUSE_THRESHOLD,
+    SpecialIds,
+    WordTokenizer,
+    build_window,
+    pauses_from_times,
+)
 from engine.punctuation.word_cues import CUE_COUNT, CUE_NAMES, PACE_WORDS, cue_index, word_cues
 from engine.words import CASE_LABELS, PUNCT_LABELS, SENTENCE_END_MARKS, Word
-from training.dataset import IGNORE, Labelled
+from training.dataset import IGNORE, Labelled, labelled
 
 AUDIO_CUES = tuple(CUE_NAMES[cue_index("prosody_known") :])
 _AUDIO = np.array([cue_index(n) for n in AUDIO_CUES if n != "pause_before"])
@@ -112,17 +118,7 @@ class SpeechWindows:
             rows = word_cues(heard, pause_after_last=silence, hints=False)[lo - context :]
             if rng.random() < drop.audio:
                 rows[:, _AUDIO] = 0.0
-            gaps = [
-                (b.start - a.end) if a.end is not None and b.start is not None else 0.0
-                for a, b in zip(reading.words[lo:end], reading.words[lo + 1 : end + 1])
-            ]
-            flags = [g >= DEFAULT_PAUSE_THRESHOLD for g in gaps] + [silence]
+            flags = pauses_from_times(reading.words[lo : end + 1], DEFAULT_PAUSE_THRESHOLD)
+            flags[-1] = silence  # the gap after the newest word is known once a silence has begun
         built = build_window(ids, len(ids) - 1, self.special, flags, window, rows)
-        n = len(built.ids)
-        out_marks = np.full(n, IGNORE, dtype=np.int64)
-        out_cases = np.full(n, IGNORE, dtype=np.int64)
-        lookahead = np.full(n, -1, dtype=np.int64)
-        for j, token in enumerate(built.carriers):
-            out_marks[token], out_cases[token] = marks[built.first + j], cases[built.first + j]
-            lookahead[token] = len(built.carriers) - 1 - j
-        return Labelled(built.ids, out_marks, out_cases, lookahead, built.cues)
+        return labelled(built, marks, cases)

@@ -17,6 +17,7 @@ written atomically.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import shutil
 import sys
@@ -37,7 +38,7 @@ from engine.evaluation.e2e_speech import (
     choose_excerpts,
     synthesize,
 )
-from engine.files.atomic import atomic_write_text
+from engine.files.atomic import atomic_write_bytes, atomic_write_text
 from engine.recognizers.kinds import KINDS, WHISPER
 from engine.words import Word
 
@@ -81,10 +82,9 @@ def write_json(path: Path, data: dict) -> None:
 
 def atomic_save_npy(path: Path, array: np.ndarray) -> None:
     """``array`` saved as .npy under ``path``, whole or not at all."""
-    temporary = path.with_name(path.name + ".partial")
-    with open(temporary, "wb") as f:
-        np.save(f, array, allow_pickle=False)
-    temporary.replace(path)
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 def read_part(path: Path, key: dict) -> dict | None:
