@@ -23,6 +23,7 @@ class ScriptedScorer:
     """``script(word, lookahead, pause_after) -> probabilities`` decides every answer; calls are recorded."""
 
     window = 32
+    uses_cues = False
 
     def __init__(self, script):
         self.script = script

@@ -36,6 +36,8 @@ def _key(words: Sequence[str], pauses: Sequence[bool], end: int, window: int):
 class CachedScorer:
     """A ``Scorer`` over one document whose windows (one per right edge) were tagged up front."""
 
+    uses_cues = False  # text documents: windows of words and [PAUSE] alone
+
     def __init__(self, model, words: Sequence[str], pauses: Sequence[bool], batch: int = 256):
         self.model = model
         self.window = model.config.window

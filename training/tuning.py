@@ -34,6 +34,8 @@ class MemoScorer:
     """The real model's ``tag``, remembered per (document and stride, window, right edge): the offline sweep's
     mask and weighting variants reuse the windows of their (W, s) instead of running them again."""
 
+    uses_cues = False  # text documents: the windows carry no cues
+
     def __init__(self, model):
         self.scorer, self.window, self.memo = ModelScorer(model), model.config.window, {}
         self.document = None

@@ -20,6 +20,7 @@ import resource
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -183,6 +184,45 @@ def stream_with_writing(model_dir: Path, count: int, repeat: int) -> dict:
     }
 
 
+def stream_with_cue_fusion(model_dir: Path, count: int, repeat: int) -> dict:
+    """Streaming p50 (ms, 1 thread) on timed words with the model's ``cue_fusion`` and without it,
+    side by side, and the fusion's own work per word timed alone (``cues_and_fold_ms``: the cues of
+    the pending words and their history, with prosody, then the fold)."""
+    fused = PunctuationModel(model_dir, threads=1)
+    if fused.config.cue_fusion is None:
+        return {"folds_cues": False}
+    plain = PunctuationModel(model_dir, threads=1)
+    plain.config = replace(plain.config, cue_fusion=None)
+    words = bench_words(count + 20)
+    p50s: dict[str, list[float]] = {"plain": [], "fused": []}
+    for _ in range(max(1, repeat)):
+        for name, model in (("plain", plain), ("fused", fused)):
+            steps, _ = stream_steps(model, words, count)
+            p50s[name].append(float(np.median(steps)))
+    plain_ms, fused_ms = (float(np.median(p50s[k])) * 1000 for k in ("plain", "fused"))
+    # The fusion's own work per step, timed alone (a step's p50 moves more than this between
+    # passes): the cues of the pending words and their history, then the fold.
+    from engine.prosody.tracker import annotate_recording
+    from engine.punctuation.word_cues import HISTORY_WORDS, word_cues
+
+    fusion, span, own = fused.config.cue_fusion, HISTORY_WORDS + 4, []
+    punct = np.full((4, 4), 0.25)
+    words = annotate_recording(voiced(words), words)  # live words carry their prosody
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        for end in range(span, len(words)):
+            rows = word_cues(words[end - span : end], hints=False)
+            fusion.fuse(punct, rows[-4:])
+        own.append((time.perf_counter() - t0) * 1000 / (len(words) - span))
+    return {
+        "folds_cues": True,
+        "plain_p50_ms": round(plain_ms, 3),
+        "fused_p50_ms": round(fused_ms, 3),
+        "fused_extra_ms": round(fused_ms - plain_ms, 3),
+        "cues_and_fold_ms": round(float(np.median(own)), 4),
+    }
+
+
 def stream_by_window(model_dir: Path, windows: list[int], count: int, repeat: int) -> dict:
     """Streaming p50/p99 (ms, 1 thread) for each streaming window w, measured side by side."""
     model = PunctuationModel(model_dir, threads=1)
@@ -201,6 +241,16 @@ def stream_by_window(model_dir: Path, windows: list[int], count: int, repeat: in
     return out
 
 
+def voiced(words: list[Word], rate: int = 16_000) -> np.ndarray:
+    """Audio for timed ``words``: each voiced as a pulse train whose pitch falls over the word."""
+    audio = np.zeros(int((words[-1].end + 0.5) * rate), np.float32)
+    for k, w in enumerate(words):
+        a, b = int(w.start * rate), int(w.end * rate)
+        f = np.geomspace(110 + 5 * (k % 9), 95, b - a)
+        audio[a:b] = 0.2 * np.sign(np.sin(2 * np.pi * np.cumsum(f) / rate))
+    return audio
+
+
 def prosody_ms_per_word(words: list[Word], repeat: int) -> dict:
     """What measuring each word's prosody (``engine.prosody``, on the side's thread) and turning it
     into word cues (the engine's thread, once per window) cost per word, in ms, median of ``repeat``
@@ -208,12 +258,7 @@ def prosody_ms_per_word(words: list[Word], repeat: int) -> dict:
     from engine.prosody.tracker import ProsodyTracker
     from engine.punctuation.word_cues import word_cues
 
-    rate = 16_000
-    audio = np.zeros(int((words[-1].end + 0.5) * rate), np.float32)
-    for k, w in enumerate(words):
-        a, b = int(w.start * rate), int(w.end * rate)
-        f = np.geomspace(110 + 5 * (k % 9), 95, b - a)
-        audio[a:b] = 0.2 * np.sign(np.sin(2 * np.pi * np.cumsum(f) / rate))
+    audio = voiced(words)
     measure_ms, cues_ms = [], []
     for _ in range(max(1, repeat)):
         tracker = ProsodyTracker()
@@ -300,6 +345,7 @@ def main(argv=None) -> int:
         summary["window32_paced_ms"] = round(paced, 3)
         summary["paced_over_back_to_back"] = round(paced / unit, 3)
     summary["stream_with_writing"] = stream_with_writing(model_dir, args.stream_words, args.repeat)
+    summary["stream_with_cue_fusion"] = stream_with_cue_fusion(model_dir, args.stream_words, args.repeat)
     summary["prosody_per_word"] = prosody_ms_per_word(bench_words(400), args.repeat)
     if windows:
         summary["stream_by_window"] = stream_by_window(model_dir, windows, args.stream_words, args.repeat)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.punctuation.cue_fusion import CueFusion
 from engine.punctuation.hint_fusion import HintFusion
 from engine.punctuation.model_inputs import (
     CARRIER,
@@ -77,6 +78,9 @@ class ModelConfig:
     # How a recognizer's own marks and capitals fold into this model's probabilities
     # (``hint_fusion``); None: they are ignored (the model alone, or reading them as cues).
     hint_fusion: HintFusion | None = None
+    # How a word's timing and audio cues fold into this model's mark probabilities after it
+    # answers (``cue_fusion``); None: a text model's answers stand as they are.
+    cue_fusion: CueFusion | None = None
 
     @property
     def pause_threshold(self) -> float | None:
@@ -97,6 +101,7 @@ class ModelConfig:
             "lexicon": dict(sorted(self.lexicon.items())),
             **({"cues": list(self.cues)} if self.cues else {}),
             **({"hint_fusion": self.hint_fusion.to_config()} if self.hint_fusion else {}),
+            **({"cue_fusion": self.cue_fusion.to_config()} if self.cue_fusion else {}),
         }
 
     @classmethod
@@ -143,6 +148,12 @@ class ModelConfig:
                     f"{list(CUE_NAMES)}; re-export it with this livecap's training.export",
                     source,
                 )
+            if cues and "cue_fusion" in data:
+                raise ModelError(
+                    f"{source}: the model reads its cues itself and folds them in again (cue_fusion); "
+                    "remove cue_fusion from it",
+                    source,
+                )
             return cls(
                 window=int(data.get("window", DEFAULT_WINDOW)),
                 pause_token=special.get("pause", "[unused1]"),
@@ -155,6 +166,7 @@ class ModelConfig:
                 case_bias=case_bias,
                 cues=cues,
                 hint_fusion=HintFusion.from_config(data["hint_fusion"]) if "hint_fusion" in data else None,
+                cue_fusion=CueFusion.from_config(data["cue_fusion"]) if "cue_fusion" in data else None,
             )
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
             raise ModelError(f"{source} is malformed: {exc}", source) from exc

@@ -19,6 +19,7 @@ import numpy as np
 
 from engine.events import Settled
 from engine.punctuation.casing import CaseRenderer
+from engine.punctuation.cue_fusion import CueFusion
 from engine.punctuation.hint_fusion import HintFusion
 from engine.punctuation.model_inputs import pauses_from_times
 from engine.punctuation.scoring import ModelScorer, Scorer, sentence_final_mark
@@ -49,6 +50,7 @@ class OfflineDecoder:
         casing: CaseRenderer | None = None,
         workers: int = 1,
         hint_fusion: HintFusion | None = None,
+        cue_fusion: CueFusion | None = None,
     ):
         """Decodes with ``settings``' offline window, stride, edge masks and weighting, and pause
         threshold. ``workers`` > 1 scores that many chunks at once: ONNX Runtime lets go of the
@@ -63,6 +65,7 @@ class OfflineDecoder:
         self.casing = casing or CaseRenderer(enabled=settings.casing)
         self.workers = max(1, int(workers))
         self.hint_fusion = hint_fusion  # folds what a recognizer wrote into the answers (None: ignored)
+        self.cue_fusion = cue_fusion  # folds each word's timing and audio into them (None: ignored)
 
     @classmethod
     def from_model(cls, model, settings: DecoderSettings | None = None, workers: int = 1) -> OfflineDecoder:
@@ -71,7 +74,12 @@ class OfflineDecoder:
         settings = settings or model.config.decoder
         casing = CaseRenderer(model.config.lexicon, enabled=settings.casing)
         return cls(
-            ModelScorer(model), settings, casing=casing, workers=workers, hint_fusion=model.config.hint_fusion
+            ModelScorer(model),
+            settings,
+            casing=casing,
+            workers=workers,
+            hint_fusion=model.config.hint_fusion,
+            cue_fusion=model.config.cue_fusion,
         )
 
     def probabilities(self, words: Sequence[Word], progress: ProgressCallback | None = None):
@@ -111,7 +119,7 @@ class OfflineDecoder:
         if self.pause_threshold is not None and words[-1].end is not None:
             pauses[-1] = True  # the end of the recording is a pause
         cues = None
-        if getattr(self.scorer, "uses_cues", False):
+        if self.scorer.uses_cues or self.cue_fusion is not None:
             cues = word_cues(  # a recognizer's marks enter once: through hint fusion where the model has it
                 words, pause_after_last=words[-1].end is not None, hints=self.hint_fusion is None
             )
@@ -151,7 +159,7 @@ class OfflineDecoder:
                 ready = n if following is None else max(done, following - reach)
                 if ready > done:
                     run = self._finish(texts, pauses, cues, range(done, ready), punct, case, weight, context)
-                    yield self._with_hints(words, *run)
+                    yield self._folded(words, cues, *run)
                     done = ready
                     if progress:
                         progress(done, n)
@@ -173,8 +181,11 @@ class OfflineDecoder:
                 punct[i], case[i], weight[i], context[i] = t.punct[row], t.case[row], 1.0, end - i
         return positions, punct[span] / weight[span, None], case[span] / weight[span, None], context[span]
 
-    def _with_hints(self, words: Sequence[Word], positions: range, punct, case, context):
-        """A run's combined answers with what the recognizer wrote folded in (``hint_fusion``)."""
+    def _folded(self, words: Sequence[Word], cues, positions: range, punct, case, context):
+        """A run's combined answers with each word's timing and audio (``cue_fusion``), then what
+        the recognizer wrote (``hint_fusion``), folded in."""
+        if self.cue_fusion is not None:
+            punct = self.cue_fusion.fuse(punct, cues[positions.start : positions.stop])
         if self.hint_fusion is not None:
             punct, case = self.hint_fusion.fuse(
                 punct,

@@ -22,11 +22,12 @@ import numpy as np
 
 from engine.events import Appended, Event, Provisional, Retracted, Settled, Withdrawn
 from engine.punctuation.casing import CaseRenderer
+from engine.punctuation.cue_fusion import CueFusion
 from engine.punctuation.hint_fusion import HintFusion
 from engine.punctuation.scoring import ModelScorer, Scorer, entropies_bits, sentence_final_mark
 from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.speaker_turns import starts_turn, turn_end_mark
-from engine.punctuation.word_cues import CUE_COUNT, PACE_WORDS, word_cues
+from engine.punctuation.word_cues import CUE_COUNT, HISTORY_WORDS, PACE_WORDS, word_cues
 from engine.words import CASE_LABELS, PUNCT_LABELS, SENTENCE_END_MARKS, Word
 
 
@@ -63,12 +64,15 @@ class StreamingDecoder:
         settings: DecoderSettings,
         casing: CaseRenderer | None = None,
         hint_fusion: HintFusion | None = None,
+        cue_fusion: CueFusion | None = None,
     ):
         """``casing`` renders the case (default: a renderer without a lexicon, per ``settings.casing``);
-        ``hint_fusion`` folds what a recognizer wrote into every answer (None: ignored)."""
+        ``hint_fusion`` folds what a recognizer wrote into every answer, ``cue_fusion`` each word's
+        timing and audio (None: ignored)."""
         self.settings = settings
         self.scorer = scorer
         self.hint_fusion = hint_fusion
+        self.cue_fusion = cue_fusion
         self._context_words = max(self.CONTEXT_WORDS, int(getattr(scorer, "window", 0) or 0))
         self.casing = casing or CaseRenderer(enabled=self.settings.casing)
         self._slots: list[_Slot] = []
@@ -84,6 +88,7 @@ class StreamingDecoder:
             settings,
             casing=CaseRenderer(model.config.lexicon, enabled=settings.casing),
             hint_fusion=model.config.hint_fusion,
+            cue_fusion=model.config.cue_fusion,
         )
 
     # The settings the decoding reads, by name (``set_threshold`` changes the first two live).
@@ -239,10 +244,15 @@ class StreamingDecoder:
             words = [s.word.text for s in slots]
             pauses = [s.pause_after for s in slots]
             cues = None
-            if getattr(self.scorer, "uses_cues", False):
-                # Only the words a window can reach (each word is at least one token), and the
-                # pace's history before them; flush() marks the silence after the newest word.
-                reach = max(0, requests[0][0] - lo - (self.scorer.window or 0) - PACE_WORDS)
+            if self.scorer.uses_cues or self.cue_fusion is not None:
+                # For a model that reads them, the words a window can reach (each word is at least
+                # one token) and the pace's history before them, as training builds its windows;
+                # for the fusion alone, the pending words and the history their rows read.
+                # flush() marks the silence after the newest word.
+                if self.scorer.uses_cues:
+                    reach = max(0, requests[0][0] - lo - (self.scorer.window or 0) - PACE_WORDS)
+                else:
+                    reach = max(0, requests[0][0] - lo - HISTORY_WORDS)
                 cues = np.zeros((len(slots), CUE_COUNT), dtype=np.float32)
                 # A recognizer's marks enter once: through hint fusion where the model has it.
                 cues[reach:] = word_cues(
@@ -251,6 +261,8 @@ class StreamingDecoder:
                     hints=self.hint_fusion is None,
                 )
             punct, case = self.scorer.score(words, pauses, [(p - lo, l) for p, l in requests], cues=cues)
+            if self.cue_fusion is not None:
+                punct = self.cue_fusion.fuse(punct, cues[[p - lo for p, _ in requests]])
             if self.hint_fusion is not None:
                 punct, case = self.hint_fusion.fuse(
                     punct,

@@ -62,6 +62,9 @@ SLOPE_SCALE = 30.0
 DROP_SCALE = 20.0
 PROSODY_LIMIT = 2.0
 PITCH_WORDS = 16  # the speaker's recent pitch and final syllables: over this many words
+# The words before a word that its cues read (pace, pitch, final syllables): with this many before
+# it, a word's row is the same whatever came earlier.
+HISTORY_WORDS = max(PACE_WORDS, PITCH_WORDS)
 _UNMEASURED = (np.nan,) * len(PROSODY_FIELDS)  # a word's ``prosody`` where nobody measured it
 
 
@@ -88,9 +91,11 @@ def recent_median(values: np.ndarray, count: int) -> np.ndarray:
     if not n:
         return np.zeros(0)
     padded = np.concatenate([np.full(count - 1, np.nan), values])
-    recent = np.lib.stride_tricks.sliding_window_view(padded, count)  # [n, count]
+    # [n, count] by one gather: on the short runs the live decoder hands over (about 20 words),
+    # numpy's per-call overhead is the cost, and a sliding-window view costs more calls.
+    recent = padded[np.arange(n)[:, None] + np.arange(count)]
     ordered = np.sort(recent, axis=1)  # NaN sorts last
-    found = (~np.isnan(recent)).sum(axis=1)
+    found = count - np.isnan(ordered).sum(axis=1)
     rows = np.arange(n)
     low, high = np.maximum(found - 1, 0) // 2, np.minimum(found // 2, count - 1)
     out = (ordered[rows, low] + ordered[rows, high]) / 2
@@ -168,23 +173,34 @@ def prosody_cues(words: Sequence[Word], cues: np.ndarray) -> None:
     columns_of = {name: table[:, k] for k, name in enumerate(PROSODY_FIELDS)}
     f0_start, f0_end, slope = columns_of["f0_start"], columns_of["f0_end"], columns_of["f0_slope_end"]
     drop, final = columns_of["energy_drop_db"], columns_of["final_syllable"]
-    both = np.stack([f0_start, f0_end])
-    heard = (~np.isnan(both)).sum(axis=0)
-    pitch = np.where(heard > 0, np.nansum(both, axis=0) / np.maximum(heard, 1), np.nan)
+    # One numpy call per step where it can be: the live decoder calls this once per word.
+    pitch = np.where(
+        np.isnan(f0_start), f0_end, np.where(np.isnan(f0_end), f0_start, (f0_start + f0_end) / 2)
+    )
     voice = recent_median(pitch, PITCH_WORDS)
     typical_final = recent_median(final, PITCH_WORDS)
+    reset = np.full(n, np.nan)
+    reset[:-1] = f0_start[1:] - f0_end[:-1]
     with np.errstate(invalid="ignore", divide="ignore"):
-        columns = {
-            "final_lengthening": np.log(np.maximum(final, 0.01) / np.maximum(typical_final, 0.01)),
-            "f0_slope_end": slope / SLOPE_SCALE,
-            "f0_end_level": (f0_end - voice) / SEMITONES,
-            "pitch_reset": np.r_[f0_start[1:] - f0_end[:-1], np.nan] / SEMITONES,
-            "energy_drop": drop / DROP_SCALE,
-        }
+        values = np.column_stack(
+            [
+                np.log(np.maximum(final, 0.01) / np.maximum(typical_final, 0.01)),  # final_lengthening
+                slope / SLOPE_SCALE,  # f0_slope_end
+                (f0_end - voice) / SEMITONES,  # f0_end_level
+                reset / SEMITONES,  # pitch_reset
+                drop / DROP_SCALE,  # energy_drop
+            ]
+        )
     cues[:, _INDEX["prosody_known"]] = measured
-    for name, values in columns.items():
-        limit = LOG_LIMIT if name == "final_lengthening" else PROSODY_LIMIT
-        cues[:, _INDEX[name]] = np.where(np.isnan(values), 0.0, np.clip(values, -limit, limit))
+    cues[:, _PROSODY_COLUMNS] = np.where(
+        np.isnan(values), 0.0, np.clip(values, -_PROSODY_LIMITS, _PROSODY_LIMITS)
+    )
+
+
+_PROSODY_COLUMNS = [
+    _INDEX[n] for n in ("final_lengthening", "f0_slope_end", "f0_end_level", "pitch_reset", "energy_drop")
+]
+_PROSODY_LIMITS = np.array([LOG_LIMIT, PROSODY_LIMIT, PROSODY_LIMIT, PROSODY_LIMIT, PROSODY_LIMIT])
 
 
 def set_hint(row: np.ndarray, mark: str, capital: bool) -> None:

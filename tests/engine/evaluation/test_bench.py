@@ -57,6 +57,7 @@ def test_bench_prints_one_row_per_thread_count_and_same_run_ratios(tiny_model_di
     assert writing["written_over_bare"] == pytest.approx(
         writing["written_p50_ms"] / writing["bare_p50_ms"], rel=1e-2
     )
+    assert summary["stream_with_cue_fusion"] == {"folds_cues": False}  # nor any cue_fusion
     for r in rows:
         assert KEYS <= set(r) and r["model"] == str(tiny_model_dir) and r["repeat"] == 2
         assert 0 < r["stream_p50_ms"] <= r["stream_p99_ms"] and r["offline_words_per_s"] > 0
@@ -131,3 +132,21 @@ def test_written_bench_words_carry_the_passage_as_written():
     # the writing is the word itself, with the passage's case and marks around it
     assert all(w.written.lower().strip(".,?!:;") == w.text for w in written)
     assert written[0].written == "Good" and written[5].written == "joining."
+
+
+def test_cue_fusion_is_timed_against_the_same_model_without_it(tiny_model_dir, tmp_path):
+    import shutil
+
+    import numpy as np
+
+    from engine.punctuation.cue_fusion import FUSED_CUES, CueFusion
+
+    fused_dir = tmp_path / "fused"
+    shutil.copytree(tiny_model_dir, fused_dir)
+    config = json.loads((fused_dir / "config.json").read_text())
+    config["cue_fusion"] = CueFusion(FUSED_CUES, np.full((len(FUSED_CUES), 4), 0.1)).to_config()
+    (fused_dir / "config.json").write_text(json.dumps(config))
+    out = bench.stream_with_cue_fusion(fused_dir, 30, 2)
+    assert out["folds_cues"] is True and out["plain_p50_ms"] > 0 and out["fused_p50_ms"] > 0
+    assert out["fused_extra_ms"] == pytest.approx(out["fused_p50_ms"] - out["plain_p50_ms"], abs=2e-3)
+    assert out["cues_and_fold_ms"] > 0

@@ -1,0 +1,129 @@
+"""Cue fusion: each word's timing and audio folded into the tagger's mark probabilities, in both
+decoders, and carried by a real model's config.json."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from engine.events import Settled
+from engine.punctuation.cue_fusion import FUSED_CUES, CueFusion
+from engine.punctuation.model import ModelError, PunctuationModel
+from engine.punctuation.offline import OfflineDecoder
+from engine.punctuation.settings import DecoderSettings
+from engine.punctuation.streaming import StreamingDecoder
+from engine.punctuation.word_cues import CUE_COUNT, cue_index, word_cues
+from engine.words import PUNCT_LABELS, Word
+from tests.scripted import UNSURE, ScriptedScorer
+
+PERIOD = PUNCT_LABELS.index("period")
+
+
+def long_pause_means_period(weight=6.0) -> CueFusion:
+    weights = np.zeros((1, len(PUNCT_LABELS)))
+    weights[0, PERIOD] = weight
+    return CueFusion(("pause_over_0.7",), weights)
+
+
+def timed(texts, long_gap_after=()):
+    out, t = [], 0.0
+    for k, text in enumerate(texts):
+        out.append(Word(text, t, t + 0.3))
+        t += 0.3 + (1.0 if k in long_gap_after else 0.05)
+    return out
+
+
+def test_a_word_without_cues_keeps_the_taggers_answer_exactly():
+    fusion = long_pause_means_period()
+    punct = np.array([UNSURE["none"], UNSURE["comma"]])
+    assert fusion.fuse(punct, np.zeros((2, CUE_COUNT))) is punct
+    text = word_cues([Word("hello"), Word("world")])  # typed text: no times, no audio
+    np.testing.assert_array_equal(fusion.fuse(punct, text), punct)
+
+
+def test_a_cue_moves_the_mark_it_is_weighted_towards():
+    fusion = long_pause_means_period()
+    rows = word_cues(timed(["so", "we", "left", "then"], long_gap_after={2}))
+    fused = fusion.fuse(np.array([UNSURE["none"]] * 4), rows)
+    np.testing.assert_allclose(fused.sum(axis=1), 1.0)
+    assert fused[2].argmax() == PERIOD  # the long gap
+    assert all(fused[k].argmax() == 0 for k in (0, 1, 3))
+
+
+def test_config_round_trip_and_bad_config():
+    fusion = CueFusion(FUSED_CUES, np.arange(len(FUSED_CUES) * 4, dtype=float).reshape(-1, 4) / 10)
+    again = CueFusion.from_config(json.loads(json.dumps(fusion.to_config())))
+    assert again.cues == fusion.cues
+    np.testing.assert_allclose(again.weights, fusion.weights)
+    with pytest.raises(ValueError, match="unknown cues"):
+        CueFusion(("loudness",), np.zeros((1, 4)))
+    with pytest.raises(ValueError, match="finite weights"):
+        CueFusion(("pause",), np.zeros((2, 4)))
+
+
+def test_both_decoders_fold_the_cues_in_and_agree():
+    texts = "we came home we slept".split()
+    script = lambda w, lookahead, pause: UNSURE["none"]  # noqa: E731  (the tagger never hears the gap)
+    settings = DecoderSettings(l_min=1, l_max=2, threshold=0.5, silence_gap=None)
+    fusion = long_pause_means_period()
+
+    live = StreamingDecoder(ScriptedScorer(script), settings, cue_fusion=fusion)
+    events = [e for w in timed(texts, long_gap_after={2}) for e in live.push(w)] + live.finish()
+    live_marks = [
+        e.mark for e in sorted((e for e in events if isinstance(e, Settled)), key=lambda e: e.position)
+    ]
+    offline = OfflineDecoder(ScriptedScorer(script), settings, cue_fusion=fusion)
+    file_marks = [s.mark for s in offline.decode(timed(texts, long_gap_after={2}))]
+    assert live_marks[:4] == file_marks[:4] == ["none", "none", "period", "none"]
+
+    plain = StreamingDecoder(ScriptedScorer(script), settings)
+    events = [e for w in timed(texts, long_gap_after={2}) for e in plain.push(w)] + plain.finish()
+    assert [e.mark for e in events if isinstance(e, Settled)][2] == "none"
+
+
+def test_a_real_model_carries_its_fusion_in_config_json(tmp_path):
+    from engine.evaluation.synthetic_model import write_model_dir
+
+    model_dir = write_model_dir(tmp_path / "model")
+    config = json.loads((model_dir / "config.json").read_text())
+    config["cue_fusion"] = long_pause_means_period(40.0).to_config()
+    (model_dir / "config.json").write_text(json.dumps(config))
+    model = PunctuationModel(model_dir)
+    assert model.config.cue_fusion is not None
+    decoder = StreamingDecoder.from_model(model, DecoderSettings(l_min=1, l_max=2, silence_gap=None))
+    events = [e for w in timed("we came home we slept".split(), long_gap_after={2}) for e in decoder.push(w)]
+    marks = {e.position: e.mark for e in events if isinstance(e, Settled)}
+    assert marks[2] == "period"  # a weight this large outvotes any random tagger
+
+    config["cue_fusion"] = {"weights": {"loudness": {m: 0.0 for m in PUNCT_LABELS}}}
+    broken = tmp_path / "broken"
+    shutil.copytree(model_dir, broken)
+    (broken / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelError, match="malformed.*unknown cues"):
+        PunctuationModel(broken)
+
+
+def test_the_fused_cues_are_timing_and_audio_never_the_recognizers_marks():
+    assert "pause" in FUSED_CUES and "f0_slope_end" in FUSED_CUES
+    assert not [n for n in FUSED_CUES if n.startswith("hint")]
+    assert cue_index(FUSED_CUES[-1]) == CUE_COUNT - 1
+
+
+def test_a_rows_cues_read_no_further_back_than_history_words():
+    """The live decoder computes the fused cues over the pending words and HISTORY_WORDS before
+    them: a word's row must be the same as over the whole session (as the fit computed it)."""
+    from engine.punctuation.word_cues import HISTORY_WORDS
+
+    rng = np.random.default_rng(3)
+    words, t = [], 0.0
+    for k in range(80):
+        d = float(rng.uniform(0.15, 0.6))
+        prosody = tuple(float(v) for v in rng.normal(5, 3, size=6)) if k % 7 else None
+        words.append(Word(f"w{k}", t, t + d, prosody=prosody))
+        t += d + float(rng.choice([0.02, 0.1, 0.4, 0.9]))
+    whole = word_cues(words, hints=False)
+    tail = word_cues(words[-(HISTORY_WORDS + 4) :], hints=False)
+    np.testing.assert_allclose(tail[-4:], whole[-4:], rtol=1e-6)
+    short = word_cues(words[-(HISTORY_WORDS + 2) :], hints=False)  # too little history: the rows differ
+    assert not np.allclose(short[-4:], whole[-4:])

@@ -1,0 +1,204 @@
+"""Fit the model's cue fusion on recognized speech: ``python -m training.fit_cue_fusion
+--speech runs/speech/piper_train [--model-dir DIR] [--write OUT_DIR]`` (numpy only, no torch).
+
+``engine.punctuation.cue_fusion`` adds ``cues · W`` to the log-probabilities the tagger gives a
+word. Its weights are fitted here against the answers the model really gives on Whisper's words
+of Piper readings (``training.piper_speech``): every word at every lookahead the streaming decoder
+asks it at (0 to ``l_max`` words after it), with the cues as the decoder holds them at that step
+(the gap after the newest word unknown until the next word comes or a silence begins) and the
+prosody measured on the reading's audio by the engine's own code. Inserted words (no reference
+word) are left out.
+
+The fit is a multinomial logistic regression with the model's log-probabilities as a fixed
+offset (Newton's method, an L2 penalty). The weights are first judged by five-fold cross
+validation over readings, then fitted on all of them; ``--write`` copies the model folder with
+the weights in its ``config.json`` (an existing folder is never overwritten).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from engine.punctuation.cue_fusion import FUSED_CUES, CueFusion
+from engine.punctuation.model import ModelConfig, PunctuationModel, model_folder
+from engine.punctuation.model_inputs import pauses_from_times
+from engine.punctuation.scoring import ModelScorer
+from engine.punctuation.word_cues import cue_index, word_cues
+from engine.words import PUNCT_LABELS
+from training.dataset import IGNORE
+
+# A word's cues need the speaker's recent pace and voice before it, and its window the words a
+# window can reach: 48 words back covers both for the shipped 32-token window.
+HISTORY_WORDS = 48
+
+
+def stacked_examples(readings, scorer: ModelScorer, l_max: int, silence_gap: float, pause_threshold: float):
+    """Per labelled word and lookahead: the model's mark probabilities, the word's cue row as the
+    streaming decoder holds it at that step, its true mark, its reading and its lookahead."""
+    probs, rows, marks, groups, ahead = [], [], [], [], []
+    for k, reading in enumerate(readings):
+        words = reading.words
+        flags = pauses_from_times(words, pause_threshold)
+        for t in range(len(words)):
+            nxt = words[t + 1] if t + 1 < len(words) else None
+            gap = (
+                None if nxt is None or nxt.start is None or words[t].end is None else nxt.start - words[t].end
+            )
+            silence = gap is None or gap >= silence_gap
+            lo = max(0, t - HISTORY_WORDS)
+            heard = words[lo : t + 1]
+            pauses = list(flags[lo : t + 1])
+            pauses[-1] = silence  # the gap after the newest word is known once a silence began
+            cues = word_cues(heard, pause_after_last=silence, hints=False)
+            requests = [
+                (p - lo, t - p) for p in range(max(0, t - l_max), t + 1) if reading.marks[p] != IGNORE
+            ]
+            if not requests:
+                continue
+            punct, _ = scorer.score([w.text for w in heard], pauses, requests)
+            for (q, look), row in zip(requests, punct):
+                probs.append(row)
+                rows.append(cues[q])
+                marks.append(reading.marks[lo + q])
+                groups.append(k)
+                ahead.append(look)
+    return (
+        np.array(probs),
+        np.array(rows, dtype=np.float64),
+        np.array(marks),
+        np.array(groups),
+        np.array(ahead),
+    )
+
+
+def fit_weights(
+    offsets: np.ndarray, x: np.ndarray, y: np.ndarray, l2: float = 1e-4, steps: int = 30
+) -> np.ndarray:
+    """W [features, classes] minimising the mean negative log-likelihood of softmax(offsets + x W)
+    plus l2/2 |W|^2, by Newton's method (a few dozen weights: the Hessian is small)."""
+    n, d = x.shape
+    c = offsets.shape[1]
+    target = np.eye(c)[y]
+    w = np.zeros((d, c))
+    for _ in range(steps):
+        p = _softmax(offsets + x @ w)
+        grad = x.T @ (p - target) / n + l2 * w
+        # Hessian of the softmax NLL: sum_i (diag p_i - p_i p_i^T) ⊗ x_i x_i^T
+        cov = np.einsum("ic,ce->ice", p, np.eye(c)) - np.einsum("ic,ie->ice", p, p)
+        hess = np.einsum("ia,ib,ice->acbe", x, x, cov).reshape(d * c, d * c) / n
+        hess += l2 * np.eye(d * c)
+        delta = np.linalg.solve(hess, grad.reshape(-1)).reshape(d, c)
+        w -= delta
+        if np.abs(delta).max() < 1e-6:
+            break
+    return w
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def marks_f1(truth: np.ndarray, predicted: np.ndarray) -> float:
+    """Micro-F1 of the marks (every label but none), as the project scores punctuation."""
+    tp = int(np.sum((predicted == truth) & (truth > 0)))
+    fp = int(np.sum((predicted > 0) & (predicted != truth)))
+    fn = int(np.sum((truth > 0) & (predicted != truth)))
+    return round(100.0 * 2 * tp / max(2 * tp + fp + fn, 1), 2)
+
+
+def judged(probs, truth, ahead) -> dict:
+    offsets = np.log(np.clip(probs, 1e-12, 1.0))
+    out = {"nll": round(float(-np.mean(offsets[np.arange(len(truth)), truth])), 4)}
+    for look in sorted(set(ahead.tolist())):
+        chosen = ahead == look
+        out[f"marks_f1_lookahead{look}"] = marks_f1(truth[chosen], probs[chosen].argmax(axis=1))
+    return out
+
+
+def cross_validated(probs, x, truth, groups, ahead, l2: float, folds: int = 5) -> dict:
+    offsets = np.log(np.clip(probs, 1e-12, 1.0))
+    fused = np.zeros_like(probs)
+    for f in range(folds):
+        test = groups % folds == f
+        w = fit_weights(offsets[~test], x[~test], truth[~test], l2)
+        fused[test] = _softmax(offsets[test] + x[test] @ w)
+    return {"model": judged(probs, truth, ahead), "fused": judged(fused, truth, ahead)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.fit_cue_fusion", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("--speech", type=Path, nargs="+", required=True, help="folders of Piper readings")
+    parser.add_argument("--model-dir", type=Path, default=None, help="the model (default: the shipped one)")
+    parser.add_argument(
+        "--l2", type=float, default=1e-4, help="the weights' L2 penalty (chosen by cross-validation)"
+    )
+    parser.add_argument("--cues", nargs="+", default=list(FUSED_CUES), help="the cues fused, by name")
+    parser.add_argument(
+        "--write", type=Path, default=None, help="a new folder: the model with the fitted fusion"
+    )
+    args = parser.parse_args(argv)
+    log = lambda msg: print(f"fit_cue_fusion: {msg}", file=sys.stderr, flush=True)  # noqa: E731
+    unknown = [n for n in args.cues if n not in FUSED_CUES]
+    if unknown:
+        print(
+            f"fit_cue_fusion: no such cue {unknown}; the cues it can fuse: {' '.join(FUSED_CUES)}",
+            file=sys.stderr,
+        )
+        return 2
+    if args.write is not None and args.write.exists():
+        print(
+            f"fit_cue_fusion: {args.write} exists; give a new folder (nothing is overwritten)",
+            file=sys.stderr,
+        )
+        return 2
+    from training.speech_windows import load_speech
+
+    model = PunctuationModel(args.model_dir)
+    if model.uses_cues:
+        print(
+            "fit_cue_fusion: this model reads the cues itself; fuse them into a text model", file=sys.stderr
+        )
+        return 2
+    readings = [r for folder in args.speech for r in load_speech(folder, model.tokenizer)]
+    if not readings:
+        print(f"fit_cue_fusion: no readings in {[str(s) for s in args.speech]} "
+              "(python -m training.piper_speech --out FOLDER makes them)", file=sys.stderr)  # fmt: skip
+        return 2
+    decoder = model.config.decoder
+    log(f"scoring {sum(len(r.words) for r in readings)} words of {len(readings)} readings ...")
+    probs, rows, truth, groups, ahead = stacked_examples(
+        readings, ModelScorer(model), decoder.l_max, decoder.silence_gap, model.config.pause_threshold
+    )
+    columns = [cue_index(n) for n in args.cues]
+    x = rows[:, columns]
+    report = {
+        "readings": len(readings),
+        "examples": len(truth),
+        "labels": {m: int(np.sum(truth == k)) for k, m in enumerate(PUNCT_LABELS)},
+        "cues": args.cues,
+        "l2": args.l2,
+        "cross_validated": cross_validated(probs, x, truth, groups, ahead, args.l2),
+    }
+    weights = fit_weights(np.log(np.clip(probs, 1e-12, 1.0)), x, truth, args.l2)
+    fusion = CueFusion(tuple(args.cues), weights)
+    report["cue_fusion"] = fusion.to_config()
+    if args.write is not None:
+        shutil.copytree(model_folder(args.model_dir), args.write)
+        replace(ModelConfig.load(args.write), cue_fusion=fusion).save(args.write)
+        report["written"] = str(args.write)
+    print(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
