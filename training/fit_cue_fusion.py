@@ -34,9 +34,9 @@ from engine.punctuation.word_cues import cue_index, word_cues
 from engine.words import PUNCT_LABELS
 from training.dataset import IGNORE
 
-# A word's cues need the speaker's recent pace and voice before it, and its window the words a
-# window can reach: 48 words back covers both for the shipped 32-token window.
-HISTORY_WORDS = 48
+# The words handed to the scorer and to ``word_cues`` at each step: a window's reach (32 tokens hold
+# at most 30 words) and the history a cue row reads (``word_cues.HISTORY_WORDS``) both fit in 48.
+CONTEXT_WORDS = 48
 
 
 def stacked_examples(readings, scorer: ModelScorer, l_max: int, silence_gap: float, pause_threshold: float):
@@ -52,7 +52,7 @@ def stacked_examples(readings, scorer: ModelScorer, l_max: int, silence_gap: flo
                 None if nxt is None or nxt.start is None or words[t].end is None else nxt.start - words[t].end
             )
             silence = gap is None or gap >= silence_gap
-            lo = max(0, t - HISTORY_WORDS)
+            lo = max(0, t - CONTEXT_WORDS)
             heard = words[lo : t + 1]
             pauses = list(flags[lo : t + 1])
             pauses[-1] = silence  # the gap after the newest word is known once a silence began
