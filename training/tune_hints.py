@@ -1,13 +1,16 @@
 """Choose how a recognizer's own marks fold into the tagger's (``engine.punctuation.hint_fusion``),
 on a tuning reading, and write the choice into a model's config.json:
 
-    python -m training.tune_hints --model-dir models/punct --reading runs/speech/tune_espeak.json --write
+    python -m training.tune_hints --model-dir DIR --reading runs/speech/tune_piper.json \
+        --stats runs/piper_cue_stats.json --write
 
 The evidence (P(written mark | true mark), and the capital rates inside a sentence) comes from
-``training/speech_cue_stats.json``: espeak-ng readings of training text, heard by Whisper live
-(``training.speech_timing``, ``training.speech_cues``). The weights are chosen on a tuning
-reading of dev excerpts by the same voice (``engine.evaluation.recognized_dev --tts espeak-ng``);
-the held-out festival reading that ``training.evaluate --recognized`` reports is never read here.
+``--stats``: Whisper's live words of training text read aloud, counted by ``training.speech_cues``.
+The shipped weights used Piper's readings (``training.piper_speech``); the default,
+``training/speech_cue_stats.json``, holds the earlier espeak-ng ones. The weights are chosen on a
+tuning reading of dev excerpts (``engine.evaluation.recognized_dev --tts piper --seed 7``), on top
+of whatever else the model folds in (its ``cue_fusion``); the held-out readings that
+``training.evaluate --recognized`` reports are never read here.
 
 Marks first: every (mark weight, none shift) pair is scored live on Whisper's words, and the
 pair whose worst file gains most over Whisper's own marks wins (the mean breaks ties). Then the
