@@ -34,3 +34,19 @@ def test_the_shipped_report_and_model_card_were_measured_on_this_file():
     assert report["targets"]["live_default_f1"]["measured"] == live
     card = (MODEL_DIR / "MODEL_CARD.md").read_text(encoding="utf-8")
     assert f"**{live:.1f}**" in card  # the card's live figure is the report's
+
+
+def test_the_shipped_config_folds_timing_and_audio_in_and_text_stays_the_taggers():
+    """The shipped config.json carries the cue fusion (docs/QUALITY.md): a long gap after a timed
+    word moves it towards a sentence end, and typed text keeps the tagger's answer."""
+    from engine.punctuation.cue_fusion import FUSED_CUES
+    from engine.punctuation.word_cues import CUE_COUNT, cue_index
+
+    fusion = PunctuationModel(MODEL_DIR).config.cue_fusion
+    assert fusion is not None and fusion.cues == FUSED_CUES
+    even = np.full((1, 4), 0.25)
+    np.testing.assert_array_equal(fusion.fuse(even, np.zeros((1, CUE_COUNT))), even)
+    row = np.zeros((1, CUE_COUNT))
+    for name, value in (("timed", 1), ("pause_known", 1), ("pause", 1), ("pause_over_0.7", 1)):
+        row[0, cue_index(name)] = value
+    assert fusion.fuse(even, row)[0].argmax() == 2  # period
