@@ -165,22 +165,28 @@ def measure(model_dir: Path, threads: int, stream_words: int, offline_words: int
     }
 
 
+def side_by_side_p50_ms(runs: dict, count: int, repeat: int) -> dict[str, float]:
+    """Streaming step p50 in ms (1 thread) for each name -> (model, words), the runs interleaved
+    pass by pass so that a slow spell of a shared machine falls on all of them; median of passes."""
+    p50s: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(max(1, repeat)):
+        for name, (model, words) in runs.items():
+            steps, _ = stream_steps(model, words, count)
+            p50s[name].append(float(np.median(steps)))
+    return {name: float(np.median(values)) * 1000 for name, values in p50s.items()}
+
+
 def stream_with_writing(model_dir: Path, count: int, repeat: int) -> dict:
     """Streaming p50 (ms, 1 thread) on the passage's words bare and with their writing, side by side:
     what folding a recognizer's marks in (the model's ``hint_fusion``) costs per word."""
     model = PunctuationModel(model_dir, threads=1)
     bare, written = bench_words(count + 20), bench_words(count + 20, written=True)
-    p50s: dict[str, list[float]] = {"bare": [], "written": []}
-    for _ in range(max(1, repeat)):
-        for name, words in (("bare", bare), ("written", written)):
-            steps, _ = stream_steps(model, words, count)
-            p50s[name].append(float(np.median(steps)))
-    bare_ms, written_ms = (float(np.median(p50s[k])) * 1000 for k in ("bare", "written"))
+    p50 = side_by_side_p50_ms({"bare": (model, bare), "written": (model, written)}, count, repeat)
     return {
         "folds_writing": model.config.hint_fusion is not None,
-        "bare_p50_ms": round(bare_ms, 3),
-        "written_p50_ms": round(written_ms, 3),
-        "written_over_bare": round(written_ms / bare_ms, 3),
+        "bare_p50_ms": round(p50["bare"], 3),
+        "written_p50_ms": round(p50["written"], 3),
+        "written_over_bare": round(p50["written"] / p50["bare"], 3),
     }
 
 
@@ -194,25 +200,22 @@ def stream_with_cue_fusion(model_dir: Path, count: int, repeat: int) -> dict:
     plain = PunctuationModel(model_dir, threads=1)
     plain.config = replace(plain.config, cue_fusion=None)
     words = bench_words(count + 20)
-    p50s: dict[str, list[float]] = {"plain": [], "fused": []}
-    for _ in range(max(1, repeat)):
-        for name, model in (("plain", plain), ("fused", fused)):
-            steps, _ = stream_steps(model, words, count)
-            p50s[name].append(float(np.median(steps)))
-    plain_ms, fused_ms = (float(np.median(p50s[k])) * 1000 for k in ("plain", "fused"))
+    p50 = side_by_side_p50_ms({"plain": (plain, words), "fused": (fused, words)}, count, repeat)
+    plain_ms, fused_ms = p50["plain"], p50["fused"]
     # The fusion's own work per step, timed alone (a step's p50 moves more than this between
     # passes): the cues of the pending words and their history, then the fold.
     from engine.prosody.tracker import annotate_recording
     from engine.punctuation.word_cues import HISTORY_WORDS, word_cues
 
-    fusion, span, own = fused.config.cue_fusion, HISTORY_WORDS + 4, []
-    punct = np.full((4, 4), 0.25)
+    pending = fused.config.decoder.l_max + 1  # the words a step asks about
+    fusion, span, own = fused.config.cue_fusion, HISTORY_WORDS + pending, []
+    punct = np.full((pending, 4), 0.25)
     words = annotate_recording(voiced(words), words)  # live words carry their prosody
     for _ in range(max(1, repeat)):
         t0 = time.perf_counter()
         for end in range(span, len(words)):
             rows = word_cues(words[end - span : end], hints=False)
-            fusion.fuse(punct, rows[-4:])
+            fusion.fuse(punct, rows[-pending:])
         own.append((time.perf_counter() - t0) * 1000 / (len(words) - span))
     return {
         "folds_cues": True,
