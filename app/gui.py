@@ -116,6 +116,8 @@ def run(args, started: float) -> int:
 
     QTimer.singleShot(0, after_show)
     code = app.exec()
+    if not window.finish_background_work():
+        log.warning("a background job was still running when livecap quit")
     if driver is not None and driver.exit_code is not None:
         code = driver.exit_code
     if monitor is not None:

@@ -122,3 +122,14 @@ def close_window(window, event) -> None:
         window.tray.hide()
     window.bridge.close_recognizers()  # idle now: nothing is feeding them
     event.accept()
+
+
+def finish_background_work(window, wait_ms: int = 60000) -> bool:
+    """After the event loop has returned: wait for ``window``'s jobs still running (a preload
+    loading Whisper when the window closed a second after it opened), then close the recognizers
+    such a job made after ``close_window`` closed the others. Its outcome is never shown, but it
+    must post it while the process is whole, not while Python is tearing down the Qt objects it
+    posts through. False if a job outlived ``wait_ms``."""
+    finished = window.bridge.wait(wait_ms) and window.jobs.wait(wait_ms)
+    window.bridge.close_recognizers()
+    return finished

@@ -25,6 +25,7 @@ from app.main_window.actions import ActionButton, build_actions, shortcuts_text
 from app.main_window.caption_view import CaptionView
 from app.main_window.companions import (
     close_window,
+    finish_background_work,
     install_tray,
     offer_crash_recovery,
     open_history,
@@ -364,3 +365,6 @@ class CaptionWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         close_window(self, event)
+
+    def finish_background_work(self, wait_ms: int = 60000) -> bool:
+        return finish_background_work(self, wait_ms)

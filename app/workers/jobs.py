@@ -98,8 +98,13 @@ def _ui_relay() -> _UiThreadRelay:
 
 
 def _post(fn: Callable[[], None]) -> None:
-    """Run ``fn`` on the UI thread, after everything posted before it (any thread)."""
-    _ui_relay().call.emit(fn)
+    """Run ``fn`` on the UI thread, after everything posted before it (any thread). Dropped once
+    the relay is gone: only Python's teardown at exit frees it, and nothing can run then."""
+    relay = _ui_relay()
+    if shiboken6.isValid(relay):
+        relay.call.emit(fn)
+    else:
+        log.debug("dropped a call posted after the UI thread's relay was freed at exit")
 
 
 def _alive(job_ref: weakref.ref) -> Job | None:

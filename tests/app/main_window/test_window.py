@@ -668,3 +668,27 @@ def test_with_whispers_own_marks_the_latency_slider_rests_and_says_why(window, q
     assert window.bridge.recognizer_info.marks == "engine"
     assert window.latency.slider.isEnabled()
     assert window.latency.description.text() == window.latency.setting.describe()  # the trade again
+
+
+def test_quitting_waits_for_a_preload_and_closes_the_recognizer_it_made(window, qtbot):
+    """The window closed while its preload was still loading a recognizer (the app closed a
+    second after it opened): after the event loop, the preload is waited for while the process
+    is whole, and the recognizer it made after the close is closed too, not left running."""
+    from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
+
+    loading, release, made = threading.Event(), threading.Event(), []
+
+    def slow_factory(kind, model):
+        loading.set()
+        assert release.wait(30)
+        made.append(PocketSphinxRecognizer())
+        return made[-1], ""
+
+    window.bridge.recognizer_factory = slow_factory
+    window.preload()
+    assert loading.wait(30)
+    window.close()
+    assert made == []  # still loading when the window closed
+    threading.Timer(0.2, release.set).start()
+    assert window.finish_background_work(30000)
+    assert len(made) == 1 and made[0].closed

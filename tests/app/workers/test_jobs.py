@@ -3,6 +3,7 @@ jobs serially (in order, one at a time) or on the shared pool, cancels them and 
 
 import threading
 import time
+import weakref
 
 import pytest
 import shiboken6
@@ -186,3 +187,20 @@ def test_every_job_of_a_stress_run_is_delivered_once_and_let_go(qtbot):
     qtbot.waitUntil(lambda: len(deleted_on) == 200, timeout=10000)
     assert sorted(outcomes) == list(range(200)) and runner.jobs == []
     assert set(deleted_on) == {threading.current_thread()}
+
+
+def test_a_job_ending_after_the_relay_was_freed_at_exit_is_dropped_not_raised(monkeypatch):
+    """At exit Python frees the Qt objects, the relay among them; a pool thread that ends a job
+    then has nowhere to post to. Its outcome is dropped: no traceback on the way out."""
+    from app.workers import jobs
+
+    monkeypatch.setattr(jobs, "_relay", jobs._UiThreadRelay())
+    shiboken6.delete(jobs._relay)
+    delivered, target = [], QObject()
+    work = jobs._PoolWork(
+        lambda report, cancelled: report(1, 1) or "result", threading.Event(), weakref.ref(target)
+    )
+    work.run()  # what the pool thread does; it raised "Signal source has been deleted" before
+    jobs.call_on_ui_thread(target, "setObjectName", "late")
+    jobs._post(lambda: delivered.append("ran"))
+    assert work.returned.is_set() and delivered == [] and target.objectName() == ""
