@@ -53,7 +53,7 @@ class ScriptedRecognizer:
     name = "scripted"
     sample_rate = 16000
     # Declared as a recognizer like Vosk's: bare words, partials committed by the stabiliser.
-    writes_marks = commits_words = revises_writing = multilingual = detects_language = False
+    writes_marks = commits_words = revises_writing = multilingual = detects_language = translating = False
     language = model_path = decodes = None
 
     def __init__(self, script: list[tuple[list[str], list[str] | None]]):

@@ -190,7 +190,7 @@ def cmd_transcribe(args) -> int:
     model = load_model(args.model_dir, args.threads)
     written, english = whose_marks_in_files(recognizer, getattr(args, "marks", "auto"))
     detects = recognizer.detects_language
-    translating = getattr(recognizer, "translating", False)
+    translating = recognizer.translating
     if find_kind(recognizer.name).language == "multilingual":
         language = None if detects else recognizer.language
         print(f"livecap: {describe_recognizer(recognizer.name, language, translating)}", file=sys.stderr)

@@ -85,7 +85,7 @@ class ModelScorer:
 
     @property
     def uses_cues(self) -> bool:
-        return bool(getattr(self.model, "uses_cues", False))
+        return self.model.uses_cues
 
     def tag(self, words, pauses, ends, window=None, cues=None) -> list[Tagged]:
         window = window or self.window

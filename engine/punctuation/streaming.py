@@ -73,7 +73,7 @@ class StreamingDecoder:
         self.scorer = scorer
         self.hint_fusion = hint_fusion
         self.cue_fusion = cue_fusion
-        self._context_words = max(self.CONTEXT_WORDS, int(getattr(scorer, "window", 0) or 0))
+        self._context_words = max(self.CONTEXT_WORDS, scorer.window)
         self.casing = casing or CaseRenderer(enabled=self.settings.casing)
         self._slots: list[_Slot] = []
         self._base = 0  # absolute position of _slots[0]

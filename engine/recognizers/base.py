@@ -78,6 +78,7 @@ class Recognizer(Protocol):
     language: str | None  # what it hears ("en", "ko", "en-us"); None: unknown, taken for English
     multilingual: bool  # its model may hear any language (and writes marks for each)
     detects_language: bool  # it tells the language from each stream's first speech (none was given)
+    translating: bool  # it writes English words for speech in ``language`` (Whisper's translate task)
     model_path: Path | None  # the model folder it runs; None: a built-in model without one
     # Whole-buffer decodes so far, for the measuring tools; None for one that decodes as audio arrives.
     decodes: int | None
@@ -107,7 +108,7 @@ class Recognizer(Protocol):
 # The declarations a wrapper (``IsolatedRecognizer``) forwards from the recognizer it wraps.
 DECLARATIONS = (
     "writes_marks", "commits_words", "revises_writing", "language", "multilingual", "detects_language",
-    "model_path",
+    "translating", "model_path",
 )  # fmt: skip
 
 

@@ -112,6 +112,10 @@ class IsolatedRecognizer:
         return self._declaration("detects_language")
 
     @property
+    def translating(self) -> bool:
+        return self._declaration("translating")
+
+    @property
     def model_path(self):
         return self._declaration("model_path")
 

@@ -101,6 +101,7 @@ class PocketSphinxRecognizer:
     language = "en-us"  # its built-in model
     multilingual = False
     detects_language = False
+    translating = False
     model_path = None  # the model inside the pocketsphinx package
     writes_marks = False  # bare lower-case words
     commits_words = False  # its partials are committed by the stabiliser once stable

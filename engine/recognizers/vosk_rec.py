@@ -194,6 +194,7 @@ class VoskRecognizer:
     revises_writing = False
     multilingual = False  # one model, one language (``language``, from its name)
     detects_language = False
+    translating = False
     decodes = None  # it decodes as audio arrives
 
     def __init__(self, model_path: str | Path, verbose: bool = False):

@@ -235,7 +235,7 @@ class SessionResources:
             # Not told yet where the recognizer tells it from each session's speech (a cached
             # one still declares the last session's until its reset).
             language=None if recognizer.detects_language else recognizer.language,
-            translating=getattr(recognizer, "translating", False),
+            translating=recognizer.translating,
         )
         return recognizer, info
 

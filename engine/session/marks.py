@@ -52,7 +52,7 @@ def words_are_english(recognizer: Recognizer) -> bool:
     may mark: a translation's are; a multilingual model's are only once it is known to hear
     English (it may be told the language later, and then the words already marked would be
     another language's)."""
-    if getattr(recognizer, "translating", False):
+    if recognizer.translating:
         return True
     if recognizer.multilingual and (recognizer.language is None or recognizer.detects_language):
         return False

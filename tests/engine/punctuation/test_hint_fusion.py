@@ -118,7 +118,7 @@ def test_with_whisper_the_engine_choice_folds_its_marks_in_and_auto_keeps_them_a
 
     class Whisper:  # what an English Whisper declares
         name, language, multilingual, detects_language = "whisper", "en", False, False
-        writes_marks, revises_writing = True, False
+        writes_marks, revises_writing, translating = True, False, False
 
     settings = fused_model.config.decoder
     engine, _ = choose_decoder(fused_model, settings, Whisper(), "engine")
@@ -135,7 +135,7 @@ def test_after_stop_the_offline_decoder_folds_whispers_marks_in_unless_they_were
 
     class Whisper:  # what an English Whisper declares
         name, language, multilingual, detects_language = "whisper", "en", False, False
-        writes_marks, revises_writing = True, False
+        writes_marks, revises_writing, translating = True, False, False
 
     class Korean(Whisper):
         language = "ko"
