@@ -1,13 +1,13 @@
 """Choose how a recognizer's own marks fold into the tagger's (``engine.punctuation.hint_fusion``),
 on a tuning reading, and write the choice into a model's config.json:
 
-    python -m training.tune_hints --model-dir DIR --reading runs/speech/tune_piper.json \
-        --stats runs/piper_cue_stats.json --write
+    python -m training.tune_hints --model-dir DIR --reading runs/speech/tune_piper.json --write
 
 The evidence (P(written mark | true mark), and the capital rates inside a sentence) comes from
 ``--stats``: Whisper's live words of training text read aloud, counted by ``training.speech_cues``.
-The shipped weights used Piper's readings (``training.piper_speech``); the default,
-``training/speech_cue_stats.json``, holds the earlier espeak-ng ones. The weights are chosen on a
+The default, ``training/piper_cue_stats.json``, counts Piper's readings (``training.piper_speech``),
+as the shipped weights did; ``training/speech_cue_stats.json`` holds the earlier espeak-ng ones,
+which the tagger's synthetic cues still use. The weights are chosen on a
 tuning reading of dev excerpts (``engine.evaluation.recognized_dev --tts piper --seed 7``), on top
 of whatever else the model folds in (its ``cue_fusion``); the held-out readings that
 ``training.evaluate --recognized`` reports are never read here.
@@ -31,8 +31,9 @@ import numpy as np
 
 from engine.punctuation.hint_fusion import HintFusion
 from engine.words import CASE_LABELS, PUNCT_LABELS
-from training.speech_cues import DEFAULT_STATS
 
+# Whisper's confusion on Piper's readings of training text (``training.speech_cues``)
+PIPER_STATS = Path(__file__).with_name("piper_cue_stats.json")
 MARK_WEIGHTS = (1.0, 1.5, 2.0, 2.5, 3.0)
 NONE_SHIFTS = (0.0, 0.5, 1.0, 1.5, 2.0)
 CASE_WEIGHTS = (0.5, 1.0, 2.0, 3.0)
@@ -127,7 +128,9 @@ def main(argv=None) -> int:
     parser.add_argument("--model-dir", type=Path, default=None, help="the model (default: the shipped one)")
     parser.add_argument("--reading", type=Path, required=True,
                         help="a tuning reading by recognized_dev (never the held-out one)")  # fmt: skip
-    parser.add_argument("--stats", type=Path, default=DEFAULT_STATS, help="training.speech_cues' statistics")
+    parser.add_argument(
+        "--stats", type=Path, default=PIPER_STATS, help="training.speech_cues' statistics (default: Piper's)"
+    )
     parser.add_argument("--write", action="store_true", help="write the choice into config.json")
     parser.add_argument("--out", type=Path, default=None, help="also write the report (JSON) here")
     args = parser.parse_args(argv)

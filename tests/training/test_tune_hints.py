@@ -25,6 +25,17 @@ def test_the_committed_statistics_give_a_proper_confusion_and_capital_rates():
         tune_hints.fusion_from_stats({"hints": {"counts": [[1] * 4] * 4}})
 
 
+def test_the_default_statistics_are_the_piper_ones_the_shipped_weights_came_from():
+    """``tune_hints`` with no ``--stats`` starts from the evidence in the shipped config.json."""
+    from engine.punctuation.model import ModelConfig, model_folder
+
+    measured = tune_hints.fusion_from_stats(json.loads(tune_hints.PIPER_STATS.read_text()))
+    shipped = ModelConfig.load(model_folder(None)).hint_fusion
+    assert np.allclose(measured.mark_given_mark, shipped.mark_given_mark, atol=1e-4)
+    assert np.allclose(measured.capital_given_case, shipped.capital_given_case, atol=1e-4)
+    assert tune_hints.PIPER_STATS != DEFAULT_STATS  # the tagger's synthetic cues keep espeak-ng's
+
+
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
     return write_model_dir(tmp_path_factory.mktemp("tune") / "m")
