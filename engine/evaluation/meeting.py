@@ -208,7 +208,7 @@ def _benchmark(args) -> int:
     from engine.evaluation.bench import cpu_description
     from engine.evaluation.meeting_score import score_run
     from engine.evaluation.meeting_speech import make_meeting
-    from engine.evaluation.pulse_server import sound_server
+    from engine.evaluation.pipewire_server import sound_server
 
     _progress(f"meeting: {args.turns} turns, {args.voices} voices among the others: synthesising")
     meeting = make_meeting(args.turns, args.voices, args.seed)

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.evaluation.pulse_server import SERVERS, PulseServerError, missing_tools, sound_server
+from engine.evaluation.pipewire_server import SERVERS, sound_server
+from engine.evaluation.pulse_server import PulseServerError, missing_tools
 
 SR = 16_000
 
