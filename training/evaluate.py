@@ -29,7 +29,6 @@ import json
 import sys
 import time
 import zlib
-from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
 
@@ -38,10 +37,11 @@ import numpy as np
 from engine.evaluation.corpus import dev_corpus
 from engine.files.digest import file_digest
 from engine.punctuation.casing import CaseRenderer
-from engine.punctuation.labelled_text import Document, PrepareError, prepare_folder
+from engine.punctuation.labelled_text import Document, PrepareError
 from engine.punctuation.model import ModelError, PunctuationModel, model_folder
 from engine.punctuation.offline import OfflineDecoder
 from engine.words import CASE_LABELS, PUNCT_LABELS
+from training.dev_text import load_dev
 from training.eval_figure import plot
 from training.eval_recognized import (
     out_of_source_table,
@@ -59,7 +59,6 @@ from training.tuning import sweep_bias, sweep_offline
 DEFAULT_MAX_WORDS = 10_000
 THRESHOLDS = tuple(round(0.1 * k, 1) for k in range(1, 16))  # 0.1 .. 1.5 bits
 FIXED_LOOKAHEADS = tuple(range(5))  # 0 .. 4
-PERIOD = PUNCT_LABELS.index("period")
 # The targets of the issue that introduced the tagger (see the report's "targets" block).
 TARGETS = {
     "live_default_f1": 68.0,
@@ -72,52 +71,6 @@ TARGETS = {
 
 def log(msg: str) -> None:
     print(f"evaluate: {msg}", file=sys.stderr, flush=True)
-
-
-# ---- data -----------------------------------------------------------------------------
-def load_dev(folder: Path, max_words: int, skip_words: int = 0) -> dict[str, list[Document]]:
-    """file -> ``max_words`` of its words as documents, after its first ``skip_words`` (in order;
-    a document is cut at a sentence end when there is one in the second half of what is kept, so
-    the stream ends, and after a skip begins, as a real one would)."""
-    docs = prepare_folder(folder, log=log)
-    files: dict[str, list[Document]] = defaultdict(list)
-    budget: dict[str, int] = {}
-    skip: dict[str, int] = {}
-    for d in docs:
-        file = d.name.rsplit("#", 1)[0]
-        to_skip = skip.setdefault(file, skip_words)
-        if to_skip >= len(d.words):
-            skip[file] = to_skip - len(d.words)
-            continue
-        if to_skip:
-            starts = np.flatnonzero(d.marks[: to_skip + 200] >= PERIOD) + 1  # a sentence's first word
-            after = starts[starts >= to_skip]
-            d = slice_document(d, int(after[0]) if len(after) else to_skip, len(d.words))
-            skip[file] = 0
-        left = budget.setdefault(file, max_words if max_words > 0 else sys.maxsize)
-        if left <= 0:
-            continue
-        if len(d.words) > left:
-            ends = np.flatnonzero(d.marks[:left] >= PERIOD) + 1
-            cut = int(ends[-1]) if len(ends) and ends[-1] >= left // 2 else left
-            d = slice_document(d, 0, cut)
-            left = 0
-        else:
-            left -= len(d.words)
-        budget[file] = left
-        files[file].append(d)
-    return dict(files)
-
-
-def slice_document(d: Document, lo: int, hi: int) -> Document:
-    return Document(
-        d.name,
-        d.words[lo:hi],
-        d.marks[lo:hi].copy(),
-        d.cases[lo:hi].copy(),
-        d.sentence_initial[lo:hi].copy(),
-        {k - lo: v for k, v in d.mixed.items() if lo <= k < hi},
-    )
 
 
 # ---- the evaluation ---------------------------------------------------------------

@@ -17,6 +17,7 @@ from engine.punctuation.streaming import StreamingDecoder
 from engine.words import PUNCT_LABELS
 from training import eval_tables as et
 from training import evaluate as ev
+from training.dev_text import load_dev
 
 THRESHOLDS = ["1.9", "1.93", "1.95", "1.97", "2.0", "0.5"]  # a random model is near 2 bits everywhere
 
@@ -167,8 +168,8 @@ def test_the_cache_sends_a_different_context_to_the_model_and_counts_it(doc_and_
 
 def test_a_skip_starts_each_file_at_a_sentence_after_the_words_it_skips(tiny_dev):
     _, _, dev = tiny_dev
-    whole = ev.load_dev(dev, 0)
-    later = ev.load_dev(dev, 30, skip_words=40)
+    whole = load_dev(dev, 0)
+    later = load_dev(dev, 30, skip_words=40)
     for file, docs in whole.items():
         words = [w for d in docs for w in d.words]
         marks = np.concatenate([d.marks for d in docs])
@@ -204,7 +205,7 @@ def test_evaluate_decodes_with_the_models_own_settings(tiny_dev, tmp_path, monke
             _original(self, scorer, settings, *args, **kwargs)
 
         monkeypatch.setattr(cls, "__init__", record)
-    ev.evaluate(PunctuationModel(folder), ev.load_dev(dev, 60), thresholds=(configured.threshold,))
+    ev.evaluate(PunctuationModel(folder), load_dev(dev, 60), thresholds=(configured.threshold,))
     live_text = changed(configured, silence_gap=None, pause_threshold=None)
     assert ("stream", live_text) in seen and ("stream", changed(live_text, pause_threshold=0.4)) in seen
     assert {s for k, s in seen if k == "offline"} == {configured, changed(configured, pause_threshold=None)}

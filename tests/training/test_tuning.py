@@ -14,7 +14,8 @@ from engine.punctuation.settings import DecoderSettings
 from engine.words import PUNCT_LABELS
 from training import eval_tables as et
 from training import tuning
-from training.evaluate import load_dev, offline_decoder
+from training.dev_text import load_dev
+from training.evaluate import offline_decoder
 from training.metrics import casing_scores, punctuation_scores
 
 
