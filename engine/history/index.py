@@ -18,7 +18,6 @@ line to show: no sqlite traceback gets out.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import sqlite3
 import threading
@@ -27,7 +26,6 @@ from datetime import datetime
 from pathlib import Path
 
 from engine.files import paths
-from engine.history.chunks import NO_TIME, unpack_words, word_at_offset
 from engine.history.errors import HistoryError, HistoryQueryError, IndexDamaged
 from engine.history.indexing import index_journal
 from engine.history.query import (
@@ -35,10 +33,10 @@ from engine.history.query import (
     MATCH_START,
     check_query,
     is_query_error,
-    plain_and_spans,
     plain_words_query,
 )
 from engine.history.records import SearchHit, SessionSummary
+from engine.history.rows import SUMMARY_COLUMNS, search_hits, summaries
 from engine.history.store import (
     SEQ_BITS,
     SEQ_MASK,
@@ -59,12 +57,6 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]  # (sessions done, sessions to do)
 TITLE_CHARS = 200
-
-_SUMMARY_COLUMNS = (
-    "sid, id, path, started, duration_s, sources, recognizer, first_line, title, pinned, words, live"
-)
-_SESSIONS_OF = "SELECT sid, id, started FROM sessions WHERE sid IN ({})"
-_SPEAKERS_OF = "SELECT sid, number, name FROM speakers WHERE sid IN ({}) ORDER BY sid, number"
 
 
 def _sqlite_errors(method):
@@ -134,15 +126,15 @@ class HistoryIndex:
     def sessions(self, limit: int | None = None) -> list[SessionSummary]:
         """Every indexed session, newest first (at most ``limit``)."""
         rows = self._conn.execute(
-            f"SELECT {_SUMMARY_COLUMNS} FROM sessions ORDER BY sid LIMIT ?",
+            f"SELECT {SUMMARY_COLUMNS} FROM sessions ORDER BY sid LIMIT ?",
             (-1 if limit is None else max(0, limit),),
         ).fetchall()
-        return self._summaries(rows)
+        return summaries(self._conn, rows)
 
     @_sqlite_errors
     def session(self, session_id: str) -> SessionSummary:
         """One session by its id; HistoryError when the index has none of that id."""
-        return self._summaries([self._row(session_id)])[0]
+        return summaries(self._conn, [self._row(session_id)])[0]
 
     # ---- searching ------------------------------------------------------------------------
     @_sqlite_errors
@@ -162,7 +154,7 @@ class HistoryIndex:
             if not is_query_error(exc):
                 raise
             rows = self._matches(plain_words_query(text), since, speaker, limit)
-        return self._hits(rows)
+        return search_hits(self._conn, rows)
 
     def _matches(self, fts_query: str, since: datetime | None, speaker: str | None, limit: int) -> list:
         sql = (
@@ -183,35 +175,6 @@ class HistoryIndex:
         sql += " ORDER BY chunk_text.rowid LIMIT ?"
         values.append(limit)
         return self._conn.execute(sql, values).fetchall()
-
-    def _hits(self, rows: list) -> list[SearchHit]:
-        sids = [(sid,) for sid in sorted({rowid >> SEQ_BITS for rowid, *_ in rows})]
-        sessions = {
-            sid: (session_id, datetime.fromisoformat(started))
-            for sid, session_id, started in self._by_sid(_SESSIONS_OF, sids)
-        }
-        names = {(sid, number): name for sid, number, name in self._by_sid(_SPEAKERS_OF, sids)}
-        hits = []
-        for rowid, speaker, packed, highlighted in rows:
-            sid = rowid >> SEQ_BITS
-            if sid not in sessions:
-                continue  # deleted between the two reads
-            snippet, spans = plain_and_spans(highlighted)
-            positions, times = unpack_words(packed)
-            word = min(word_at_offset(snippet, spans[0][0]) if spans else 0, len(positions) - 1)
-            session_id, started = sessions[sid]
-            hits.append(
-                SearchHit(
-                    session_id=session_id,
-                    position=positions[word],
-                    time_s=_time_of(times, word),
-                    speaker=names.get((sid, speaker), ""),
-                    snippet=snippet,
-                    spans=tuple(spans),
-                    started=started,
-                )
-            )
-        return hits
 
     # ---- changing -------------------------------------------------------------------------
     @_sqlite_errors
@@ -354,56 +317,8 @@ class HistoryIndex:
 
     # ---- rows -----------------------------------------------------------------------------
     def _row(self, session_id: str) -> tuple:
-        query = f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE id = ?"
+        query = f"SELECT {SUMMARY_COLUMNS} FROM sessions WHERE id = ?"
         row = self._conn.execute(query, (session_id,)).fetchone()
         if row is None:
             raise HistoryError(f"no session {session_id!r} in the history; livecap history list shows them")
         return row
-
-    def _by_sid(self, query: str, rows: list[tuple]) -> list[tuple]:
-        """``query``'s rows for the sids that start ``rows``, asked a few hundred at a time (SQLite
-        takes only so many values in one statement)."""
-        found = []
-        for sids in _batches(rows):
-            found += self._conn.execute(query.format(",".join("?" * len(sids))), sids).fetchall()
-        return found
-
-    def _summaries(self, rows: list[tuple]) -> list[SessionSummary]:
-        speakers: dict[int, list[str]] = {}
-        for sid, _, name in self._by_sid(_SPEAKERS_OF, rows):
-            speakers.setdefault(sid, []).append(name)
-        out = []
-        for row in rows:
-            sid, session_id, path, started, duration, sources, recognizer, first, title, *rest = row
-            pinned, words, live = rest
-            out.append(
-                SessionSummary(
-                    id=session_id,
-                    path=Path(path),
-                    started=datetime.fromisoformat(started),
-                    duration_s=duration,
-                    sources=tuple(json.loads(sources)),
-                    speakers=tuple(speakers.get(sid, ())),
-                    recognizer=recognizer,
-                    first_line=first,
-                    title=title,
-                    pinned=bool(pinned),
-                    words=words,
-                    live=bool(live) and in_use(Path(path)),
-                )
-            )
-        return out
-
-
-def _batches(rows: list[tuple], size: int = 500):
-    for start in range(0, len(rows), size):
-        yield [row[0] for row in rows[start : start + size]]
-
-
-def _time_of(times, word: int) -> float:
-    """The start of the chunk's ``word``-th word in seconds; a word without times takes the
-    nearest earlier word's, else the nearest later one's, else 0."""
-    for i in [*range(word, -1, -1), *range(word + 1, len(times))]:
-        if times[i] != NO_TIME:
-            return times[i] / 1000
-    return 0.0
