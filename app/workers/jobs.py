@@ -70,7 +70,8 @@ def cancellable(report, cancelled):
 
 class _UiThreadRelay(QObject):
     """Carries calls from pool threads to the UI thread, in the order they were posted. One for
-    the process, never deleted: pool threads emit on it, so it must outlive every one of them."""
+    the process, never deleted while it runs: pool threads emit on it, so it must outlive every
+    one of them (the app waits for its jobs before it returns; only Python's teardown frees it)."""
 
     call = Signal(object)
 
