@@ -27,6 +27,7 @@ from pathlib import Path
 
 from engine.files import paths
 from engine.history.errors import HistoryError, HistoryQueryError, IndexDamaged
+from engine.history.index_rows import SUMMARY_COLUMNS, search_hits, summaries
 from engine.history.indexing import index_journal
 from engine.history.query import (
     MATCH_END,
@@ -36,7 +37,6 @@ from engine.history.query import (
     plain_words_query,
 )
 from engine.history.records import SearchHit, SessionSummary
-from engine.history.rows import SUMMARY_COLUMNS, search_hits, summaries
 from engine.history.store import (
     SEQ_BITS,
     SEQ_MASK,
