@@ -19,13 +19,20 @@ Each reading is one part in ``--out``: ``reading_NNNN.json`` (words, reference, 
 features at training time). A part is written whole or not at all; a rerun skips the parts that
 exist and goes on, so the hours this takes on 2 cores can be spread over many runs
 (``--time-budget`` stops cleanly after the reading under way).
+
+``--recognizer pocketsphinx --audio-from runs/speech/piper_train --out DIR`` hears the readings
+already made there with another built-in recognizer, so that what is learnt from one
+recognizer's words can be checked on another's, on the same audio: nothing is spoken again, and
+the audio is linked, not copied.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -36,6 +43,7 @@ import numpy as np
 
 from engine.evaluation.e2e_speech import SAMPLE_RATE, Excerpt, PiperStyle, Speech, speak_piper
 from engine.evaluation.recognized_dev import (
+    RECOGNIZERS,
     SetupError,
     atomic_save_npy,
     check_tts,
@@ -102,6 +110,43 @@ def speak_reading(reading: Reading, lead: float = 0.5) -> Speech:
     return Speech(np.concatenate(parts), spans)
 
 
+def check_audio_from(folder: Path, out: Path) -> None:
+    """One line (``SetupError``) for a folder that cannot give its readings to ``out``."""
+    if not folder.is_dir() or not load_readings(folder):
+        raise SetupError(f"{folder}: no readings there; make them first with --out {folder}")
+    if folder.resolve() == out.resolve():
+        raise SetupError(
+            f"--out {out} is the folder the audio comes from: give another, so nothing is overwritten"
+        )
+
+
+def made_speech(folder: Path, reading: Reading) -> Speech | None:
+    """The reading's audio and passage spans as made in ``folder``, or None if it was not made
+    there. A reading of another plan (another seed or corpus) is refused: its words would be
+    aligned against the wrong text."""
+    meta_path, audio_path = part_paths(folder, reading.number)
+    if not (meta_path.is_file() and audio_path.is_file()):
+        return None
+    data = json.loads(meta_path.read_text(encoding="utf-8"))
+    if data["reference"] != reference(reading.excerpts):
+        raise SetupError(
+            f"{meta_path} was read from other text: give the --seed, --readings, --corpus and word "
+            "limits it was made with"
+        )
+    return Speech(np.load(audio_path), [tuple(span) for span in data["spans"]])
+
+
+def link_or_copy(source: Path, target: Path) -> None:
+    """``target`` as a hard link to ``source`` (the same audio twice costs nothing), else a copy
+    written whole (another file system)."""
+    try:
+        os.link(source, target)
+    except OSError:
+        partial = target.with_name(target.name + ".partial")
+        shutil.copyfile(source, partial)
+        os.replace(partial, target)
+
+
 def part_paths(out: Path, number: int) -> tuple[Path, Path]:
     return out / f"reading_{number:04d}.json", out / f"reading_{number:04d}.npy"
 
@@ -140,6 +185,13 @@ def main(argv=None) -> int:
         "--first", type=int, default=0, help="start at this reading (share the work between runs)"
     )
     parser.add_argument("--step", type=int, default=1, help="make every STEP-th reading (with --first)")
+    parser.add_argument("--recognizer", default="whisper", choices=RECOGNIZERS, help="who hears the readings")
+    parser.add_argument(
+        "--audio-from",
+        type=Path,
+        default=None,
+        help="hear the readings of this folder again (made with the same plan)",
+    )
     args = parser.parse_args(argv)
     log = lambda msg: print(f"piper_speech: {msg}", file=sys.stderr, flush=True)  # noqa: E731
     started = time.monotonic()
@@ -147,7 +199,10 @@ def main(argv=None) -> int:
     from engine.evaluation.corpus import modern_corpus
 
     try:
-        check_tts("piper")
+        if args.audio_from is not None:
+            check_audio_from(args.audio_from, args.out)
+        else:
+            check_tts("piper")
         log("labelling the modern corpus ...")
         count = args.readings * EXCERPTS_PER_READING
         folder = args.corpus or modern_corpus()
@@ -166,14 +221,22 @@ def main(argv=None) -> int:
         if args.time_budget is not None and time.monotonic() - started > args.time_budget * 60:
             log(f"time budget spent after {made} readings: run the same command again to go on")
             break
-        speech = speak_reading(reading)
-        if recognizer is None:
-            recognizer = make_recognizer("whisper", live=True)
+        try:
+            speech = (
+                speak_reading(reading) if args.audio_from is None else made_speech(args.audio_from, reading)
+            )
+            if speech is None:  # not made there (yet)
+                continue
+            if recognizer is None:
+                recognizer = make_recognizer(args.recognizer, live=True)
+        except SetupError as exc:
+            print(f"piper_speech: {exc}", file=sys.stderr)
+            return 2
         batches, cpu = recognize_batches(recognizer, speech.audio, live=True)
         words = [w for batch, _ in batches for w in batch]
         data = {
             "version": PART_VERSION,
-            "recognizer": {**recognizer_settings(recognizer), "live": True},
+            "recognizer": {"name": recognizer.name, **recognizer_settings(recognizer), "live": True},
             "styles": [s.to_dict() for s in reading.styles],
             "audio_seconds": round(len(speech.audio) / SAMPLE_RATE, 2),
             "cpu_seconds": round(cpu, 1),
@@ -182,7 +245,10 @@ def main(argv=None) -> int:
             "words": aligned_rows(reading.excerpts, speech.spans, words),
             "reference": reference(reading.excerpts),
         }
-        atomic_save_npy(audio_path, speech.audio)
+        if args.audio_from is None:
+            atomic_save_npy(audio_path, speech.audio)
+        else:
+            link_or_copy(part_paths(args.audio_from, reading.number)[1], audio_path)
         write_json(meta_path, data)  # last: a reading counts once its JSON is there
         wrong, total = errors(data)
         made, words_total, wrong_total = made + 1, words_total + total, wrong_total + wrong

@@ -110,3 +110,28 @@ def test_whispers_confusion_is_measured_on_the_piper_readings(reading, tmp_path)
     assert counts.shape == (4, 4) and counts.sum() >= 30  # every aligned word Whisper wrote
     assert counts[0, 0] == counts[0].max()  # most words without a mark are written without one
     assert stats["recognizers"]["whisper"]["words"] == len(load_readings(out)[0][0]["words"])
+
+
+def test_another_recognizer_hears_the_same_readings_without_speaking_them_again(reading, tmp_path, capsys):
+    out, args = reading
+    heard = tmp_path / "pocketsphinx"
+    again = ["--out", str(heard), *args[2:], "--max-words", "20", "--recognizer", "pocketsphinx"]
+    assert main([*again, "--audio-from", str(out)]) == 0
+    ((whisper, whisper_audio),) = load_readings(out)
+    ((sphinx, sphinx_audio),) = load_readings(heard)
+    assert (sphinx["recognizer"]["name"], whisper["recognizer"]["name"]) == ("pocketsphinx", "whisper")
+    assert sphinx["reference"] == whisper["reference"] and sphinx["spans"] == whisper["spans"]
+    assert np.array_equal(np.load(sphinx_audio), np.load(whisper_audio))  # the same audio, linked
+    assert [r["text"] for r in sphinx["words"]] != [r["text"] for r in whisper["words"]]
+    aligned = [r for r in sphinx["words"] if r["ref_index"] is not None]
+    assert len(aligned) >= 0.5 * len(sphinx["reference"]["words"])
+    # Bad input: one line, exit 2, nothing written.
+    capsys.readouterr()
+    assert main([*again, "--audio-from", str(tmp_path / "nowhere")]) == 2
+    assert "no readings there" in capsys.readouterr().err
+    assert main([*again, "--audio-from", str(heard)]) == 2  # into the folder it reads from
+    assert "nothing is overwritten" in capsys.readouterr().err
+    other = ["--out", str(tmp_path / "other"), *args[2:], "--max-words", "20", "--seed", "5"]
+    assert main([*other, "--recognizer", "pocketsphinx", "--audio-from", str(out)]) == 2
+    assert "was read from other text" in capsys.readouterr().err
+    assert not list((tmp_path / "other").glob("reading_*"))
