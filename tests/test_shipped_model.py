@@ -50,3 +50,18 @@ def test_the_shipped_config_folds_timing_and_audio_in_and_text_stays_the_taggers
     for name, value in (("timed", 1), ("pause_known", 1), ("pause", 1), ("pause_over_0.7", 1)):
         row[0, cue_index(name)] = value
     assert fusion.fuse(even, row)[0].argmax() == 2  # period
+
+
+def test_the_shipped_config_has_pocketsphinxs_own_fusion_and_whisper_the_default():
+    """PocketSphinx's words get the fusion fitted on them; Whisper's and Vosk's the default one."""
+    from engine.punctuation.word_cues import CUE_COUNT, cue_index
+
+    config = PunctuationModel(MODEL_DIR).config
+    assert set(config.cue_fusion_by_recognizer) == {"pocketsphinx"}
+    own = config.cue_fusion_for("pocketsphinx")
+    assert own is not config.cue_fusion and own.cues == config.cue_fusion.cues
+    assert config.cue_fusion_for("whisper") is config.cue_fusion_for("vosk") is config.cue_fusion
+    even, row = np.full((1, 4), 0.25), np.zeros((1, CUE_COUNT))
+    for name, value in (("timed", 1), ("pause_known", 1), ("pause", 1), ("pause_over_0.7", 1)):
+        row[0, cue_index(name)] = value
+    assert own.fuse(even, row)[0].argmax() == 2  # a long gap is a period in its words too

@@ -57,18 +57,20 @@ def recognized_tables(model, sets) -> dict:
     for rset in sets:
         words = rset.words
         bare = [replace(w, written="") for w in words]  # the times and prosody kept
-        alone = engine_live_settled(model, rset.batches, hints=False)
+        alone = engine_live_settled(model, rset.batches, hints=False, recognizer=rset.recognizer)
         conditions = {"engine_alone": [(e.mark, e.form) for e in alone]}
         lookahead = {"engine_alone": _mean_lookahead(alone)}
         writes = any(w.written for w in words)
         hints = writes and (model.uses_cues or model.config.hint_fusion is not None)
         if hints:
-            hinted = engine_live_settled(model, rset.batches, hints=True)
+            hinted = engine_live_settled(model, rset.batches, hints=True, recognizer=rset.recognizer)
             conditions["engine_with_hints"] = [(e.mark, e.form) for e in hinted]
             lookahead["engine_with_hints"] = _mean_lookahead(hinted)
-        conditions["engine_offline"] = _marked(repunctuate(bare, model))
+        conditions["engine_offline"] = _marked(repunctuate(bare, model, recognizer=rset.recognizer))
         if hints:
-            conditions["engine_offline_with_hints"] = _marked(repunctuate(words, model))
+            conditions["engine_offline_with_hints"] = _marked(
+                repunctuate(words, model, recognizer=rset.recognizer)
+            )
         if writes:  # as the live captions show them: a sentence's first word capitalised
             conditions["recognizer_own"] = _marked(keep_written_marks(words))
             if "engine_with_hints" in conditions:

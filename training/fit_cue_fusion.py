@@ -13,6 +13,12 @@ The fit is a multinomial logistic regression with the model's log-probabilities 
 offset (Newton's method, an L2 penalty). The weights are first judged by five-fold cross
 validation over readings, then fitted on all of them; ``--write`` copies the model folder with
 the weights in its ``config.json`` (an existing folder is never overwritten).
+
+``--recognizer pocketsphinx`` fits on that recognizer's words of the same readings
+(``piper_speech --recognizer pocketsphinx --audio-from ...``) and writes the weights as its own
+(``cue_fusion_by_recognizer``), keeping the model's other fusions: a recognizer's word times and
+errors are its own, and so is how its words answer the cues. Without it the readings must be
+Whisper's, and the weights become the default fusion. Readings of another recognizer are refused.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from engine.punctuation.model import ModelConfig, PunctuationModel, model_folder
 from engine.punctuation.model_inputs import pauses_from_times
 from engine.punctuation.scoring import ModelScorer
 from engine.punctuation.word_cues import cue_index, word_cues
+from engine.recognizers.kinds import NAMES as KIND_NAMES
 from engine.words import PUNCT_LABELS
 from training.dataset import IGNORE
 
@@ -146,6 +153,9 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--write", type=Path, default=None, help="a new folder: the model with the fitted fusion"
     )
+    parser.add_argument(
+        "--recognizer", default=None, choices=KIND_NAMES, help="whose words they are (default: Whisper's)"
+    )
     args = parser.parse_args(argv)
     log = lambda msg: print(f"fit_cue_fusion: {msg}", file=sys.stderr, flush=True)  # noqa: E731
     unknown = [n for n in args.cues if n not in FUSED_CUES]
@@ -161,8 +171,18 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 2
+    from training.piper_speech import load_readings, recognizer_of
     from training.speech_windows import load_speech
 
+    heard = sorted({recognizer_of(data) for folder in args.speech for data, _ in load_readings(folder)})
+    if heard and heard != [args.recognizer or "whisper"]:
+        print(
+            f"fit_cue_fusion: the readings are {' and '.join(heard)}'s words, not "
+            f"{args.recognizer or 'whisper'}'s; give --recognizer {heard[0]}"
+            + (" with one recognizer's folders" if len(heard) > 1 else ""),
+            file=sys.stderr,
+        )
+        return 2
     model = PunctuationModel(args.model_dir)
     if model.uses_cues:
         print(
@@ -194,7 +214,13 @@ def main(argv=None) -> int:
     report["cue_fusion"] = fusion.to_config()
     if args.write is not None:
         shutil.copytree(model_folder(args.model_dir), args.write)
-        replace(ModelConfig.load(args.write), cue_fusion=fusion).save(args.write)
+        config = ModelConfig.load(args.write)
+        if args.recognizer is None:
+            config = replace(config, cue_fusion=fusion)
+        else:
+            by_recognizer = {**config.cue_fusion_by_recognizer, args.recognizer: fusion}
+            config = replace(config, cue_fusion_by_recognizer=by_recognizer)
+        config.save(args.write)
         report["written"] = str(args.write)
     print(json.dumps(report, indent=1))
     return 0

@@ -151,6 +151,12 @@ def part_paths(out: Path, number: int) -> tuple[Path, Path]:
     return out / f"reading_{number:04d}.json", out / f"reading_{number:04d}.npy"
 
 
+def recognizer_of(reading: dict) -> str:
+    """The recognizer kind whose words a reading holds (the first readings, made before it was
+    written down, were Whisper's)."""
+    return reading.get("recognizer", {}).get("name", "whisper")
+
+
 def load_readings(folder: str | Path) -> list[tuple[dict, Path]]:
     """Every finished reading in ``folder``: (its JSON, the path of its audio)."""
     out = []

@@ -75,7 +75,7 @@ def score_sets(model, sets) -> dict:
 
     out = {}
     for rset in sets:
-        fused = engine_live_marks(model, rset.batches, hints=True)
+        fused = engine_live_marks(model, rset.batches, hints=True, recognizer=rset.recognizer)
         own = [(w.mark, w.word) for w in keep_written_marks(rset.words).words]
         row = {}
         for name, marked in (("fused", fused), ("whisper_own", own)):

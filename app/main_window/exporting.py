@@ -34,11 +34,13 @@ def refine(
     use_pauses: bool = True,
     progress=None,
     workers: int = 1,
+    recognizer: str | None = None,
 ) -> Transcript:
     """``transcript``'s words, with marks and case from the offline decoder; times kept. The
-    engine's ``repunctuate`` on the model's settings with the window's casing and pause choices."""
+    engine's ``repunctuate`` on the model's settings with the window's casing and pause choices,
+    for the words of the recognizer kind ``recognizer`` (None: not known)."""
     settings = model.config.decoder.override(casing=casing, pause_threshold=None if use_pauses else 0)
-    return repunctuate(transcript.words, model, settings, progress, workers)
+    return repunctuate(transcript.words, model, settings, progress, workers, recognizer)
 
 
 def resolve_format(path: str | Path, chosen_filter: str = "") -> tuple[Path, str]:

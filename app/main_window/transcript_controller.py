@@ -90,6 +90,7 @@ class TranscriptController(QObject):
         # The live engine is idle now: every core may help (ONNX Runtime runs without the GIL).
         workers = max(1, min(4, os.cpu_count() or 1))
         keep = self._recognizer_marks()
+        recognizer = self._recognizer_name()
         if keep and not note:
             note = "Done. The recognizer's own punctuation is kept; the text is yours to edit now."
 
@@ -98,7 +99,7 @@ class TranscriptController(QObject):
                 return words
             model = self.bridge.punctuation_model(self.model_dir)
             progress = cancellable(report, cancelled)
-            return refine(words, model, casing, pauses, progress=progress, workers=workers)
+            return refine(words, model, casing, pauses, progress, workers, recognizer)
 
         def done(refined):
             self._load_final(refined, note or "Done. The text is yours to edit now; Export keeps your edits.")
@@ -128,6 +129,11 @@ class TranscriptController(QObject):
         the offline decoder marks it (folding Whisper's in, where the model does)."""
         info = self.bridge.recognizer_info
         return info is not None and info.final_marks == "recognizer"
+
+    def _recognizer_name(self) -> str | None:
+        """The session's recognizer kind, whose cue fusion the offline decoder uses (None: none ran)."""
+        info = self.bridge.recognizer_info
+        return None if info is None else info.name
 
     def _english(self) -> bool:
         """Whether the session's words are English (its recognizer's language)."""
@@ -245,6 +251,7 @@ class TranscriptController(QObject):
         casing, pauses = self._decoding()
 
         keep = self._recognizer_marks()
+        recognizer = self._recognizer_name()
         english = self._final_english if final else self._english()
         # The JSON keeps the language spoken and whether the text is a translation of it.
         language, translated = self._final_about if final else self._about()
@@ -254,7 +261,7 @@ class TranscriptController(QObject):
             if not final and not keep:  # still live: the words so far go through the offline decoder first
                 model = self.bridge.punctuation_model(self.model_dir)
                 progress = cancellable(report, cancelled)
-                transcript_out = refine(transcript, model, casing, pauses, progress=progress)
+                transcript_out = refine(transcript, model, casing, pauses, progress, recognizer=recognizer)
             else:
                 transcript_out = transcript
             return write(transcript_out, fmt, path, english, names, language=language, translated=translated)

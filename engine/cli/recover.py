@@ -177,7 +177,7 @@ def save(contents, model, fmt: str, out_dir: Path, overwrite: bool = False) -> N
         print(f"  some words have no timings: saving as txt instead of {fmt}", file=sys.stderr)
     refuse_to_overwrite(target, overwrite)  # again: it may have appeared meanwhile
     # As the window's Restore: the settled marks are kept, the offline decoder fills the rest.
-    transcript = repunctuate(contents.transcript.words, model)
+    transcript = repunctuate(contents.transcript.words, model, recognizer=contents.header.get("recognizer"))
     try:
         # Words of a language the punctuation model does not know were journaled unmarked: no
         # English period after the last one. A meeting's speakers by the names the session showed;

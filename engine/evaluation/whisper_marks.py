@@ -56,14 +56,14 @@ def recognize_live(recognizer, audio: np.ndarray) -> list[tuple[list, float]]:
     return batches
 
 
-def engine_live_settled(model, batches, hints: bool = False) -> list:
+def engine_live_settled(model, batches, hints: bool = False, recognizer: str | None = None) -> list:
     """The streaming decoder's last ``Settled`` event per word, fed as a session feeds it;
     ``hints``: the words keep what the recognizer wrote, for a model that folds it in or reads
-    it as hints."""
+    it as hints; ``recognizer``: whose words they are (its cue fusion, as a session uses it)."""
     from engine.events import Settled
     from engine.punctuation.streaming import StreamingDecoder
 
-    decoder = StreamingDecoder.from_model(model)
+    decoder = StreamingDecoder.from_model(model, recognizer=recognizer)
     settled: dict[int, Settled] = {}
 
     def take(events):
@@ -79,9 +79,11 @@ def engine_live_settled(model, batches, hints: bool = False) -> list:
     return [settled[p] for p in range(decoder.word_count)]
 
 
-def engine_live_marks(model, batches, hints: bool = False) -> list[tuple[str, str]]:
+def engine_live_marks(
+    model, batches, hints: bool = False, recognizer: str | None = None
+) -> list[tuple[str, str]]:
     """(mark, displayed form) per word from ``engine_live_settled``."""
-    return [(e.mark, e.form) for e in engine_live_settled(model, batches, hints)]
+    return [(e.mark, e.form) for e in engine_live_settled(model, batches, hints, recognizer)]
 
 
 def scored(excerpts, speech, words, marks, forms) -> dict:

@@ -81,6 +81,13 @@ class ModelConfig:
     # How a word's timing and audio cues fold into this model's mark probabilities after it
     # answers (``cue_fusion``); None: a text model's answers stand as they are.
     cue_fusion: CueFusion | None = None
+    # A fusion fitted on one recognizer's words, by its kind's name: its word times and errors are
+    # its own (PocketSphinx's words answer the cues otherwise than Whisper's). Others get ``cue_fusion``.
+    cue_fusion_by_recognizer: dict[str, CueFusion] = field(default_factory=dict)
+
+    def cue_fusion_for(self, recognizer: str | None) -> CueFusion | None:
+        """The fusion for words of the recognizer kind ``recognizer`` (None: not known)."""
+        return self.cue_fusion_by_recognizer.get(recognizer or "", self.cue_fusion)
 
     @property
     def pause_threshold(self) -> float | None:
@@ -102,7 +109,15 @@ class ModelConfig:
             **({"cues": list(self.cues)} if self.cues else {}),
             **({"hint_fusion": self.hint_fusion.to_config()} if self.hint_fusion else {}),
             **({"cue_fusion": self.cue_fusion.to_config()} if self.cue_fusion else {}),
+            **self._fusions_by_recognizer(),
         }
+
+    def _fusions_by_recognizer(self) -> dict:
+        """The ``cue_fusion_by_recognizer`` key of config.json, absent when there are none."""
+        if not self.cue_fusion_by_recognizer:
+            return {}
+        fusions = {name: fusion.to_config() for name, fusion in self.cue_fusion_by_recognizer.items()}
+        return {"cue_fusion_by_recognizer": fusions}
 
     @classmethod
     def from_dict(cls, data: dict, source: str = "config.json") -> ModelConfig:
@@ -148,7 +163,7 @@ class ModelConfig:
                     f"{list(CUE_NAMES)}; re-export it with this livecap's training.export",
                     source,
                 )
-            if cues and "cue_fusion" in data:
+            if cues and ("cue_fusion" in data or "cue_fusion_by_recognizer" in data):
                 raise ModelError(
                     f"{source}: the model reads its cues itself and folds them in again (cue_fusion); "
                     "remove cue_fusion from it",
@@ -167,6 +182,10 @@ class ModelConfig:
                 cues=cues,
                 hint_fusion=HintFusion.from_config(data["hint_fusion"]) if "hint_fusion" in data else None,
                 cue_fusion=CueFusion.from_config(data["cue_fusion"]) if "cue_fusion" in data else None,
+                cue_fusion_by_recognizer={
+                    str(name): CueFusion.from_config(fusion)
+                    for name, fusion in data.get("cue_fusion_by_recognizer", {}).items()
+                },
             )
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
             raise ModelError(f"{source} is malformed: {exc}", source) from exc

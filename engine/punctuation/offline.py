@@ -68,9 +68,12 @@ class OfflineDecoder:
         self.cue_fusion = cue_fusion  # folds each word's timing and audio into them (None: ignored)
 
     @classmethod
-    def from_model(cls, model, settings: DecoderSettings | None = None, workers: int = 1) -> OfflineDecoder:
+    def from_model(
+        cls, model, settings: DecoderSettings | None = None, workers: int = 1, recognizer: str | None = None
+    ) -> OfflineDecoder:
         """A decoder on ``settings`` (default: the model's recommended ones): their offline window,
-        stride, edge masks and weighting, pause threshold and casing."""
+        stride, edge masks and weighting, pause threshold and casing; for the words of the
+        recognizer kind ``recognizer`` (its cue fusion; None: the model's default one)."""
         settings = settings or model.config.decoder
         casing = CaseRenderer(model.config.lexicon, enabled=settings.casing)
         return cls(
@@ -79,7 +82,7 @@ class OfflineDecoder:
             casing=casing,
             workers=workers,
             hint_fusion=model.config.hint_fusion,
-            cue_fusion=model.config.cue_fusion,
+            cue_fusion=model.config.cue_fusion_for(recognizer),
         )
 
     def probabilities(self, words: Sequence[Word], progress: ProgressCallback | None = None):

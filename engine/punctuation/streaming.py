@@ -80,15 +80,18 @@ class StreamingDecoder:
         self.first_unsettled = 0
 
     @classmethod
-    def from_model(cls, model, settings: DecoderSettings | None = None) -> StreamingDecoder:
-        """A decoder on ``settings`` (default: the model's recommended ones)."""
+    def from_model(
+        cls, model, settings: DecoderSettings | None = None, recognizer: str | None = None
+    ) -> StreamingDecoder:
+        """A decoder on ``settings`` (default: the model's recommended ones), for the words of the
+        recognizer kind ``recognizer`` (its cue fusion; None: the model's default one)."""
         settings = settings or model.config.decoder
         return cls(
             ModelScorer(model),
             settings,
             casing=CaseRenderer(model.config.lexicon, enabled=settings.casing),
             hint_fusion=model.config.hint_fusion,
-            cue_fusion=model.config.cue_fusion,
+            cue_fusion=model.config.cue_fusion_for(recognizer),
         )
 
     # The settings the decoding reads, by name (``set_threshold`` changes the first two live).

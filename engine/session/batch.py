@@ -110,11 +110,14 @@ def repunctuate(
     settings: DecoderSettings | None = None,
     progress: StepProgress | None = None,
     workers: int = 1,
+    recognizer: str | None = None,
 ) -> Transcript:
     """``words`` (text and times) with marks and case from the offline decoder on ``settings``
-    (default: the model's recommended ones). The marks a recognizer wrote are not copied: a model
-    with ``hint_fusion`` folds them into its own, one that reads word cues reads them as hints.
-    The words are a whole session or file, so the last one ends a sentence.
+    (default: the model's recommended ones), for the words of the recognizer kind ``recognizer``
+    (the model's cue fusion for it; None: not known, the default fusion). The marks a recognizer
+    wrote are not copied: a model with ``hint_fusion`` folds them into its own, one that reads
+    word cues reads them as hints. The words are a whole session or file, so the last one ends a
+    sentence.
 
     A word whose mark settled (``TranscriptWord.settled``: a live session settled it, or a journal
     kept it) keeps its mark, case and form exactly: the user saw them settle, a dictation may have
@@ -130,7 +133,7 @@ def repunctuate(
     if all(settled):  # nothing to fill (an empty list included)
         return Transcript([replace(w, settled=True) for w in words])
     plain = [w.heard if isinstance(w, TranscriptWord) else w for w in words]
-    decoder = OfflineDecoder.from_model(model, settings, workers=workers)
+    decoder = OfflineDecoder.from_model(model, settings, workers=workers, recognizer=recognizer)
     if not any(settled):
         decided = decoder.decode(plain, progress, end_of_input=True)
         return Transcript([_decided(w, s.mark, s.case, s.form, True) for w, s in zip(plain, decided)])
@@ -193,7 +196,9 @@ def transcribe_file(
     on_step = (lambda done, total: progress("punctuating", done, total)) if progress else None
 
     def punctuate(words, step=None):
-        return keep_written_marks(words) if written_marks else repunctuate(words, model, settings, step)
+        if written_marks:
+            return keep_written_marks(words)
+        return repunctuate(words, model, settings, step, recognizer=recognizer.name)
 
     with _ctrl_c_between_chunks() as interrupted:
         try:

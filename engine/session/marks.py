@@ -44,7 +44,7 @@ def choose_decoder(model, settings, recognizer: Recognizer, marks: str = "auto")
         if marks != "recognizer"
         else f"{recognizer.name} writes no marks: livecap's punctuation model adds them."
     )
-    return StreamingDecoder.from_model(model, settings), notice
+    return StreamingDecoder.from_model(model, settings, recognizer=recognizer.name), notice
 
 
 def words_are_english(recognizer: Recognizer) -> bool:

@@ -33,7 +33,7 @@ def test_the_fit_recovers_a_planted_weight():
     np.testing.assert_allclose(w - w[:, :1], planted, atol=0.12)
 
 
-def write_reading(folder, number=0, n=60):
+def write_reading(folder, number=0, n=60, recognizer=None):
     """A reading in ``piper_speech``'s format: a hum for each word, longer gaps at the marks."""
     rate, rows, t = 16000, [], 0.5
     audio = np.zeros(int(rate * (1 + n * 1.2)), np.int16)
@@ -48,6 +48,8 @@ def write_reading(folder, number=0, n=60):
         t += d + {"none": 0.04, "comma": 0.3, "period": 0.8}[mark]
     data = {"version": PART_VERSION, "audio_seconds": len(audio) / rate, "words": rows,
             "reference": {"words": [], "marks": [], "cases": []}}  # fmt: skip
+    if recognizer is not None:
+        data["recognizer"] = {"name": recognizer, "live": True}
     np.save(folder / f"reading_{number:04d}.npy", audio)
     (folder / f"reading_{number:04d}.json").write_text(json.dumps(data))
 
@@ -102,3 +104,27 @@ def test_the_command_writes_a_new_model_folder_and_never_overwrites(speech, caps
         main(["--speech", str(folder), "--model-dir", str(model_dir), "--cues", "pause", "hint_comma"]) == 2
     )
     assert "no such cue ['hint_comma']" in capsys.readouterr().err
+
+
+def test_a_recognizers_own_fusion_is_written_beside_the_default(speech, tmp_path, capsys):
+    root, whisper_folder, model_dir = speech
+    sphinx = tmp_path / "pocketsphinx"
+    sphinx.mkdir()
+    for k in range(5):
+        write_reading(sphinx, k, recognizer="pocketsphinx")
+    fused = root / "fused_default"
+    assert main(["--speech", str(whisper_folder), "--model-dir", str(model_dir), "--write", str(fused)]) == 0
+    both = tmp_path / "both"
+    args = ["--speech", str(sphinx), "--model-dir", str(fused), "--write", str(both)]
+    assert main([*args, "--recognizer", "pocketsphinx"]) == 0
+    capsys.readouterr()
+    config = PunctuationModel(both).config
+    assert np.array_equal(config.cue_fusion.weights, PunctuationModel(fused).config.cue_fusion.weights)
+    assert set(config.cue_fusion_by_recognizer) == {"pocketsphinx"}
+    assert config.cue_fusion_for("pocketsphinx") is not config.cue_fusion
+    # Whose words they are is checked: one line, exit 2, nothing written.
+    assert main(["--speech", str(sphinx), "--model-dir", str(model_dir), "--write", str(tmp_path / "x")]) == 2
+    assert "pocketsphinx's words, not whisper's; give --recognizer pocketsphinx" in capsys.readouterr().err
+    assert main(["--speech", str(whisper_folder), "--model-dir", str(model_dir), "--recognizer", "vosk"]) == 2
+    assert "not vosk's" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()

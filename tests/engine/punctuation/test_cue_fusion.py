@@ -104,6 +104,57 @@ def test_a_real_model_carries_its_fusion_in_config_json(tmp_path):
         PunctuationModel(broken)
 
 
+def test_a_recognizers_own_fusion_is_chosen_for_its_words_everywhere(tmp_path):
+    """A fusion fitted on PocketSphinx's words is used for PocketSphinx's words, live, after Stop
+    and in a file's transcript; any other recognizer (or none known) gets the default one."""
+    from engine.evaluation.synthetic_model import write_model_dir
+    from engine.session.batch import repunctuate
+    from engine.session.marks import choose_decoder
+
+    model_dir = write_model_dir(tmp_path / "model")
+    config = json.loads((model_dir / "config.json").read_text())
+    config["cue_fusion"] = long_pause_means_period(40.0).to_config()
+    config["cue_fusion_by_recognizer"] = {"pocketsphinx": long_pause_means_period(-40.0).to_config()}
+    (model_dir / "config.json").write_text(json.dumps(config))
+    model = PunctuationModel(model_dir)
+    assert model.config.cue_fusion_for("pocketsphinx").weights[0, PERIOD] == -40.0
+    assert (
+        model.config.cue_fusion_for("whisper") is model.config.cue_fusion_for(None) is model.config.cue_fusion
+    )
+    assert (
+        json.loads(json.dumps(model.config.to_dict()))["cue_fusion_by_recognizer"]
+        == (config["cue_fusion_by_recognizer"])
+    )
+
+    class Heard:  # what a recognizer of that kind declares (English, bare words)
+        language, multilingual, detects_language, translating = "en", False, False, False
+        writes_marks = revises_writing = commits_words = False
+
+        def __init__(self, name):
+            self.name = name
+
+    words = timed("we came home we slept".split(), long_gap_after={2})
+    settings = DecoderSettings(l_min=1, l_max=2, silence_gap=None)
+    live = {}
+    for name in ("pocketsphinx", "vosk"):
+        decoder, _ = choose_decoder(model, settings, Heard(name), "engine")
+        assert decoder.cue_fusion is model.config.cue_fusion_for(name)
+        events = [e for w in words for e in decoder.push(w)]
+        live[name] = {e.position: e.mark for e in events if isinstance(e, Settled)}[2]
+    assert live["vosk"] == "period" and live["pocketsphinx"] != "period"  # its fusion forbids one there
+    after_stop = {
+        name: repunctuate(words, model, recognizer=name).words[2].mark for name in ("pocketsphinx", None)
+    }
+    assert after_stop[None] == "period" and after_stop["pocketsphinx"] != "period"
+
+    config["cue_fusion_by_recognizer"] = {
+        "pocketsphinx": {"weights": {"loudness": {m: 0.0 for m in PUNCT_LABELS}}}
+    }
+    (model_dir / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelError, match="malformed.*unknown cues"):
+        PunctuationModel(model_dir)
+
+
 def test_the_fused_cues_are_timing_and_audio_never_the_recognizers_marks():
     assert "pause" in FUSED_CUES and "f0_slope_end" in FUSED_CUES
     assert not [n for n in FUSED_CUES if n.startswith("hint")]
