@@ -9,6 +9,9 @@ asks it at (0 to ``l_max`` words after it), with the cues as the decoder holds t
 prosody measured on the reading's audio by the engine's own code. Inserted words (no reference
 word) are left out.
 
+The report also judges each fusion the model already carries on the same words
+(``fusions_carried``), so that one recognizer's fusion can be measured on another's words.
+
 The fit is a multinomial logistic regression with the model's log-probabilities as a fixed
 offset (Newton's method, an L2 penalty). The weights are first judged by five-fold cross
 validation over readings, then fitted on all of them; ``--write`` copies the model folder with
@@ -141,6 +144,18 @@ def cross_validated(probs, x, truth, groups, ahead, l2: float, folds: int = 5) -
     return {"model": judged(probs, truth, ahead), "fused": judged(fused, truth, ahead)}
 
 
+def fusions_carried(config: ModelConfig, probs, rows, truth, ahead) -> dict:
+    """How each fusion the model already carries does on these words ("default", then one per
+    recognizer kind): a fusion fitted on one recognizer's words, judged on another's."""
+    carried = {"default": config.cue_fusion, **config.cue_fusion_by_recognizer}
+    offsets = np.log(np.clip(probs, 1e-12, 1.0))
+    return {
+        name: judged(_softmax(offsets + fusion.shift(rows)), truth, ahead)
+        for name, fusion in carried.items()
+        if fusion is not None
+    }
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.fit_cue_fusion", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
@@ -208,6 +223,7 @@ def main(argv=None) -> int:
         "cues": args.cues,
         "l2": args.l2,
         "cross_validated": cross_validated(probs, x, truth, groups, ahead, args.l2),
+        "fusions_carried": fusions_carried(model.config, probs, rows, truth, ahead),
     }
     weights = fit_weights(np.log(np.clip(probs, 1e-12, 1.0)), x, truth, args.l2)
     fusion = CueFusion(tuple(args.cues), weights)

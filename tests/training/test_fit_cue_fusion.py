@@ -122,6 +122,10 @@ def test_a_recognizers_own_fusion_is_written_beside_the_default(speech, tmp_path
     assert np.array_equal(config.cue_fusion.weights, PunctuationModel(fused).config.cue_fusion.weights)
     assert set(config.cue_fusion_by_recognizer) == {"pocketsphinx"}
     assert config.cue_fusion_for("pocketsphinx") is not config.cue_fusion
+    # Each fusion a model carries is judged on the words given, beside the new fit.
+    assert main(["--speech", str(sphinx), "--model-dir", str(both), "--recognizer", "pocketsphinx"]) == 0
+    carried = json.loads(capsys.readouterr().out)["fusions_carried"]
+    assert set(carried) == {"default", "pocketsphinx"} and all(v["nll"] > 0 for v in carried.values())
     # Whose words they are is checked: one line, exit 2, nothing written.
     assert main(["--speech", str(sphinx), "--model-dir", str(model_dir), "--write", str(tmp_path / "x")]) == 2
     assert "pocketsphinx's words, not whisper's; give --recognizer pocketsphinx" in capsys.readouterr().err
