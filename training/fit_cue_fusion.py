@@ -9,9 +9,6 @@ asks it at (0 to ``l_max`` words after it), with the cues as the decoder holds t
 prosody measured on the reading's audio by the engine's own code. Inserted words (no reference
 word) are left out.
 
-The report also judges each fusion the model already carries on the same words
-(``fusions_carried``), so that one recognizer's fusion can be measured on another's words.
-
 The fit is a multinomial logistic regression with the model's log-probabilities as a fixed
 offset (Newton's method, an L2 penalty). The weights are first judged by five-fold cross
 validation over readings, then fitted on all of them; ``--write`` copies the model folder with
@@ -22,6 +19,9 @@ the weights in its ``config.json`` (an existing folder is never overwritten).
 (``cue_fusion_by_recognizer``), keeping the model's other fusions: a recognizer's word times and
 errors are its own, and so is how its words answer the cues. Without it the readings must be
 Whisper's, and the weights become the default fusion. Readings of another recognizer are refused.
+
+The report also judges each fusion the model already carries on the same words
+(``fusions_carried``), so that one recognizer's fusion can be measured on another's words.
 """
 
 from __future__ import annotations
