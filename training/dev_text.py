@@ -18,11 +18,7 @@ __all__ = ["load_dev", "slice_document"]
 PERIOD = PUNCT_LABELS.index("period")
 
 
-def log(msg: str) -> None:
-    print(f"evaluate: {msg}", file=sys.stderr, flush=True)
-
-
-def load_dev(folder: Path, max_words: int, skip_words: int = 0) -> dict[str, list[Document]]:
+def load_dev(folder: Path, max_words: int, skip_words: int = 0, log=None) -> dict[str, list[Document]]:
     """file -> ``max_words`` of its words as documents, after its first ``skip_words`` (in order;
     a document is cut at a sentence end when there is one in the second half of what is kept, so
     the stream ends, and after a skip begins, as a real one would)."""

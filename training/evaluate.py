@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     model_dir = model_folder(args.model_dir)
     try:
         model = PunctuationModel(model_dir, threads=args.threads, max_batch=args.batch)
-        files = load_dev(args.dev, args.max_words_per_file, args.skip_words_per_file)
+        files = load_dev(args.dev, args.max_words_per_file, args.skip_words_per_file, log=log)
         if not files:
             raise PrepareError(f"{args.dev}: no words left after cleaning")
     except (ModelError, PrepareError, OSError) as exc:

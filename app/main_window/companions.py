@@ -130,6 +130,6 @@ def finish_background_work(window, wait_ms: int = 60000) -> bool:
     such a job made after ``close_window`` closed the others. Its outcome is never shown, but it
     must post it while the process is whole, not while Python is tearing down the Qt objects it
     posts through. False if a job outlived ``wait_ms``."""
-    finished = window.bridge.wait(wait_ms) and window.jobs.wait(wait_ms)
+    finished = [window.bridge.wait(wait_ms), window.jobs.wait(wait_ms)]  # both, even if one times out
     window.bridge.close_recognizers()
-    return finished
+    return all(finished)
