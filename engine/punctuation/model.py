@@ -36,6 +36,7 @@ from engine.punctuation.model_inputs import (
 )
 from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.word_cues import CUE_NAMES
+from engine.recognizers.kinds import KINDS, LANGUAGE_KINDS, find_kind
 from engine.words import CASE_LABELS, PUNCT_LABELS
 
 CONFIG_FILE = "config.json"
@@ -169,6 +170,16 @@ class ModelConfig:
                     "remove cue_fusion from it",
                     source,
                 )
+            by_recognizer = data.get("cue_fusion_by_recognizer", {})
+            unknown = sorted(str(name) for name in by_recognizer if find_kind(str(name)) is None)
+            if unknown:
+                # A misspelt kind would never be chosen, and its words would get the default
+                # fusion without a word said.
+                raise ModelError(
+                    f"{source}: cue_fusion_by_recognizer names unknown recognizers {unknown}; "
+                    f"livecap's are {[k.name for k in KINDS + LANGUAGE_KINDS]}",
+                    source,
+                )
             return cls(
                 window=int(data.get("window", DEFAULT_WINDOW)),
                 pause_token=special.get("pause", "[unused1]"),
@@ -184,7 +195,7 @@ class ModelConfig:
                 cue_fusion=CueFusion.from_config(data["cue_fusion"]) if "cue_fusion" in data else None,
                 cue_fusion_by_recognizer={
                     str(name): CueFusion.from_config(fusion)
-                    for name, fusion in data.get("cue_fusion_by_recognizer", {}).items()
+                    for name, fusion in by_recognizer.items()
                 },
             )
         except (TypeError, ValueError, AttributeError, KeyError) as exc:

@@ -154,6 +154,12 @@ def test_a_recognizers_own_fusion_is_chosen_for_its_words_everywhere(tmp_path):
     with pytest.raises(ModelError, match="malformed.*unknown cues"):
         PunctuationModel(model_dir)
 
+    # A misspelt kind would never be chosen: said at load, with the names that are.
+    config["cue_fusion_by_recognizer"] = {"pocketshpinx": long_pause_means_period(-40.0).to_config()}
+    (model_dir / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelError, match=r"unknown recognizers \['pocketshpinx'\].*'pocketsphinx'"):
+        PunctuationModel(model_dir)
+
 
 def test_the_fused_cues_are_timing_and_audio_never_the_recognizers_marks():
     assert "pause" in FUSED_CUES and "f0_slope_end" in FUSED_CUES
