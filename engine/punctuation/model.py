@@ -194,8 +194,7 @@ class ModelConfig:
                 hint_fusion=HintFusion.from_config(data["hint_fusion"]) if "hint_fusion" in data else None,
                 cue_fusion=CueFusion.from_config(data["cue_fusion"]) if "cue_fusion" in data else None,
                 cue_fusion_by_recognizer={
-                    str(name): CueFusion.from_config(fusion)
-                    for name, fusion in by_recognizer.items()
+                    str(name): CueFusion.from_config(fusion) for name, fusion in by_recognizer.items()
                 },
             )
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
