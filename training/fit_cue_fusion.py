@@ -5,8 +5,9 @@
 word. Its weights are fitted here against the answers the model really gives on Whisper's words
 of Piper readings (``training.piper_speech``): every word at every lookahead the streaming decoder
 asks it at (0 to ``l_max`` words after it), with the cues as the decoder holds them at that step
-(the gap after the newest word unknown until the next word comes or a silence begins) and the
-prosody measured on the reading's audio by the engine's own code. Inserted words (no reference
+(the gap after the newest word unknown until the next word comes or a silence begins), the next
+word's row once it has come (``--next-cues``), and the prosody measured on the reading's audio by
+the engine's own code. Inserted words (no reference
 word) are left out.
 
 The fit is a multinomial logistic regression with the model's log-probabilities as a fixed
@@ -32,10 +33,11 @@ import shutil
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
-from engine.punctuation.cue_fusion import FUSED_CUES, CueFusion
+from engine.punctuation.cue_fusion import FUSED_CUES, CueFusion, following_rows
 from engine.punctuation.model import ModelConfig, PunctuationModel, model_folder
 from engine.punctuation.model_inputs import pauses_from_times
 from engine.punctuation.scoring import ModelScorer
@@ -49,10 +51,22 @@ from training.dataset import IGNORE
 CONTEXT_WORDS = 48
 
 
-def stacked_examples(readings, scorer: ModelScorer, l_max: int, silence_gap: float, pause_threshold: float):
-    """Per labelled word and lookahead: the model's mark probabilities, the word's cue row as the
-    streaming decoder holds it at that step, its true mark, its reading and its lookahead."""
-    probs, rows, marks, groups, ahead = [], [], [], [], []
+class Stacked(NamedTuple):
+    """Per labelled word and lookahead, one row each."""
+
+    probs: np.ndarray  # the model's mark probabilities
+    rows: np.ndarray  # the word's cue row, as the streaming decoder holds it at that step
+    next_rows: np.ndarray  # the next word's, zeros at lookahead 0 (it has not come)
+    truth: np.ndarray  # the true mark
+    groups: np.ndarray  # the reading
+    ahead: np.ndarray  # the lookahead
+
+
+def stacked_examples(
+    readings, scorer: ModelScorer, l_max: int, silence_gap: float, pause_threshold: float
+) -> Stacked:
+    """Every labelled word at every lookahead the streaming decoder asks it at."""
+    probs, rows, next_rows, marks, groups, ahead = [], [], [], [], [], []
     for k, reading in enumerate(readings):
         words = reading.words
         flags = pauses_from_times(words, pause_threshold)
@@ -73,15 +87,18 @@ def stacked_examples(readings, scorer: ModelScorer, l_max: int, silence_gap: flo
             if not requests:
                 continue
             punct, _ = scorer.score([w.text for w in heard], pauses, requests)
+            following = following_rows(cues)
             for (q, look), row in zip(requests, punct):
                 probs.append(row)
                 rows.append(cues[q])
+                next_rows.append(following[q])
                 marks.append(reading.marks[lo + q])
                 groups.append(k)
                 ahead.append(look)
-    return (
+    return Stacked(
         np.array(probs),
         np.array(rows, dtype=np.float64),
+        np.array(next_rows, dtype=np.float64),
         np.array(marks),
         np.array(groups),
         np.array(ahead),
@@ -144,13 +161,13 @@ def cross_validated(probs, x, truth, groups, ahead, l2: float, folds: int = 5) -
     return {"model": judged(probs, truth, ahead), "fused": judged(fused, truth, ahead)}
 
 
-def fusions_carried(config: ModelConfig, probs, rows, truth, ahead) -> dict:
+def fusions_carried(config: ModelConfig, probs, rows, next_rows, truth, ahead) -> dict:
     """How each fusion the model already carries does on these words ("default", then one per
     recognizer kind): a fusion fitted on one recognizer's words, judged on another's."""
     carried = {"default": config.cue_fusion, **config.cue_fusion_by_recognizer}
     offsets = np.log(np.clip(probs, 1e-12, 1.0))
     return {
-        name: judged(_softmax(offsets + fusion.shift(rows)), truth, ahead)
+        name: judged(_softmax(offsets + fusion.shift(rows, next_rows)), truth, ahead)
         for name, fusion in carried.items()
         if fusion is not None
     }
@@ -166,6 +183,12 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--cues", nargs="+", default=list(FUSED_CUES), help="the cues fused, by name")
     parser.add_argument(
+        "--next-cues",
+        nargs="*",
+        default=list(FUSED_CUES),
+        help="the next word's cues fused, by name (none: the word's own alone)",
+    )
+    parser.add_argument(
         "--write", type=Path, default=None, help="a new folder: the model with the fitted fusion"
     )
     parser.add_argument(
@@ -173,7 +196,7 @@ def main(argv=None) -> int:
     )
     args = parser.parse_args(argv)
     log = lambda msg: print(f"fit_cue_fusion: {msg}", file=sys.stderr, flush=True)  # noqa: E731
-    unknown = [n for n in args.cues if n not in FUSED_CUES]
+    unknown = [n for n in args.cues + args.next_cues if n not in FUSED_CUES]
     if unknown:
         print(
             f"fit_cue_fusion: no such cue {unknown}; the cues it can fuse: {' '.join(FUSED_CUES)}",
@@ -211,22 +234,25 @@ def main(argv=None) -> int:
         return 2
     decoder = model.config.decoder
     log(f"scoring {sum(len(r.words) for r in readings)} words of {len(readings)} readings ...")
-    probs, rows, truth, groups, ahead = stacked_examples(
+    probs, rows, next_rows, truth, groups, ahead = stacked_examples(
         readings, ModelScorer(model), decoder.l_max, decoder.silence_gap, model.config.pause_threshold
     )
-    columns = [cue_index(n) for n in args.cues]
-    x = rows[:, columns]
+    x = np.hstack(
+        [rows[:, [cue_index(n) for n in args.cues]], next_rows[:, [cue_index(n) for n in args.next_cues]]]
+    )
     report = {
         "readings": len(readings),
         "examples": len(truth),
         "labels": {m: int(np.sum(truth == k)) for k, m in enumerate(PUNCT_LABELS)},
         "cues": args.cues,
+        "next_cues": args.next_cues,
         "l2": args.l2,
         "cross_validated": cross_validated(probs, x, truth, groups, ahead, args.l2),
-        "fusions_carried": fusions_carried(model.config, probs, rows, truth, ahead),
+        "fusions_carried": fusions_carried(model.config, probs, rows, next_rows, truth, ahead),
     }
     weights = fit_weights(np.log(np.clip(probs, 1e-12, 1.0)), x, truth, args.l2)
-    fusion = CueFusion(tuple(args.cues), weights)
+    own = len(args.cues)
+    fusion = CueFusion(tuple(args.cues), weights[:own], tuple(args.next_cues), weights[own:])
     report["cue_fusion"] = fusion.to_config()
     if args.write is not None:
         shutil.copytree(model_folder(args.model_dir), args.write)

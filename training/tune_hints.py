@@ -74,6 +74,7 @@ def score_sets(model, sets) -> dict:
     from engine.session.batch import keep_written_marks
 
     out = {}
+    several = len({rset.file for rset in sets}) < len(sets)  # more than one reading of a file
     for rset in sets:
         fused = engine_live_marks(model, rset.batches, hints=True, recognizer=rset.recognizer)
         own = [(w.mark, w.word) for w in keep_written_marks(rset.words).words]
@@ -82,7 +83,8 @@ def score_sets(model, sets) -> dict:
             scores = score_set(rset, [m for m, _ in marked], [f for _, f in marked])
             row[name] = {k: round(100 * scores[k], 2) for k in ("marks_f1", "nonlower_f1")}
         row["gain"] = round(row["fused"]["marks_f1"] - row["whisper_own"]["marks_f1"], 2)
-        out[rset.file] = row
+        seen = sum(1 for key in out if key.split(" #")[0] == rset.file)
+        out[f"{rset.file} #{seen + 1}" if several else rset.file] = row
     return out
 
 
@@ -126,8 +128,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.tune_hints", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     parser.add_argument("--model-dir", type=Path, default=None, help="the model (default: the shipped one)")
-    parser.add_argument("--reading", type=Path, required=True,
-                        help="a tuning reading by recognized_dev (never the held-out one)")  # fmt: skip
+    parser.add_argument("--reading", type=Path, nargs="+", required=True,
+                        help="tuning readings by recognized_dev (never a held-out one)")  # fmt: skip
     parser.add_argument(
         "--stats", type=Path, default=PIPER_STATS, help="training.speech_cues' statistics (default: Piper's)"
     )
@@ -141,26 +143,26 @@ def main(argv=None) -> int:
 
     try:
         measured = fusion_from_stats(json.loads(args.stats.read_text(encoding="utf-8")))
-        sets = [s for s in load_dev_sets(args.reading) if any(w.written for w in s.words)]
+        sets = [s for r in args.reading for s in load_dev_sets(r) if any(w.written for w in s.words)]
         model = PunctuationModel(args.model_dir, threads=1)
     except (OSError, ValueError, KeyError, ModelError) as exc:
         print(f"tune_hints: {exc}", file=sys.stderr)
         return 2
     if not sets:
-        print(f"tune_hints: {args.reading} holds no recognizer that writes its own marks (Whisper)",
+        print(f"tune_hints: {' '.join(map(str, args.reading))} hold no recognizer that writes its own marks (Whisper)",
               file=sys.stderr)  # fmt: skip
         return 2
     if {s.tts for s in sets} & {"festival", "flite"}:
         voices = sorted({s.tts for s in sets})
-        print(f"tune_hints: {args.reading} is read by {voices}: that voice is held out; tune on an "
+        print(f"tune_hints: the readings are read by {voices}: that voice is held out; tune on an "
               "espeak-ng reading (recognized_dev --tts espeak-ng)", file=sys.stderr)  # fmt: skip
         return 2
     report = {
         "command": "python -m training.tune_hints " + " ".join(argv if argv is not None else sys.argv[1:]),
         "date": time.strftime("%Y-%m-%d"),
         **cpu_description(),
-        "reading": str(args.reading),
-        "words": {s.file: len(s.words) for s in sets},
+        "reading": [str(r) for r in args.reading],
+        "words": sum(len(s.words) for s in sets),
         **tune(model, sets, measured),
     }
     if args.write:

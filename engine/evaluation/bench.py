@@ -215,7 +215,7 @@ def stream_with_cue_fusion(model_dir: Path, count: int, repeat: int) -> dict:
         t0 = time.perf_counter()
         for end in range(span, len(words)):
             rows = word_cues(words[end - span : end], hints=False)
-            fusion.fuse(punct, rows[-pending:])
+            fusion.fuse(punct, rows, range(span - pending, span))
         own.append((time.perf_counter() - t0) * 1000 / (len(words) - span))
     return {
         "folds_cues": True,

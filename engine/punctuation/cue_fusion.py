@@ -5,11 +5,13 @@ how the speaker's pace changed, and how its pitch and energy moved (``word_cues`
 the tagger to read those cues as inputs needs far more recognized speech than a CPU makes in a
 day (docs/experiments), while a log-linear correction on its answer has a few dozen weights:
 
-    log P(mark | text, cues) = log P(mark | text) + cues · W[:, mark] + const
+    log P(mark | text, cues) = log P(mark | text) + cues · W[:, mark] + next · V[:, mark] + const
 
 fitted on recognized speech by ``training.fit_cue_fusion`` against the answers the model really
 gives there (stacking), and stored in the model's ``config.json`` (``"cue_fusion"``), since the
-weights answer to that model's calibration. A word with no cues (typed text, ``punctuate``, an
+weights answer to that model's calibration. ``next`` is the row of the word after it, once that
+word has come (zeros before): whether the speaker slowed down, paused or reset the pitch after
+the next word tells a comma from a sentence end the word's own row leaves open. A word with no cues (typed text, ``punctuate``, an
 untimed word) has an all-zero row and keeps the tagger's answer exactly: text loses nothing.
 Both decoders apply it to every answer before deciding, as they apply ``hint_fusion``, so the
 number of inferences per word does not change.
@@ -17,6 +19,7 @@ number of inferences per word does not change.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,51 +38,91 @@ FUSED_CUES = tuple(n for n in CUE_NAMES if not n.startswith("hint") and n != "pr
 @dataclass(frozen=True)
 class CueFusion:
     """Attributes:
-    cues: the ``word_cues`` columns read, by name.
+    cues: the ``word_cues`` columns read from the word's own row, by name.
     weights: [len(cues), len(PUNCT_LABELS)], added to the log-probabilities of the marks.
+    next_cues, next_weights: the same for the next word's row ([len(next_cues), marks]); none by
+        default.
     """
 
     cues: tuple[str, ...]
     weights: np.ndarray
+    next_cues: tuple[str, ...] = ()
+    next_weights: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        unknown = [n for n in self.cues if n not in CUE_NAMES]
-        if unknown:
-            raise ValueError(f"cue_fusion names unknown cues {unknown}; known: {list(CUE_NAMES)}")
-        weights = np.asarray(self.weights, dtype=np.float64)
-        if weights.shape != (len(self.cues), len(PUNCT_LABELS)) or not np.all(np.isfinite(weights)):
-            raise ValueError(
-                f"cue_fusion needs {len(self.cues)}x{len(PUNCT_LABELS)} finite weights, got {weights.shape}"
-            )
-        object.__setattr__(self, "weights", weights)
+        if self.next_weights is None:
+            object.__setattr__(self, "next_weights", np.zeros((0, len(PUNCT_LABELS))))
+        for key, names, table in (
+            ("cue_fusion", self.cues, self.weights),
+            ("cue_fusion next_word", self.next_cues, self.next_weights),
+        ):
+            unknown = [n for n in names if n not in CUE_NAMES]
+            if unknown:
+                raise ValueError(f"{key} names unknown cues {unknown}; known: {list(CUE_NAMES)}")
+            weights = np.asarray(table, dtype=np.float64)
+            if weights.shape != (len(names), len(PUNCT_LABELS)) or not np.all(np.isfinite(weights)):
+                raise ValueError(
+                    f"{key} needs {len(names)}x{len(PUNCT_LABELS)} finite weights, got {weights.shape}"
+                )
+        object.__setattr__(self, "weights", np.asarray(self.weights, dtype=np.float64))
+        object.__setattr__(self, "next_weights", np.asarray(self.next_weights, dtype=np.float64))
         object.__setattr__(self, "_columns", np.array([cue_index(n) for n in self.cues], dtype=np.int64))
+        object.__setattr__(
+            self, "_next_columns", np.array([cue_index(n) for n in self.next_cues], dtype=np.int64)
+        )
 
     # -- config.json --------------------------------------------------------------
     def to_config(self) -> dict:
-        return {
-            "weights": {
-                name: {mark: round(float(self.weights[i, j]), 4) for j, mark in enumerate(PUNCT_LABELS)}
-                for i, name in enumerate(self.cues)
-            }
-        }
+        out = {"weights": _table(self.cues, self.weights)}
+        if self.next_cues:
+            out["next_word_weights"] = _table(self.next_cues, self.next_weights)
+        return out
 
     @classmethod
     def from_config(cls, data: dict) -> CueFusion:
-        table = data["weights"]
-        names = tuple(table)
-        return cls(names, np.array([[float(table[n][m]) for m in PUNCT_LABELS] for n in names]))
+        names, weights = _untable(data["weights"])
+        next_names, next_weights = _untable(data.get("next_word_weights", {}))
+        return cls(names, weights, next_names, next_weights)
 
     # -- fusion -------------------------------------------------------------------
-    def shift(self, cue_rows: np.ndarray) -> np.ndarray:
-        """The log-probability shift [N, marks] for ``word_cues`` rows [N, CUE_COUNT]."""
-        return np.asarray(cue_rows, dtype=np.float64)[:, self._columns] @ self.weights
+    def shift(self, cue_rows: np.ndarray, next_rows: np.ndarray | None = None) -> np.ndarray:
+        """The log-probability shift [N, marks] for ``word_cues`` rows [N, CUE_COUNT] and the rows
+        of the words after them (``following_rows``; None: not come yet)."""
+        out = np.asarray(cue_rows, dtype=np.float64)[:, self._columns] @ self.weights
+        if self.next_cues and next_rows is not None:
+            out += np.asarray(next_rows, dtype=np.float64)[:, self._next_columns] @ self.next_weights
+        return out
 
-    def fuse(self, punct: np.ndarray, cue_rows: np.ndarray) -> np.ndarray:
-        """The tagger's mark probabilities [N, marks] with each word's cues folded in."""
-        shift = self.shift(cue_rows)
+    def fuse(self, punct: np.ndarray, cue_rows: np.ndarray, at: Sequence[int] | None = None) -> np.ndarray:
+        """The tagger's mark probabilities [N, marks] for the words ``at`` (indices into
+        ``cue_rows``, the rows of consecutive words; None: all of them) with their cues and their
+        next words' folded in."""
+        at = np.arange(len(cue_rows)) if at is None else np.asarray(at, dtype=np.int64)
+        shift = self.shift(cue_rows[at], following_rows(cue_rows)[at])
         if not shift.any():
             return punct
         logits = np.log(np.clip(punct, 1e-12, 1.0)) + shift
         logits -= logits.max(axis=-1, keepdims=True)
         out = np.exp(logits)
         return out / out.sum(axis=-1, keepdims=True)
+
+
+def following_rows(cue_rows: np.ndarray) -> np.ndarray:
+    """Each row's next one among consecutive words' rows; zeros after the last (the word after
+    it has not come, or there is none)."""
+    out = np.zeros_like(cue_rows)
+    out[:-1] = cue_rows[1:]
+    return out
+
+
+def _table(names: Sequence[str], weights: np.ndarray) -> dict:
+    return {
+        name: {mark: round(float(weights[i, j]), 4) for j, mark in enumerate(PUNCT_LABELS)}
+        for i, name in enumerate(names)
+    }
+
+
+def _untable(table: dict) -> tuple[tuple[str, ...], np.ndarray]:
+    names = tuple(table)
+    weights = np.array([[float(table[n][m]) for m in PUNCT_LABELS] for n in names])
+    return names, weights.reshape(len(names), len(PUNCT_LABELS))

@@ -188,7 +188,7 @@ class OfflineDecoder:
         """A run's combined answers with each word's timing and audio (``cue_fusion``), then what
         the recognizer wrote (``hint_fusion``), folded in."""
         if self.cue_fusion is not None:
-            punct = self.cue_fusion.fuse(punct, cues[positions.start : positions.stop])
+            punct = self.cue_fusion.fuse(punct, cues, positions)
         if self.hint_fusion is not None:
             punct, case = self.hint_fusion.fuse(
                 punct,

@@ -265,7 +265,7 @@ class StreamingDecoder:
                 )
             punct, case = self.scorer.score(words, pauses, [(p - lo, l) for p, l in requests], cues=cues)
             if self.cue_fusion is not None:
-                punct = self.cue_fusion.fuse(punct, cues[[p - lo for p, _ in requests]])
+                punct = self.cue_fusion.fuse(punct, cues, [p - lo for p, _ in requests])
             if self.hint_fusion is not None:
                 punct, case = self.hint_fusion.fuse(
                     punct,

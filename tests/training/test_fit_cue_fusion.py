@@ -68,7 +68,7 @@ def test_stacked_examples_are_the_decoders_steps(speech):
     _, folder, model_dir = speech
     model = PunctuationModel(model_dir)
     readings = load_speech(folder, model.tokenizer)[:1]
-    probs, rows, truth, groups, ahead = stacked_examples(readings, ModelScorer(model), 2, 1.2, 0.28)
+    probs, rows, next_rows, truth, groups, ahead = stacked_examples(readings, ModelScorer(model), 2, 1.2, 0.28)
     n, labelled = 60, 59  # word 7 stands for no reference word
     # word p is asked at lookaheads 0..2, fewer at the end of the reading
     assert len(truth) == 3 * labelled - (2 + 1)
@@ -79,6 +79,13 @@ def test_stacked_examples_are_the_decoders_steps(speech):
     assert not rows[newest & (truth != PUNCT_LABELS.index("period")), cue_index("pause_known")].any()
     assert rows[ahead == 1, cue_index("pause_known")].all()
     assert rows[:, cue_index("prosody_known")].all()  # the hum was measured under every word
+    # the next word's row is there once it has come: the row that word has at the same step
+    # (a step asks lookaheads 2, 1, 0 in turn)
+    assert not next_rows[newest].any() and next_rows[ahead == 1, cue_index("timed")].all()
+    late = np.flatnonzero(ahead == 2)
+    late = late[ahead[late + 1] == 1]  # where the next word has a reference word (not word 7)
+    assert len(late) > 50
+    np.testing.assert_array_equal(next_rows[late], rows[late + 1])
     assert n == len(readings[0].words)
 
 

@@ -78,3 +78,16 @@ def test_the_cli_refuses_the_held_out_voice_and_writes_the_choice_into_the_model
     fusion = PunctuationModel(copy).config.hint_fusion
     assert fusion is not None and fusion.to_config() == report["chosen"]
     assert PunctuationModel(model_dir).config.hint_fusion is None  # only the copy was written
+
+
+def test_two_tuning_readings_are_judged_file_by_file_together(model_dir, tmp_path, capsys):
+    """A small tuning reading is noisy: several are pooled, each reading's file one trial row."""
+    first = write_reading(tmp_path / "a.json", "piper")
+    second = write_reading(tmp_path / "b.json", "piper")
+    copy = tmp_path / "model"
+    shutil.copytree(model_dir, copy)
+    assert tune_hints.main(["--model-dir", str(copy), "--reading", str(first), str(second)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["reading"] == [str(first), str(second)]
+    assert set(report["mark_trials"][0]["files"]) == {"endless_sky #1", "endless_sky #2"}
+    assert report["words"] == 2 * len(recognized("whisper").words)

@@ -51,13 +51,55 @@ def test_a_cue_moves_the_mark_it_is_weighted_towards():
     assert all(fused[k].argmax() == 0 for k in (0, 1, 3))
 
 
+def the_next_word_pausing_before_means_period() -> CueFusion:
+    weights = np.zeros((2, len(PUNCT_LABELS)))
+    weights[:, PERIOD] = (40.0, -16.0)  # a short gap scores far below 0.4, a second's far above
+    return CueFusion((), np.zeros((0, len(PUNCT_LABELS))), ("pause_before", "timed"), weights)
+
+
+def test_the_next_words_row_counts_once_that_word_has_come():
+    fusion = the_next_word_pausing_before_means_period()
+    words = timed(["so", "we", "left", "then", "we", "slept"], long_gap_after={2})
+    unsure = np.array([UNSURE["none"]] * 6)
+    fused = fusion.fuse(unsure, word_cues(words))
+    assert [PUNCT_LABELS[k] for k in fused.argmax(axis=1)] == [
+        "none",
+        "none",
+        "period",
+        "none",
+        "none",
+        "none",
+    ]
+    # before "then" has come, "left" has no next row: its own row says nothing to this fusion
+    heard = word_cues(words[:3], pause_after_last=False)
+    assert fusion.fuse(unsure[:1], heard, [2])[0].argmax() == 0
+    # live, the decoder hands it the rows of consecutive words: the period settles a word later
+    script = lambda w, lookahead, pause: UNSURE["none"]  # noqa: E731
+    live = StreamingDecoder(
+        ScriptedScorer(script), DecoderSettings(l_min=1, l_max=2, silence_gap=None), cue_fusion=fusion
+    )
+    settled = {e.position: e for w in words for e in live.push(w) if isinstance(e, Settled)}
+    assert settled[2].mark == "period" and settled[2].lookahead_used >= 1
+    file_marks = [
+        s.mark
+        for s in OfflineDecoder(ScriptedScorer(script), DecoderSettings(), cue_fusion=fusion).decode(words)
+    ]
+    assert file_marks[2] == "period" and file_marks.count("period") == 1
+
+
 def test_config_round_trip_and_bad_config():
-    fusion = CueFusion(FUSED_CUES, np.arange(len(FUSED_CUES) * 4, dtype=float).reshape(-1, 4) / 10)
+    grid = np.arange(len(FUSED_CUES) * 4, dtype=float).reshape(-1, 4) / 10
+    fusion = CueFusion(FUSED_CUES, grid, FUSED_CUES[:3], -grid[:3])
     again = CueFusion.from_config(json.loads(json.dumps(fusion.to_config())))
-    assert again.cues == fusion.cues
+    assert again.cues == fusion.cues and again.next_cues == FUSED_CUES[:3]
     np.testing.assert_allclose(again.weights, fusion.weights)
+    np.testing.assert_allclose(again.next_weights, fusion.next_weights)
+    own_only = CueFusion.from_config({"weights": fusion.to_config()["weights"]})  # an older config.json
+    assert own_only.next_cues == () and "next_word_weights" not in own_only.to_config()
     with pytest.raises(ValueError, match="unknown cues"):
         CueFusion(("loudness",), np.zeros((1, 4)))
+    with pytest.raises(ValueError, match="next_word names unknown cues"):
+        CueFusion(("pause",), np.zeros((1, 4)), ("loudness",), np.zeros((1, 4)))
     with pytest.raises(ValueError, match="finite weights"):
         CueFusion(("pause",), np.zeros((2, 4)))
 
