@@ -149,8 +149,8 @@ def main(argv=None) -> int:
         print(f"tune_hints: {exc}", file=sys.stderr)
         return 2
     if not sets:
-        print(f"tune_hints: {' '.join(map(str, args.reading))} hold no recognizer that writes its own marks (Whisper)",
-              file=sys.stderr)  # fmt: skip
+        named = " ".join(map(str, args.reading))
+        print(f"tune_hints: {named} hold no recognizer that writes its own marks (Whisper)", file=sys.stderr)
         return 2
     if {s.tts for s in sets} & {"festival", "flite"}:
         voices = sorted({s.tts for s in sets})

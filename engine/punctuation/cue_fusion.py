@@ -10,8 +10,8 @@ day (docs/experiments), while a log-linear correction on its answer has a few do
 fitted on recognized speech by ``training.fit_cue_fusion`` against the answers the model really
 gives there (stacking), and stored in the model's ``config.json`` (``"cue_fusion"``), since the
 weights answer to that model's calibration. ``next`` is the row of the word after it, once that
-word has come (zeros before): whether the speaker slowed down, paused or reset the pitch after
-the next word tells a comma from a sentence end the word's own row leaves open. A word with no cues (typed text, ``punctuate``, an
+word has come (zeros before): how the next word starts and runs tells a comma from a sentence
+end where the word's own row leaves it open. A word with no cues (typed text, ``punctuate``, an
 untimed word) has an all-zero row and keeps the tagger's answer exactly: text loses nothing.
 Both decoders apply it to every answer before deciding, as they apply ``hint_fusion``, so the
 number of inferences per word does not change.

@@ -68,7 +68,8 @@ def test_stacked_examples_are_the_decoders_steps(speech):
     _, folder, model_dir = speech
     model = PunctuationModel(model_dir)
     readings = load_speech(folder, model.tokenizer)[:1]
-    probs, rows, next_rows, truth, groups, ahead = stacked_examples(readings, ModelScorer(model), 2, 1.2, 0.28)
+    stacked = stacked_examples(readings, ModelScorer(model), 2, 1.2, 0.28)
+    probs, rows, next_rows, truth, groups, ahead = stacked
     n, labelled = 60, 59  # word 7 stands for no reference word
     # word p is asked at lookaheads 0..2, fewer at the end of the reading
     assert len(truth) == 3 * labelled - (2 + 1)
