@@ -7,8 +7,7 @@ of Piper readings (``training.piper_speech``): every word at every lookahead the
 asks it at (0 to ``l_max`` words after it), with the cues as the decoder holds them at that step
 (the gap after the newest word unknown until the next word comes or a silence begins), the next
 word's row once it has come (``--next-cues``), and the prosody measured on the reading's audio by
-the engine's own code. Inserted words (no reference
-word) are left out.
+the engine's own code. Inserted words (no reference word) are left out.
 
 The fit is a multinomial logistic regression with the model's log-probabilities as a fixed
 offset (Newton's method, an L2 penalty). The weights are first judged by five-fold cross
