@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.punctuation.cue_fusion import FUSED_CUES, CueFusion, following_rows
+from engine.punctuation.cue_fusion import FUSED_CUES, CueFusion, next_rows
 from engine.punctuation.model import ModelConfig, PunctuationModel, model_folder
 from engine.punctuation.model_inputs import pauses_from_times
 from engine.punctuation.scoring import ModelScorer
@@ -65,7 +65,7 @@ def stacked_examples(
     readings, scorer: ModelScorer, l_max: int, silence_gap: float, pause_threshold: float
 ) -> Stacked:
     """Every labelled word at every lookahead the streaming decoder asks it at."""
-    probs, rows, next_rows, marks, groups, ahead = [], [], [], [], [], []
+    probs, rows, nexts, marks, groups, ahead = [], [], [], [], [], []
     for k, reading in enumerate(readings):
         words = reading.words
         flags = pauses_from_times(words, pause_threshold)
@@ -86,18 +86,18 @@ def stacked_examples(
             if not requests:
                 continue
             punct, _ = scorer.score([w.text for w in heard], pauses, requests)
-            following = following_rows(cues)
-            for (q, look), row in zip(requests, punct):
+            following = next_rows(cues, [q for q, _ in requests])
+            for (q, look), row, after in zip(requests, punct, following):
                 probs.append(row)
                 rows.append(cues[q])
-                next_rows.append(following[q])
+                nexts.append(after)
                 marks.append(reading.marks[lo + q])
                 groups.append(k)
                 ahead.append(look)
     return Stacked(
         np.array(probs),
         np.array(rows, dtype=np.float64),
-        np.array(next_rows, dtype=np.float64),
+        np.array(nexts, dtype=np.float64),
         np.array(marks),
         np.array(groups),
         np.array(ahead),
@@ -160,13 +160,13 @@ def cross_validated(probs, x, truth, groups, ahead, l2: float, folds: int = 5) -
     return {"model": judged(probs, truth, ahead), "fused": judged(fused, truth, ahead)}
 
 
-def fusions_carried(config: ModelConfig, probs, rows, next_rows, truth, ahead) -> dict:
+def fusions_carried(config: ModelConfig, probs, rows, after_rows, truth, ahead) -> dict:
     """How each fusion the model already carries does on these words ("default", then one per
     recognizer kind): a fusion fitted on one recognizer's words, judged on another's."""
     carried = {"default": config.cue_fusion, **config.cue_fusion_by_recognizer}
     offsets = np.log(np.clip(probs, 1e-12, 1.0))
     return {
-        name: judged(_softmax(offsets + fusion.shift(rows, next_rows)), truth, ahead)
+        name: judged(_softmax(offsets + fusion.shift(rows, after_rows)), truth, ahead)
         for name, fusion in carried.items()
         if fusion is not None
     }
@@ -233,11 +233,11 @@ def main(argv=None) -> int:
         return 2
     decoder = model.config.decoder
     log(f"scoring {sum(len(r.words) for r in readings)} words of {len(readings)} readings ...")
-    probs, rows, next_rows, truth, groups, ahead = stacked_examples(
+    probs, rows, after_rows, truth, groups, ahead = stacked_examples(
         readings, ModelScorer(model), decoder.l_max, decoder.silence_gap, model.config.pause_threshold
     )
     x = np.hstack(
-        [rows[:, [cue_index(n) for n in args.cues]], next_rows[:, [cue_index(n) for n in args.next_cues]]]
+        [rows[:, [cue_index(n) for n in args.cues]], after_rows[:, [cue_index(n) for n in args.next_cues]]]
     )
     report = {
         "readings": len(readings),
@@ -247,7 +247,7 @@ def main(argv=None) -> int:
         "next_cues": args.next_cues,
         "l2": args.l2,
         "cross_validated": cross_validated(probs, x, truth, groups, ahead, args.l2),
-        "fusions_carried": fusions_carried(model.config, probs, rows, next_rows, truth, ahead),
+        "fusions_carried": fusions_carried(model.config, probs, rows, after_rows, truth, ahead),
     }
     weights = fit_weights(np.log(np.clip(probs, 1e-12, 1.0)), x, truth, args.l2)
     own = len(args.cues)

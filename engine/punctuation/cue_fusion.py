@@ -87,7 +87,7 @@ class CueFusion:
     # -- fusion -------------------------------------------------------------------
     def shift(self, cue_rows: np.ndarray, next_rows: np.ndarray | None = None) -> np.ndarray:
         """The log-probability shift [N, marks] for ``word_cues`` rows [N, CUE_COUNT] and the rows
-        of the words after them (``following_rows``; None: not come yet)."""
+        of the words after them (``next_rows``; None: not come yet)."""
         out = np.asarray(cue_rows, dtype=np.float64)[:, self._columns] @ self.weights
         if self.next_cues and next_rows is not None:
             out += np.asarray(next_rows, dtype=np.float64)[:, self._next_columns] @ self.next_weights
@@ -98,7 +98,7 @@ class CueFusion:
         ``cue_rows``, the rows of consecutive words; None: all of them) with their cues and their
         next words' folded in."""
         at = np.arange(len(cue_rows)) if at is None else np.asarray(at, dtype=np.int64)
-        shift = self.shift(cue_rows[at], following_rows(cue_rows)[at])
+        shift = self.shift(cue_rows[at], next_rows(cue_rows, at) if self.next_cues else None)
         if not shift.any():
             return punct
         logits = np.log(np.clip(punct, 1e-12, 1.0)) + shift
@@ -107,11 +107,13 @@ class CueFusion:
         return out / out.sum(axis=-1, keepdims=True)
 
 
-def following_rows(cue_rows: np.ndarray) -> np.ndarray:
-    """Each row's next one among consecutive words' rows; zeros after the last (the word after
-    it has not come, or there is none)."""
-    out = np.zeros_like(cue_rows)
-    out[:-1] = cue_rows[1:]
+def next_rows(cue_rows: np.ndarray, at: Sequence[int]) -> np.ndarray:
+    """For each index ``at`` into consecutive words' rows, the next word's row; zeros after the
+    last (the word after it has not come, or there is none)."""
+    at = np.asarray(at, dtype=np.int64)
+    out = np.zeros((len(at), cue_rows.shape[1]), dtype=cue_rows.dtype)
+    has_next = at + 1 < len(cue_rows)
+    out[has_next] = cue_rows[at[has_next] + 1]
     return out
 
 
