@@ -7,8 +7,8 @@ PocketSphinx, as ``engine.evaluation.recognized_dev`` recorded them. On the same
 against the text that was read:
 
 - ``engine_alone``: the streaming decoder on the words and their times, the recognizer's own
-  writing ignored, fed in the batches the recognizer committed them in, the audio clock
-  advancing as in a session;
+  writing ignored, fed in the batches the recognizer committed them in, the silence clock
+  advancing as in a session (only as far as every word is committed);
 - ``engine_with_hints``: the same, with Whisper's written marks and capitals as hints: folded
   into the model's probabilities as measured evidence (``engine.punctuation.hint_fusion``, what
   livecap's punctuation shows live with Whisper), and read as word cues by a model that reads them;

@@ -165,11 +165,14 @@ class RecognizedSet:
     tts: str
     excerpts: list[Excerpt]
     spans: list[tuple[float, float]]  # each excerpt's (start, end) on the reading's clock, seconds
-    batches: list[tuple[list[Word], float]]  # committed words and the stream time they came at
+    # Committed words and the silence clock when they came (``whisper_marks.recognize_live``); a
+    # set saved before the clock (``clock`` "stream") has the stream's time instead.
+    batches: list[tuple[list[Word], float]]
     audio_seconds: float = 0.0
     cpu_seconds: float = 0.0
     audio_file: str | None = None  # the reading itself (int16 .npy beside the saved set), for prosody
     style: dict | None = None  # Piper's speaking style (``PiperStyle.to_dict``), None for the others
+    clock: str = "committed"
 
     @property
     def words(self) -> list[Word]:
@@ -184,6 +187,7 @@ class RecognizedSet:
             "cpu_seconds": round(self.cpu_seconds, 1),
             "audio_file": self.audio_file,
             "style": self.style,
+            "clock": self.clock,
             "excerpts": [excerpt_to_dict(e) for e in self.excerpts],
             "spans": [[round(a, 3), round(b, 3)] for a, b in self.spans],
             "batches": [
@@ -200,6 +204,7 @@ class RecognizedSet:
             [(float(a), float(b)) for a, b in d["spans"]],
             [([word_from_dict(w) for w in b["words"]], float(b["now"])) for b in d["batches"]],
             d.get("audio_seconds", 0.0), d.get("cpu_seconds", 0.0), d.get("audio_file"), d.get("style"),
+            d.get("clock", "stream"),
         )  # fmt: skip
 
     def audio(self, folder: Path) -> np.ndarray | None:
@@ -218,6 +223,12 @@ def load_dev_sets(path: str | Path, prosody: bool = True) -> list[RecognizedSet]
     carries its prosody, measured as a live session measures it."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     sets = [RecognizedSet.from_dict(s, data.get("tts")) for s in data["sets"]]
+    if any(rset.clock == "stream" for rset in sets):
+        print(
+            f"{path}: recorded before the silence clock, so silence settles its live marks on the "
+            "audio's time; record it again with this livecap for live figures",
+            file=sys.stderr,
+        )
     if prosody:
         from engine.prosody.tracker import annotate_recording
 
@@ -282,6 +293,7 @@ def build_sets(
         speech = None
         for name in recognizers:
             key = {"file": file, "recognizer": name, "tts": tts, "sources": [e.source for e in excerpts]}
+            key["clock"] = "committed"  # a part recorded on the stream's time is made again
             if not live:
                 key["mode"] = "file"
             if style is not None:

@@ -37,15 +37,24 @@ CHUNK = 1600  # 0.1 s, as a live source delivers
 
 
 def recognize_live(recognizer, audio: np.ndarray) -> list[tuple[list, float]]:
-    """The batches of words ``recognizer`` committed, each with the stream time it came at; each
-    word with its last writing (live Whisper rewrites a committed word's marks until they settle)."""
+    """The batches of words ``recognizer`` committed, each with the session's silence clock when
+    it came: the stream time before which every word is committed (``committed_through``), which
+    is what a session hands the decoder. A batch without words says the clock moved on. Each word
+    has its last writing (live Whisper rewrites a committed word's marks until they settle)."""
+    from engine.recognizers.stabiliser import committed_through
+
     recognizer.reset()
     batches, where = [], []  # where[i]: (batch, place in it) of the i-th committed word
+    clock = 0.0
 
     def take(update, now: float) -> None:
+        nonlocal clock
+        clock = max(clock, committed_through(update.partial, update.heard_through, now))
         if update.final:
-            batches.append((list(update.final), now))
+            batches.append((list(update.final), clock))
             where.extend((len(batches) - 1, i) for i in range(len(update.final)))
+        elif not batches or clock >= batches[-1][1] + CHUNK / SAMPLE_RATE - 1e-9:
+            batches.append(([], clock))
         for index, word in update.rewritten.items():
             batch, i = where[index]
             batches[batch][0][i] = word

@@ -54,12 +54,18 @@ class RecognizerUpdate:
     a final word's index (counted from the reset, over every final) to the word with its newer
     writing, and the first ``writings_settled`` final words' writings will never change again.
     ``writings_settled`` is None from a recognizer whose writings are final with their words.
+
+    ``heard_through``: the stream time (seconds) up to which every word the recognizer will ever
+    give is among its finals so far or in ``partial``; None where it cannot say (Whisper, between
+    its decodes, has not yet listened to the latest audio). A silence counts only up to there: a
+    word still being decoded is not a pause.
     """
 
     partial: list[Word] = field(default_factory=list)
     final: list[Word] | None = None
     rewritten: dict[int, Word] = field(default_factory=dict)
     writings_settled: int | None = None
+    heard_through: float | None = None
 
 
 @runtime_checkable

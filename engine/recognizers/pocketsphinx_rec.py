@@ -178,7 +178,8 @@ class PocketSphinxRecognizer:
                 finals = (finals or []) + ended
         if self._in_utterance and batch:
             self._process(b"".join(batch))
-        return RecognizerUpdate(self._partial(), finals)
+        # It decodes each frame as it comes: its partial holds every word heard so far.
+        return RecognizerUpdate(self._partial(), finals, heard_through=self.stream_time)
 
     def flush(self) -> RecognizerUpdate:
         self._check_open()
@@ -186,12 +187,12 @@ class PocketSphinxRecognizer:
             self._clock += len(self._pending) // 2
             self._pending = b""
             self._preroll.clear()
-            return RecognizerUpdate([], None)
+            return RecognizerUpdate([], None, heard_through=self.stream_time)
         if self._pending:  # the last fraction of a frame still belongs to the utterance
             self._process(self._pending)
             self._clock += len(self._pending) // 2
             self._pending = b""
-        return RecognizerUpdate([], self._end_utterance())
+        return RecognizerUpdate([], self._end_utterance(), heard_through=self.stream_time)
 
     def reset(self) -> None:
         self._check_open()

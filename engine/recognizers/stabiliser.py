@@ -47,7 +47,9 @@ class StabiliserOutput:
     ``rewritten`` and ``writings_settled``: the recognizer's newer writings of committed words,
     by stream position, passed on as it gave them (``RecognizerUpdate``); only a recognizer that
     commits its own words revises writings, and its words are never retracted, so its count of
-    final words is the stream's.
+    final words is the stream's. ``committed_through``: the stream time before which every word
+    of the stream is committed (``committed_through``): a pause after the last committed word is
+    known to last until there, and no further.
     """
 
     retract: int = 0
@@ -57,6 +59,25 @@ class StabiliserOutput:
     horizon: int = 0
     rewritten: dict[int, Word] = field(default_factory=dict)
     writings_settled: int | None = None
+    committed_through: float = 0.0
+
+
+# Seconds of speech a recognizer that cannot say how far it has heard (``heard_through`` None) may
+# still commit words in, with no hypothesis shown: Whisper's decodes come on a cadence and lag.
+COMMIT_LAG = 1.5
+
+
+def committed_through(unstable: list[Word], heard_through: float | None, now: float) -> float:
+    """How far a stream's words are all committed, at stream time ``now``: up to the hypothesis's
+    first word (``unstable``, the words heard and not yet committed), and no further than the
+    recognizer has heard (``RecognizerUpdate.heard_through``; unknown: ``COMMIT_LAG`` behind the
+    stream). A hypothesis word without times holds the clock where it was (0 here; callers keep
+    the most they were told)."""
+    through = heard_through if heard_through is not None else now - COMMIT_LAG
+    if unstable:
+        start = unstable[0].start
+        through = min(through, start) if start is not None else 0.0
+    return max(0.0, min(through, now))
 
 
 def _divergence(a: list[Word], b: list[Word]) -> int:
@@ -121,6 +142,7 @@ class WordStabiliser:
         if not self.commit_partials:
             out.unstable = list(update.partial)
             out.horizon = self.horizon
+            out.committed_through = committed_through(out.unstable, update.heard_through, now)
             return out
         stable = self._stable_prefix(update.partial, now)
         d = _divergence(stable, self._utterance)
@@ -128,6 +150,7 @@ class WordStabiliser:
             self._replace_from(d, stable[d:], out)  # stable words beyond, or instead of, what is committed
         out.unstable = list(update.partial[len(self._utterance) :])
         out.horizon = self.horizon
+        out.committed_through = committed_through(out.unstable, update.heard_through, now)
         return out
 
     @property

@@ -239,7 +239,7 @@ class VoskRecognizer:
         data = as_pcm_bytes(pcm)
         self._samples += len(data) // 2
         if not data:
-            return RecognizerUpdate(self._partial(), None)
+            return RecognizerUpdate(self._partial(), None, heard_through=self.stream_time)
         try:
             endpoint = self._rec.AcceptWaveform(data)
         except Exception as exc:
@@ -249,13 +249,14 @@ class VoskRecognizer:
         if endpoint:
             # Result() closes the utterance; the next audio starts a new one (and an empty partial).
             final = words_from_vosk_result(json.loads(self._rec.Result()))
-            return RecognizerUpdate([], final)
-        return RecognizerUpdate(self._partial(), None)
+            return RecognizerUpdate([], final, heard_through=self.stream_time)
+        # Kaldi decodes each chunk as it comes: its partial holds every word heard so far.
+        return RecognizerUpdate(self._partial(), None, heard_through=self.stream_time)
 
     def flush(self) -> RecognizerUpdate:
         self._check_open()
         final = words_from_vosk_result(json.loads(self._rec.FinalResult()))
-        return RecognizerUpdate([], final)
+        return RecognizerUpdate([], final, heard_through=self.stream_time)
 
     def reset(self) -> None:
         self._check_open()

@@ -141,6 +141,7 @@ class WhisperRecognizer:
         self._onsets: list[float] = []  # stream times where speech began after silence, in the buffer
         self._has_speech = False  # the buffer holds speech not yet committed
         self._since_decode = 0
+        self._decoded_at = 0  # stream sample up to which the latest decode heard the buffer
         # Seconds of audio between decodes: the cadence, or longer while a decode takes longer than
         # that (a slow or busy CPU), so that the recognizer never falls further and further behind.
         self._interval = self.options.cadence
@@ -186,6 +187,11 @@ class WhisperRecognizer:
                 self._committed[index] = word
         update.rewritten = writings.rewritten
         update.writings_settled = writings.settled if self.revises_writing else None
+        # Every word heard is committed or in the hypothesis: all of the stream the VAD judged
+        # while no speech waits in the buffer, else up to the latest decode (its words past the
+        # commitment are the hypothesis; the audio after it nobody has decoded yet).
+        heard = self._decoded_at if self._has_speech else self._vad_at
+        update.heard_through = heard / SAMPLE_RATE
         return update
 
     def another_stream(self) -> WhisperRecognizer:
@@ -264,6 +270,7 @@ class WhisperRecognizer:
         )
         self._interval = max(self.options.cadence, SLOWDOWN_MARGIN * (time.perf_counter() - started))
         self._since_decode = 0
+        self._decoded_at = self._samples
         return words
 
     def _transcribe(

@@ -47,6 +47,7 @@ class _SideState:
     writings_settled: int = 0
     unstable: tuple[str, ...] = ()
     heard_until: float = 0.0  # the side's stream time
+    committed_through: float = 0.0  # the side's words are all committed before this stream time
     ended: bool = False
 
 
@@ -90,6 +91,7 @@ class SidesMerger:
         with self._lock:
             state = self._sides[side.index]
             state.heard_until = now
+            state.committed_through = max(state.committed_through, out.committed_through)
             if out.retract:
                 self._retract(state, out.retract)
             words = [replace(w, speaker=state.speaker) for w in out.commit] if state.speaker else out.commit
@@ -99,7 +101,7 @@ class SidesMerger:
             if self.guard is not None and state.speaker == ME:
                 state.held.extend((first + k, w) for k, w in enumerate(words))
             elif self.voices is not None and state.speaker == OTHERS:
-                self._push_voices(side.index, state, words, _committed_through(out, now))
+                self._push_voices(side.index, state, words, state.committed_through)
             else:
                 self._push(side.index, state, words)
             self._release_held()
@@ -249,20 +251,12 @@ class SidesMerger:
             self.emit([PartialWords(tuple(unstable), state.speaker)])
 
     def _advance_time(self) -> None:
-        # Silence settles marks, so the engine's clock is the slowest side's that is still heard:
-        # a side ahead must not settle the other side's last words before it heard their end.
-        live = [s.heard_until for s in self._sides if not s.ended]
+        # Silence settles marks, so the engine's clock is how far every side still heard has
+        # committed its words: not the audio's time, since a pause that is only words not yet
+        # committed (Whisper's lag behind the stream) is no pause; and a side ahead must not settle
+        # the other side's last words before it heard their end.
+        live = [s.committed_through for s in self._sides if not s.ended]
         now = min(live) if live else max(s.heard_until for s in self._sides)
         if now > self._time:
             self._time = now
             self.engine.advance_time(now)
-
-
-COMMIT_LAG = 1.5  # seconds of speech a recognizer may still commit words in, with no hypothesis shown
-
-
-def _committed_through(out: StabiliserOutput, now: float) -> float:
-    """How far a side's words are all committed: up to its hypothesis's first word, or a decode's
-    lag behind the stream. A turn must not close on a pause that is only words not yet committed."""
-    first = next((w.start for w in out.unstable if w.start is not None), None)
-    return first if first is not None else max(0.0, now - COMMIT_LAG)

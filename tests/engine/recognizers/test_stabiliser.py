@@ -379,3 +379,34 @@ def test_invalid_settings_are_refused():
     with pytest.raises(ValueError):
         WordStabiliser(freeze_after=0)
     assert WordStabiliser(agreement=3, rewrite_agreement=1).rewrite_agreement == 3  # never below agreement
+
+
+# -- how far the words are all committed ---------------------------------------------------------
+def test_committed_through_stops_at_the_first_word_not_yet_committed():
+    from engine.recognizers.stabiliser import committed_through
+
+    assert committed_through(words("sat on", start=2.0), 9.0, now=9.0) == 2.0
+    assert committed_through([], 9.0, now=9.0) == 9.0  # nothing pending: all it heard
+    assert committed_through([], 12.0, now=9.0) == 9.0  # never past the stream
+
+
+def test_a_recognizer_that_cannot_say_how_far_it_heard_is_taken_to_lag():
+    from engine.recognizers.stabiliser import COMMIT_LAG, committed_through
+
+    assert committed_through([], None, now=9.0) == pytest.approx(9.0 - COMMIT_LAG)
+    assert committed_through([Word("um", None, None)], 9.0, now=9.0) == 0.0  # an untimed word pending
+
+
+def test_the_stabiliser_reports_the_time_its_uncommitted_words_begin():
+    stab, sink = WordStabiliser(agreement=2, max_age=10.0), Sink()
+    update = RecognizerUpdate(words("the cat sat", start=1.0), None, heard_through=2.5)
+    out = sink.apply(stab.update(update, 2.5))
+    assert out.committed_through == 1.0  # nothing committed yet: the hypothesis starts at 1.0
+    out = sink.apply(
+        stab.update(RecognizerUpdate(words("the cat sat on", start=1.0), None, heard_through=2.8), 2.8)
+    )
+    assert texts(sink.words) == ["the", "cat", "sat"] and out.committed_through == pytest.approx(1.9)  # "on"
+    out = sink.apply(
+        stab.update(RecognizerUpdate([], words("the cat sat on", start=1.0), heard_through=4.0), 4.0)
+    )
+    assert out.committed_through == 4.0  # the utterance ended: everything heard is committed

@@ -101,6 +101,25 @@ def test_partials_come_first_and_committed_words_are_never_retracted(sentence_wa
 
 @pytest.mark.slow
 @pytest.mark.needs_espeak
+def test_how_far_whisper_has_heard_never_passes_a_word_it_has_yet_to_commit(sentence_wav, live_whisper):
+    from engine.recognizers.stabiliser import committed_through
+
+    updates = feed(live_whisper, read_all(sentence_wav))
+    clock, lagging = 0.0, 0
+    for k, (now, update) in enumerate(updates):
+        assert update.heard_through is not None and update.heard_through <= now + 1e-9
+        clock = max(clock, committed_through(update.partial, update.heard_through, now))
+        later = [w for _, u in updates[k + 1 :] for w in (u.final or [])]
+        # A pause counts up to the clock: no word committed later may begin before it (Whisper's
+        # word times move by a frame or two between decodes).
+        assert all(w.start >= clock - 0.1 for w in later), (now, clock, later[:1])
+        lagging += bool(later) and later[0].start < now - 0.5  # the audio's time would have passed it
+    assert lagging  # the stream's time runs ahead of the words: the test can tell the clocks apart
+    assert clock >= updates[-1][0] - 0.2  # after the last words and the silence, all is heard
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
 def test_whispers_own_marks_settle_after_later_decodes_and_never_change(sentence_wav, live_whisper):
     """Live with Whisper's own marks: a mark is shown provisional when its word is committed and
     settles only once a later decode has heard words past it (or the utterance ended); a settled
