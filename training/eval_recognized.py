@@ -63,7 +63,9 @@ def recognized_tables(model, sets) -> dict:
         writes = any(w.written for w in words)
         hints = writes and (model.uses_cues or model.config.hint_fusion is not None)
         if hints:
-            hinted = engine_live_settled(model, rset.batches, hints=True, recognizer=rset.recognizer)
+            hinted = engine_live_settled(
+                model, rset.batches, hints=True, recognizer=rset.recognizer, writings=rset.writings
+            )
             conditions["engine_with_hints"] = [(e.mark, e.form) for e in hinted]
             lookahead["engine_with_hints"] = _mean_lookahead(hinted)
         conditions["engine_offline"] = _marked(repunctuate(bare, model, recognizer=rset.recognizer))

@@ -238,7 +238,7 @@ def main(argv=None) -> int:
         except SetupError as exc:
             print(f"piper_speech: {exc}", file=sys.stderr)
             return 2
-        batches, cpu = recognize_batches(recognizer, speech.audio, live=True)
+        batches, cpu, _ = recognize_batches(recognizer, speech.audio, live=True)
         words = [w for batch, _ in batches for w in batch]
         data = {
             "version": PART_VERSION,

@@ -188,7 +188,7 @@ def build_readings(
             if name not in made:
                 made[name] = make_recognizer(name, live)
                 settings[name] = {**recognizer_settings(made[name]), "live": live}
-            batches, cpu = recognize_batches(made[name], speech.audio, live)
+            batches, cpu, _ = recognize_batches(made[name], speech.audio, live)
             words = [w for batch, _ in batches for w in batch]
             reading = {
                 "recognizer": name, "tts": "espeak-ng", "voice": voice, "speed": speed, "live": live,

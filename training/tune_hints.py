@@ -76,7 +76,9 @@ def score_sets(model, sets) -> dict:
     out = {}
     several = len({rset.file for rset in sets}) < len(sets)  # more than one reading of a file
     for rset in sets:
-        fused = engine_live_marks(model, rset.batches, hints=True, recognizer=rset.recognizer)
+        fused = engine_live_marks(
+            model, rset.batches, hints=True, recognizer=rset.recognizer, writings=rset.writings
+        )
         own = [(w.mark, w.word) for w in keep_written_marks(rset.words).words]
         row = {}
         for name, marked in (("fused", fused), ("whisper_own", own)):

@@ -38,6 +38,7 @@ from engine.evaluation.e2e_speech import (
     choose_excerpts,
     synthesize,
 )
+from engine.evaluation.whisper_marks import Writings
 from engine.files.atomic import atomic_write_bytes, atomic_write_text
 from engine.recognizers.kinds import KINDS, WHISPER
 from engine.words import Word
@@ -140,19 +141,21 @@ def recognizer_settings(recognizer) -> dict:
 
 def recognize_batches(
     recognizer, audio: np.ndarray, live: bool = True
-) -> tuple[list[tuple[list[Word], float]], float]:
-    """The committed batches (words, stream time) and the CPU seconds they cost: fed 0.1 s at a
-    time as a session feeds it, or (``live=False``) as a file is transcribed, in one batch."""
-    from engine.evaluation.whisper_marks import recognize_live
+) -> tuple[list, float, Writings | None]:
+    """The committed batches (words, silence clock), the CPU seconds they cost, and how the words'
+    writings changed (``Writings``, live only): fed 0.1 s at a time as a session feeds it, or
+    (``live=False``) as a file is transcribed, in one batch."""
+    from engine.evaluation.whisper_marks import recognize_live_writings
 
     started = time.process_time()  # every thread of the process: CTranslate2's included
+    writings = None
     if live:
-        batches = recognize_live(recognizer, audio)
+        batches, writings = recognize_live_writings(recognizer, audio)
     else:
         from engine.session.batch import recognize_audio
 
         batches = [(recognize_audio(audio, recognizer), len(audio) / SAMPLE_RATE)]
-    return batches, time.process_time() - started
+    return batches, time.process_time() - started, writings
 
 
 # -- the saved set ---------------------------------------------------------------------------------
@@ -173,6 +176,7 @@ class RecognizedSet:
     audio_file: str | None = None  # the reading itself (int16 .npy beside the saved set), for prosody
     style: dict | None = None  # Piper's speaking style (``PiperStyle.to_dict``), None for the others
     clock: str = "committed"
+    writings: Writings | None = None  # the writings the words were committed with, and the newer ones
 
     @property
     def words(self) -> list[Word]:
@@ -188,6 +192,14 @@ class RecognizedSet:
             "audio_file": self.audio_file,
             "style": self.style,
             "clock": self.clock,
+            **(
+                {}
+                if self.writings is None
+                else {
+                    "first_writings": {str(i): w for i, w in self.writings.first.items()},
+                    "rewrites": [list(r) for r in self.writings.rewrites],
+                }
+            ),
             "excerpts": [excerpt_to_dict(e) for e in self.excerpts],
             "spans": [[round(a, 3), round(b, 3)] for a, b in self.spans],
             "batches": [
@@ -205,6 +217,8 @@ class RecognizedSet:
             [([word_from_dict(w) for w in b["words"]], float(b["now"])) for b in d["batches"]],
             d.get("audio_seconds", 0.0), d.get("cpu_seconds", 0.0), d.get("audio_file"), d.get("style"),
             d.get("clock", "stream"),
+            Writings({int(i): w for i, w in d["first_writings"].items()},
+                     [(int(k), int(i), str(w)) for k, i, w in d["rewrites"]]) if "rewrites" in d else None,
         )  # fmt: skip
 
     def audio(self, folder: Path) -> np.ndarray | None:
@@ -294,6 +308,7 @@ def build_sets(
         for name in recognizers:
             key = {"file": file, "recognizer": name, "tts": tts, "sources": [e.source for e in excerpts]}
             key["clock"] = "committed"  # a part recorded on the stream's time is made again
+            key["writings"] = True  # and one that kept only each word's last writing
             if not live:
                 key["mode"] = "file"
             if style is not None:
@@ -315,10 +330,10 @@ def build_sets(
             if name not in made:
                 made[name] = make_recognizer(name, live)
                 settings[name] = {**recognizer_settings(made[name]), "live": live}
-            batches, cpu = recognize_batches(made[name], speech.audio, live)
+            batches, cpu, writings = recognize_batches(made[name], speech.audio, live)
             rset = RecognizedSet(
                 file, name, tts, list(excerpts), speech.spans, batches, len(speech.audio) / SAMPLE_RATE, cpu,
-                audio_name, None if style is None else style.to_dict(),
+                audio_name, None if style is None else style.to_dict(), writings=writings,
             )  # fmt: skip
             log(f"{file} / {name}: {len(rset.words)} words in {cpu:.0f} CPU-s")
             write_json(

@@ -25,6 +25,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -36,15 +37,27 @@ from engine.punctuation.labelled_text import prepare_folder
 CHUNK = 1600  # 0.1 s, as a live source delivers
 
 
-def recognize_live(recognizer, audio: np.ndarray) -> list[tuple[list, float]]:
+class Writings(NamedTuple):
+    """How a recognizer that revises its writing (live Whisper) wrote its committed words over
+    time: ``first[i]``, the writing word ``i`` was committed with where a newer one came later,
+    and ``rewrites``, each newer writing as (batch, word index, writing), given right after that
+    batch's words, as a session hands them to the decoder."""
+
+    first: dict[int, str]
+    rewrites: list[tuple[int, int, str]]
+
+
+def recognize_live_writings(recognizer, audio: np.ndarray) -> tuple[list[tuple[list, float]], Writings]:
     """The batches of words ``recognizer`` committed, each with the session's silence clock when
     it came: the stream time before which every word is committed (``committed_through``), which
-    is what a session hands the decoder. A batch without words says the clock moved on. Each word
-    has its last writing (live Whisper rewrites a committed word's marks until they settle)."""
+    is what a session hands the decoder. A batch without words says the clock moved on, or a
+    writing changed. Each word has its last writing (live Whisper rewrites a committed word's marks
+    until they settle); ``Writings`` says which it had before, and when each came."""
     from engine.recognizers.stabiliser import committed_through
 
     recognizer.reset()
     batches, where = [], []  # where[i]: (batch, place in it) of the i-th committed word
+    writings = Writings({}, [])
     clock = 0.0
 
     def take(update, now: float) -> None:
@@ -53,46 +66,69 @@ def recognize_live(recognizer, audio: np.ndarray) -> list[tuple[list, float]]:
         if update.final:
             batches.append((list(update.final), clock))
             where.extend((len(batches) - 1, i) for i in range(len(update.final)))
-        elif not batches or clock >= batches[-1][1] + CHUNK / SAMPLE_RATE - 1e-9:
+        elif update.rewritten or not batches or clock >= batches[-1][1] + CHUNK / SAMPLE_RATE - 1e-9:
             batches.append(([], clock))
         for index, word in update.rewritten.items():
             batch, i = where[index]
+            writings.first.setdefault(index, batches[batch][0][i].written)
+            writings.rewrites.append((len(batches) - 1, index, word.written))
             batches[batch][0][i] = word
 
     for at in range(0, len(audio), CHUNK):
         take(recognizer.accept(audio[at : at + CHUNK]), (at + CHUNK) / SAMPLE_RATE)
     take(recognizer.flush(), len(audio) / SAMPLE_RATE)
-    return batches
+    return batches, writings
 
 
-def engine_live_settled(model, batches, hints: bool = False, recognizer: str | None = None) -> list:
+def recognize_live(recognizer, audio: np.ndarray) -> list[tuple[list, float]]:
+    """``recognize_live_writings``' batches."""
+    return recognize_live_writings(recognizer, audio)[0]
+
+
+def engine_live_settled(
+    model, batches, hints: bool = False, recognizer: str | None = None, writings: Writings | None = None
+) -> list:
     """The streaming decoder's last ``Settled`` event per word, fed as a session feeds it;
     ``hints``: the words keep what the recognizer wrote, for a model that folds it in or reads
-    it as hints; ``recognizer``: whose words they are (its cue fusion, as a session uses it)."""
+    it as hints: each word as it was committed and then its newer writings as they came, where
+    ``writings`` says so (else its last one from the start); ``recognizer``: whose words they
+    are (its cue fusion, as a session uses it)."""
     from engine.events import Settled
     from engine.punctuation.streaming import StreamingDecoder
 
     decoder = StreamingDecoder.from_model(model, recognizer=recognizer)
     settled: dict[int, Settled] = {}
+    first = writings.first if (hints and writings) else {}
+    revisions: dict[int, list[tuple[int, str]]] = {}
+    for batch, index, written in writings.rewrites if (hints and writings) else ():
+        revisions.setdefault(batch, []).append((index, written))
 
     def take(events):
         for e in events:
             if isinstance(e, Settled):
                 settled[e.position] = e
 
-    for words, now in batches:
-        fed = [w if hints else dataclasses.replace(w, written="") for w in words]
-        take(decoder.push_many(fed))
+    fed: list = []
+    for k, (words, now) in enumerate(batches):
+        here = len(fed)
+        fed += [
+            dataclasses.replace(w, written=first.get(here + j, w.written) if hints else "")
+            for j, w in enumerate(words)
+        ]
+        take(decoder.push_many(fed[here:]))
+        for index, written in revisions.get(k, ()):
+            fed[index] = dataclasses.replace(fed[index], written=written)
+            take(decoder.revise_writings({index: fed[index]}, 0))
         take(decoder.advance_time(now))
     take(decoder.flush())
     return [settled[p] for p in range(decoder.word_count)]
 
 
 def engine_live_marks(
-    model, batches, hints: bool = False, recognizer: str | None = None
+    model, batches, hints: bool = False, recognizer: str | None = None, writings: Writings | None = None
 ) -> list[tuple[str, str]]:
     """(mark, displayed form) per word from ``engine_live_settled``."""
-    return [(e.mark, e.form) for e in engine_live_settled(model, batches, hints, recognizer)]
+    return [(e.mark, e.form) for e in engine_live_settled(model, batches, hints, recognizer, writings)]
 
 
 def scored(excerpts, speech, words, marks, forms) -> dict:
@@ -116,11 +152,11 @@ def compare(name: str, excerpts, recognizer, model, log) -> dict:
     speech = synthesize(excerpts)
     log(f"{name}: {len(excerpts)} excerpts, {len(speech.audio) / SAMPLE_RATE:.0f} s of speech")
     started = time.monotonic()
-    batches = recognize_live(recognizer, speech.audio)
+    batches, writings = recognize_live_writings(recognizer, speech.audio)
     words = [w for batch, _ in batches for w in batch]
     log(f"{name}: {len(words)} words recognized in {time.monotonic() - started:.0f} s")
     own = [written_marks(w) for w in words]
-    live = engine_live_marks(model, batches)
+    live = engine_live_marks(model, batches, writings=writings)
     offline = repunctuate(words, model).words
     return {
         "excerpts": len(excerpts),

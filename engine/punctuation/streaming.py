@@ -16,7 +16,7 @@ new side's first word takes a capital.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -168,8 +168,14 @@ class StreamingDecoder:
         return events
 
     def revise_writings(self, rewritten: dict[int, Word], settled: int) -> list[Event]:
-        """A recognizer's newer writings of words already pushed: the model reads a word's writing
-        (as evidence, ``hint_fusion``) when the word arrives, and the decision stays the model's."""
+        """A recognizer's newer writings of words already pushed. The model reads a word's writing
+        (as evidence, ``hint_fusion``) each time it scores the word, so a pending word is scored
+        with the newest one from the next step on; a settled mark stays as it is, and the decision
+        stays the model's. Nothing is scored here: the next word's one inference reads them."""
+        for position, word in rewritten.items():
+            if self._base <= position < self.word_count:
+                slot = self._slot(position)
+                slot.word = replace(slot.word, written=word.written)
         return []
 
     def advance_time(self, now: float) -> list[Event]:

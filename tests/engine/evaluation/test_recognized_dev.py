@@ -16,6 +16,7 @@ from engine.evaluation.recognized_dev import (
     main,
     score_set,
 )
+from engine.evaluation.whisper_marks import Writings
 from engine.words import Word
 
 needs_festival = pytest.mark.skipif(
@@ -78,6 +79,7 @@ def perfect_set() -> RecognizedSet:
         [(words[:4], 2.0), (words[4:], 4.0)],
         5.0,
         3.5,
+        writings=Writings({2: words[2].text}, [(1, 2, words[2].text + ",")]),
     )
 
 
@@ -86,7 +88,7 @@ def test_a_set_round_trips_through_json_and_scores(tmp_path):
     path = tmp_path / "dev.json"
     path.write_text(json.dumps({"tts": "festival", "sets": [rset.to_dict()]}))
     (back,) = load_dev_sets(path)
-    assert back == rset
+    assert back == rset and back.writings.rewrites == [(1, 2, EXCERPT.words[2] + ",")]
     assert [w.text for w in back.words] == EXCERPT.words
     forms = ["The"] + EXCERPT.words[1:]
     scores = score_set(back, EXCERPT.marks, forms)
@@ -119,10 +121,11 @@ def test_pocketsphinx_hears_festival_live_and_the_part_is_reused(tmp_path):
     starts = [w.start for w in rset.words]
     assert starts == sorted(starts) and starts[-1] < rset.audio_seconds
     assert rset.cpu_seconds > 0 and all(w.written == "" for w in rset.words)
+    assert rset.clock == "committed" and rset.writings == Writings({}, [])  # it writes nothing to revise
     assert score_set(rset, ["none"] * len(starts), [w.text for w in rset.words])["wer"] < 0.8
     (again,), _ = build_sets(excerpts, ["pocketsphinx"], "festival", tmp_path / "parts", logged.append)
     assert "cached" in logged[-1]
-    assert [w.text for w in again.words] == [w.text for w in rset.words]
+    assert [w.text for w in again.words] == [w.text for w in rset.words] and again.writings == rset.writings
     # as livecap transcribe hears a file: one batch, cached apart from the live set
     (whole,), settings = build_sets(
         excerpts, ["pocketsphinx"], "festival", tmp_path / "parts", logged.append, live=False

@@ -159,3 +159,29 @@ def test_a_transcript_keeps_the_writing_through_json_and_repunctuation(fused_mod
     assert [w.written for w in again.words] == WRITTEN
     # refining the refined transcript folds the same writing in: the marks do not drift
     assert [w.mark for w in repunctuate(again.words, fused_model).words] == [w.mark for w in transcript.words]
+
+
+def test_a_newer_writing_of_a_pending_word_is_read_and_a_settled_mark_stays(fused_model):
+    from dataclasses import replace
+
+    words = timed(True)
+    # Live Whisper commits "home" before a later decode writes the period after it.
+    committed = [replace(w, written=w.written.rstrip(".?")) for w in words]
+
+    def marks(revise: bool) -> list[str]:
+        decoder = StreamingDecoder.from_model(fused_model)
+        events = decoder.push_many(committed[:4])  # "home" is the newest word: nothing settles it yet
+        if revise:
+            assert decoder.revise_writings({3: words[3]}, settled=0) == []  # no inference here
+        events += decoder.push_many(committed[4:]) + decoder.flush()
+        settled = {e.position: e.mark for e in events if isinstance(e, Settled)}
+        return [settled[p] for p in range(len(words))]
+
+    assert marks(revise=False)[3] == "none"  # its first writing says no mark, strongly
+    assert marks(revise=True)[3] == "period"
+    decoder = StreamingDecoder.from_model(fused_model)
+    events = decoder.push_many(committed) + decoder.flush()
+    settled = {e.position: e.mark for e in events if isinstance(e, Settled)}
+    decoder.revise_writings({3: words[3]}, settled=0)  # too late: "home" settled
+    later = decoder.push_many([Word("again", 9.0, 9.3, 1.0, "again")]) + decoder.flush()
+    assert settled[3] == "none" and all(e.position == len(words) for e in later if isinstance(e, Settled))
