@@ -59,6 +59,7 @@ class ScriptedRecognizer:
     def __init__(self, script: list[tuple[list[str], list[str] | None]]):
         self.script = script  # per accept(): (partial words, final words or None)
         self.calls = 0
+        self.samples = 0  # fed since the reset: like Vosk, it has heard all of them
         self.closed = False
 
     def close(self) -> None:
@@ -78,13 +79,18 @@ class ScriptedRecognizer:
 
         step = self.script[self.calls] if self.calls < len(self.script) else ([], None)
         self.calls += 1
+        self.samples += len(pcm) // 2 if isinstance(pcm, bytes) else len(pcm)
         partial, final = step
-        return RecognizerUpdate(self.timed(partial), None if final is None else self.timed(final))
+        heard = self.samples / self.sample_rate
+        return RecognizerUpdate(
+            self.timed(partial), None if final is None else self.timed(final), heard_through=heard
+        )
 
     def flush(self):
         from engine.recognizers.base import RecognizerUpdate
 
-        return RecognizerUpdate()
+        return RecognizerUpdate(heard_through=self.samples / self.sample_rate)
 
     def reset(self) -> None:
         self.calls = 0
+        self.samples = 0

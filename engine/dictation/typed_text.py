@@ -10,6 +10,8 @@ The rules:
   froze in the stabiliser);
 - provisional text is never typed, and what was typed is never retyped or deleted, except by
   the spoken "scratch that", and only while what it removes is still the last thing typed;
+- where the session ends on a word typed without a mark, the sentence end the decoder then gives
+  it (``finish``) is typed after it, while it is still the last thing typed in that window;
 - one space between words, none before a mark (marks travel with their word), and no space at
   the start of what is typed into a window or after a new line;
 - capitals are the settled ones: the decoder already capitalised each sentence's first word
@@ -107,6 +109,8 @@ class DictationText:
         self._resume = resume
         self._sentence_start = True  # the next word begins a sentence
         self._skipping = False  # dropping the rest of a sentence the focus left
+        self._last_typed: tuple[int, str] | None = None  # (position, mark) of the word typed last
+        self._end_mark: str | None = None  # a sentence end the last word typed got after it was typed
         self.words_typed = 0
 
     @property
@@ -126,6 +130,8 @@ class DictationText:
     @property
     def ready(self) -> bool:
         """Whether a word can be typed now (so the caller need only ask for the focus then)."""
+        if self._end_mark is not None:
+            return True
         return self._next is not None and self._next < self._final and self._next in self._settled
 
     def keystrokes(self, focus: str | None = None) -> list[Keystroke]:
@@ -144,6 +150,10 @@ class DictationText:
             elif isinstance(event, Settled):
                 if self._next is None or event.position >= self._next:  # typed ones stay typed
                     self._settled[event.position] = event
+                elif self._last_typed == (event.position, "none") and event.mark in SENTENCE_END_MARKS:
+                    # The session ended on this word (the decoder's ``finish``): its end mark goes
+                    # after it, which retypes and deletes nothing.
+                    self._end_mark = event.mark
             elif isinstance(event, Withdrawn):
                 self._settled.pop(event.position, None)
             elif isinstance(event, Retracted):
@@ -156,7 +166,7 @@ class DictationText:
 
     # -- output -----------------------------------------------------------------------------
     def _type_ready(self, focus: str | None) -> list[Keystroke]:
-        keys: list[Keystroke] = []
+        keys: list[Keystroke] = self._type_end_mark(focus) if self._end_mark is not None else []
         while self.ready:
             p = self._next
             if p in self._theirs:  # not the user's words: passed over, and the user's next
@@ -168,6 +178,7 @@ class DictationText:
                 continue
             command = self._command_at(p)
             length = len(COMMANDS[command]) if command else 1
+            self._last_typed = None
             if command:
                 keys += self._run_command(command, focus)
             else:
@@ -177,6 +188,21 @@ class DictationText:
                 self._settled.pop(q, None)
             self._next = p + length
         return keys
+
+    def _type_end_mark(self, focus: str | None) -> list[Keystroke]:
+        """The late end mark of the word typed last, where that word is still the last thing typed
+        in the window that has the focus."""
+        mark, self._end_mark = self._end_mark, None
+        typed = self._typed
+        if focus != typed.window or focus in self.own_windows or not typed.sentence_open:
+            return []
+        text = MARK_TEXT[mark]
+        typed.sentences[-1] += text
+        typed.sentence_open = False
+        typed.tail = (typed.tail + text)[-TAIL_CHARS:]
+        self._sentence_start = True
+        self._last_typed = None
+        return [TypeText(text)]
 
     def _command_at(self, p: int) -> str | None:
         for name in sorted(self.commands):
@@ -240,6 +266,7 @@ class DictationText:
         typed.sentence_open = not self._sentence_start
         typed.line_start = False
         typed.tail = (typed.tail + text)[-TAIL_CHARS:]
+        self._last_typed = (settled.position, settled.mark)
         self.words_typed += 1
         return [TypeText(text)]
 

@@ -82,6 +82,21 @@ def test_nothing_already_typed_is_retyped_when_events_repeat():
     assert typed(first) == "One two." and again == []
 
 
+def test_the_end_mark_the_session_ends_on_follows_the_last_word_typed():
+    s, d = Stream(), DictationText()
+    keys = d.apply(s.words("it works") + s.settle(0, 1) + [Finalized(2)])
+    assert typed(keys) == "It works"
+    # Stop: the decoder's finish settles the last word once more, with the sentence's end
+    keys += d.apply([Settled(1, "period", "lower", 1, "works", 1.0, "")])
+    assert typed(keys) == "It works."
+    # only a mark the last word typed lacked, and only while it is the last thing typed
+    late = d.apply([Settled(1, "question", "lower", 1, "works", 1.0, "")])
+    s2, d2 = Stream(), DictationText()
+    keys2 = d2.apply(s2.words("one two") + s2.settle(0, 1) + [Finalized(2)])
+    keys2 += d2.apply([Settled(0, "period", "capitalized", 1, "One", 1.0, "one")])
+    assert late == [] and typed(keys2) == "One two"
+
+
 @pytest.mark.parametrize(
     ("spoken", "commands", "expected"),
     [
