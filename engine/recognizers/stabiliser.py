@@ -48,8 +48,8 @@ class StabiliserOutput:
     by stream position, passed on as it gave them (``RecognizerUpdate``); only a recognizer that
     commits its own words revises writings, and its words are never retracted, so its count of
     final words is the stream's. ``committed_through``: the stream time before which every word
-    of the stream is committed (``committed_through``): a pause after the last committed word is
-    known to last until there, and no further.
+    of the stream is committed (the function ``committed_through``): a pause after the last
+    committed word is known to last until there, and no further.
     """
 
     retract: int = 0
