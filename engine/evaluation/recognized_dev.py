@@ -168,7 +168,7 @@ class RecognizedSet:
     tts: str
     excerpts: list[Excerpt]
     spans: list[tuple[float, float]]  # each excerpt's (start, end) on the reading's clock, seconds
-    # Committed words and the silence clock when they came (``whisper_marks.recognize_live``); a
+    # Committed words and the silence clock when they came (``whisper_marks.recognize_live_writings``); a
     # set saved before the clock (``clock`` "stream") has the stream's time instead.
     batches: list[tuple[list[Word], float]]
     audio_seconds: float = 0.0

@@ -80,11 +80,6 @@ def recognize_live_writings(recognizer, audio: np.ndarray) -> tuple[list[tuple[l
     return batches, writings
 
 
-def recognize_live(recognizer, audio: np.ndarray) -> list[tuple[list, float]]:
-    """``recognize_live_writings``' batches."""
-    return recognize_live_writings(recognizer, audio)[0]
-
-
 def engine_live_settled(
     model, batches, hints: bool = False, recognizer: str | None = None, writings: Writings | None = None
 ) -> list:
@@ -116,9 +111,10 @@ def engine_live_settled(
             for j, w in enumerate(words)
         ]
         take(decoder.push_many(fed[here:]))
-        for index, written in revisions.get(k, ()):
-            fed[index] = dataclasses.replace(fed[index], written=written)
-            take(decoder.revise_writings({index: fed[index]}, 0))
+        if k in revisions:
+            for index, written in revisions[k]:
+                fed[index] = dataclasses.replace(fed[index], written=written)
+            take(decoder.revise_writings({index: fed[index] for index, _ in revisions[k]}, 0))
         take(decoder.advance_time(now))
     take(decoder.flush())
     return [settled[p] for p in range(decoder.word_count)]
@@ -152,11 +148,11 @@ def compare(name: str, excerpts, recognizer, model, log) -> dict:
     speech = synthesize(excerpts)
     log(f"{name}: {len(excerpts)} excerpts, {len(speech.audio) / SAMPLE_RATE:.0f} s of speech")
     started = time.monotonic()
-    batches, writings = recognize_live_writings(recognizer, speech.audio)
+    batches, _ = recognize_live_writings(recognizer, speech.audio)
     words = [w for batch, _ in batches for w in batch]
     log(f"{name}: {len(words)} words recognized in {time.monotonic() - started:.0f} s")
     own = [written_marks(w) for w in words]
-    live = engine_live_marks(model, batches, writings=writings)
+    live = engine_live_marks(model, batches)
     offline = repunctuate(words, model).words
     return {
         "excerpts": len(excerpts),
