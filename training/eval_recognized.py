@@ -29,6 +29,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from engine.evaluation.scores import paired_f1_interval
 from engine.evaluation.whisper_marks import engine_live_settled
 from engine.punctuation.casing import CaseRenderer
 from training.eval_tables import CachedScorer, run_streaming, timed_words
@@ -156,7 +157,8 @@ def protocol_rows(readings: dict[str, dict]) -> list[dict]:
         for file, row in tables.get("whisper", {}).items():
             if file == "mean" or "recognizer_own" not in row:
                 continue
-            own = row["recognizer_own"]["marks_f1"]
+            own, own_row = row["recognizer_own"]["marks_f1"], row["recognizer_own"]
+            hinted = row.get("engine_with_hints")
             rows.append(
                 {
                     "reading": label,
@@ -165,13 +167,22 @@ def protocol_rows(readings: dict[str, dict]) -> list[dict]:
                     "whisper_own": own,
                     "engine_alone": row["engine_alone"]["marks_f1"],
                     "alone_minus_own": round(row["engine_alone"]["marks_f1"] - own, 1),
-                    "with_hints": row.get("engine_with_hints", {}).get("marks_f1"),
-                    "hints_minus_own": round(row["engine_with_hints"]["marks_f1"] - own, 1)
-                    if "engine_with_hints" in row
-                    else None,
+                    "alone_minus_own_interval": _gap_interval(row["engine_alone"], own_row),
+                    "with_hints": hinted["marks_f1"] if hinted else None,
+                    "hints_minus_own": round(hinted["marks_f1"] - own, 1) if hinted else None,
+                    "hints_minus_own_interval": _gap_interval(hinted, own_row) if hinted else None,
                 }
             )
     return rows
+
+
+def _gap_interval(first: dict, second: dict) -> list[float] | None:
+    """The 90 % interval of a file's F1 gap (``first`` − ``second``, percent), by a paired
+    bootstrap over the file's excerpts: how far one recording's per-file figure can be trusted."""
+    if "marks_by_excerpt" not in first or "marks_by_excerpt" not in second:
+        return None  # a report written before the counts were kept
+    low, high = paired_f1_interval(first["marks_by_excerpt"], second["marks_by_excerpt"])
+    return [round(100 * low, 1), round(100 * high, 1)]
 
 
 def protocol_targets(rows: list[dict], hint_margin: float = 3.0) -> dict:
@@ -185,11 +196,14 @@ def protocol_targets(rows: list[dict], hint_margin: float = 3.0) -> dict:
     def target(name, chosen, key, margin):
         measured = {f"{r['reading']} {r['file']}": r[key] for r in chosen if r[key] is not None}
         if measured:
+            intervals = {f"{r['reading']} {r['file']}": r.get(key + "_interval") for r in chosen}
             out[name] = {
                 "target": margin,
                 "measured": measured,
                 "worst": min(measured.values()),
                 "met": all(v >= margin for v in measured.values()),
+                # missed beyond the noise of one recording: the file's whole 90 % interval is short
+                "clear_misses": sorted(f for f, i in intervals.items() if i and i[1] < margin),
             }
 
     out: dict = {}
@@ -203,15 +217,27 @@ def protocol_lines(rows: list[dict]) -> list[str]:
     lines = ["Whisper tiny.en's words, live, marks F1: the engine alone and with hints, minus Whisper's own:"]
     lines.append(
         "  " + "reading".ljust(22) + "file".ljust(20) + "WER".rjust(6) + "own".rjust(7) + "alone".rjust(7)
-        + "-own".rjust(7) + "hints".rjust(7) + "-own".rjust(7)
+        + "-own".rjust(7) + "90 %".rjust(15) + "hints".rjust(7) + "-own".rjust(7) + "90 %".rjust(15)
     )  # fmt: skip
     for r in rows:
-        hinted = "" if r["with_hints"] is None else f"{r['with_hints']:>7.1f}{r['hints_minus_own']:>+7.1f}"
+        hinted = (
+            ""
+            if r["with_hints"] is None
+            else f"{r['with_hints']:>7.1f}{r['hints_minus_own']:>+7.1f}"
+            + _interval_text(r.get("hints_minus_own_interval"))
+        )
         lines.append(
             "  " + r["reading"].ljust(22) + r["file"].ljust(20) + f"{r['wer']:>6.1f}{r['whisper_own']:>7.1f}"
-            f"{r['engine_alone']:>7.1f}{r['alone_minus_own']:>+7.1f}" + hinted
+            f"{r['engine_alone']:>7.1f}{r['alone_minus_own']:>+7.1f}"
+            + _interval_text(r.get("alone_minus_own_interval"))
+            + hinted
         )
+    lines.append("  [ ]: the gap's 90 % interval, by a paired bootstrap over the file's excerpts")
     return lines
+
+
+def _interval_text(interval: list[float] | None) -> str:
+    return " " * 15 if interval is None else f" [{interval[0]:+5.1f},{interval[1]:+5.1f}]"
 
 
 def table_lines(recognized: dict, out_of_source: dict | None) -> list[str]:

@@ -90,6 +90,20 @@ def mark_scores(
 
     On the aligned pairs only, or (``strict``) also counting a deleted reference word's mark
     as missed and an inserted word's mark as spurious."""
+    counts = _mark_counts(ref_marks, hyp_marks, pairs, strict)
+    out = {m: _prf(*c) for m, c in counts.items()}
+    out["micro"] = _prf(*micro_counts(counts))
+    return out
+
+
+def micro_counts(counts: dict[str, list[int]]) -> tuple[int, int, int]:
+    """(tp, fp, fn) summed over the marks."""
+    return tuple(sum(c[k] for c in counts.values()) for k in range(3))
+
+
+def _mark_counts(
+    ref_marks: Sequence[str], hyp_marks: Sequence[str], pairs: Sequence[Pair], strict: bool
+) -> dict[str, list[int]]:
     counts = {m: [0, 0, 0] for m in MARKS}  # tp, fp, fn
     for i, j in pairs:
         r = ref_marks[i] if i is not None else "none"
@@ -104,9 +118,7 @@ def mark_scores(
             counts[h][1] += 1
         if r != "none":
             counts[r][2] += 1
-    out = {m: _prf(*c) for m, c in counts.items()}
-    out["micro"] = _prf(*(sum(c[k] for c in counts.values()) for k in range(3)))
-    return out
+    return counts
 
 
 def case_class(form: str) -> str:
@@ -155,15 +167,21 @@ def score(excerpts: Sequence[Excerpt], spans, hyp_words, hyp_marks, hyp_cases, h
     ref_cases = [c for e in excerpts for c in e.cases]
     buckets = split_by_spans(hyp_times, spans)
     pairs: list[Pair] = []
+    by_excerpt: list[tuple[int, int, int]] = []
     ref_at = 0
     for k, e in enumerate(excerpts):  # align excerpt by excerpt: cheaper, and errors stay local
         idx = [j for j, b in enumerate(buckets) if b == k]
-        for i, j in align(e.words, [hyp_words[j] for j in idx]):
-            pairs.append((None if i is None else ref_at + i, None if j is None else idx[j]))
+        mine = [
+            (None if i is None else ref_at + i, None if j is None else idx[j])
+            for i, j in align(e.words, [hyp_words[j] for j in idx])
+        ]
+        by_excerpt.append(micro_counts(_mark_counts(ref_marks, hyp_marks, mine, strict=False)))
+        pairs += mine
         ref_at += len(e.words)
     return {
         **word_errors(ref, hyp_words, pairs),
         "marks": mark_scores(ref_marks, hyp_marks, pairs),
+        "marks_by_excerpt": by_excerpt,  # micro (tp, fp, fn) per excerpt, as "marks" counts them
         "marks_strict": mark_scores(ref_marks, hyp_marks, pairs, strict=True),
         "casing": case_scores(ref, ref_cases, hyp_words, hyp_cases, pairs),
     }

@@ -138,6 +138,7 @@ def scored(excerpts, speech, words, marks, forms) -> dict:
         "per_mark_f1": {m: result["marks"][m]["f1"] for m in ("comma", "period", "question")},
         "nonlower_f1": result["casing"]["nonlower"]["f1"],
         "wer": result["wer"],
+        "marks_by_excerpt": [list(c) for c in result["marks_by_excerpt"]],
     }
 
 

@@ -158,4 +158,8 @@ def test_the_protocol_table_holds_every_reading_and_judges_the_held_out_ones(mod
     assert not held_out["met"] and held_out["worst"] == min(held_out["measured"].values())
     assert set(targets["piper_engine_alone_minus_whisper"]["measured"]) == {"piper endless_sky"}
     assert "held_out_with_hints_minus_whisper" in targets
-    assert len(protocol_lines(rows)) == 2 + len(rows)
+    low, high = row["alone_minus_own_interval"]
+    assert low <= row["alone_minus_own"] <= high  # the file's own figure lies in its interval
+    clear = [f"{r['reading']} {r['file']}" for r in rows[::2] if r["alone_minus_own_interval"][1] < 0]
+    assert held_out["clear_misses"] == sorted(clear)
+    assert len(protocol_lines(rows)) == 3 + len(rows)

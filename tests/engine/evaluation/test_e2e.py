@@ -97,6 +97,11 @@ def test_score_splits_recognized_words_between_excerpts_by_time():
     assert result["marks"]["question"]["fn"] == 1 and result["marks"]["period"]["fp"] == 1
     assert result["casing"]["words"] == 3 and result["casing"]["accuracy"] == 1.0
     assert result["casing"]["nonlower"]["tp"] == 2
+    # per excerpt, the same micro counts: in the first "anne." a hit and "hello," missed; in the
+    # second, a period for a question is a false alarm and a miss
+    assert result["marks_by_excerpt"] == [(1, 0, 1), (0, 1, 1)]
+    micro = result["marks"]["micro"]
+    assert [sum(c) for c in zip(*result["marks_by_excerpt"])] == [micro["tp"], micro["fp"], micro["fn"]]
 
 
 def test_split_by_spans_cuts_in_the_middle_of_silences():
