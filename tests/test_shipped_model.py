@@ -47,8 +47,11 @@ def test_the_shipped_config_folds_timing_and_audio_in_and_text_stays_the_taggers
     even = np.full((1, 4), 0.25)
     np.testing.assert_array_equal(fusion.fuse(even, np.zeros((1, CUE_COUNT))), even)
     row = np.zeros((1, CUE_COUNT))
-    for name, value in (("timed", 1), ("pause_known", 1), ("pause", 1), ("pause_over_0.7", 1)):
-        row[0, cue_index(name)] = value
+    # a long pause, as word_cues gives it for a word whose audio was not heard (a journal's):
+    # the silence columns read the gap
+    long_pause = ("pause", "pause_over_0.15", "pause_over_0.35", "pause_over_0.7")
+    for name in ("timed", "pause_known", *long_pause, *(n.replace("pause", "silence") for n in long_pause)):
+        row[0, cue_index(name)] = 1
     assert fusion.fuse(even, row)[0].argmax() == 2  # period
 
 

@@ -249,7 +249,11 @@ def load_dev_sets(path: str | Path, prosody: bool = True) -> list[RecognizedSet]
         for rset in sets:
             audio = rset.audio(audio_folder(Path(path)))
             if audio is not None:
-                rset.batches = [(annotate_recording(audio, words), now) for words, now in rset.batches]
+                measured, previous = [], None
+                for words, now in rset.batches:  # batch after batch, as a session measures them
+                    measured.append((annotate_recording(audio, words, previous), now))
+                    previous = measured[-1][0][-1] if measured[-1][0] else previous
+                rset.batches = measured
     return sets
 
 

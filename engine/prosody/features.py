@@ -15,6 +15,8 @@ between 70 and 400 Hz, a frame voiced when its normalised peak and its energy ar
 Values are in semitones above 100 Hz, so a pitch movement means the same for a low and a high
 voice. Word times from a recognizer are approximate (Whisper's come from its attention), so every
 measure uses the voiced frames it finds inside the word's span and is NaN when there are too few.
+For the same reason the pause before a word is heard, not read off the times: the longest quiet
+run between the previous word's middle and this one's (``silence_seconds``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ PROSODY_FIELDS = (
     "energy_db",  # the word's loudest frame, dB below full scale
     "energy_drop_db",  # its last frames against its loudest (<= 0)
     "final_syllable",  # seconds from the word's last energy peak to where its sound ends
+    "silence_before",  # seconds of the longest quiet stretch since the previous word's middle
 )
 FRAME = int(0.025 * SAMPLE_RATE)
 HOP = int(0.010 * SAMPLE_RATE)
@@ -46,6 +49,13 @@ HEAD_FRAMES = 8  # pitch is estimated on a word's first frames and its last SLOP
 _WINDOW = np.hanning(FRAME).astype(np.float32)
 _FFT_SIZE = 1 << int(np.ceil(np.log2(2 * FRAME)))
 NOTHING = (np.nan,) * len(PROSODY_FIELDS)
+# The pause before a word, heard rather than read off the recognizer's times: Whisper's word times
+# come from its attention and wander by a tenth of a second or more, into the pause or out of it.
+# A frame is quiet this far under the loudest frame between the two words' middles (or under an
+# absolute floor, for a quiet speaker); the search reaches at most SILENCE_SPAN back.
+QUIET_UNDER_PEAK = 35.0
+QUIET_FLOOR_DB = -60.0
+SILENCE_SPAN = 3.0
 
 
 def _frames(samples: np.ndarray) -> np.ndarray:
@@ -106,14 +116,30 @@ def _pitch(frames: np.ndarray, energy: np.ndarray) -> np.ndarray:
     return np.where(voiced, 12 * np.log2(SAMPLE_RATE / lag / 100.0), np.nan)
 
 
-def word_prosody(samples: np.ndarray) -> tuple[float, ...]:
+def silence_seconds(samples: np.ndarray) -> float:
+    """The longest run of quiet frames in ``samples`` (float32, -1..1, 16 kHz), in seconds."""
+    frames = _frames(np.asarray(samples, dtype=np.float32))
+    if not len(frames):
+        return 0.0
+    frames = frames - frames.mean(axis=1, keepdims=True)
+    energy = 10 * np.log10(np.mean(frames * frames, axis=1) + 1e-10)
+    quiet = np.r_[False, energy < max(float(energy.max()) - QUIET_UNDER_PEAK, QUIET_FLOOR_DB), False]
+    edges = np.flatnonzero(np.diff(quiet.astype(np.int8)))  # starts and ends of the quiet runs
+    longest = int((edges[1::2] - edges[::2]).max()) if len(edges) else 0
+    return longest * HOP / SAMPLE_RATE
+
+
+def word_prosody(samples: np.ndarray, before: np.ndarray | None = None) -> tuple[float, ...]:
     """``PROSODY_FIELDS`` of one word's audio (float32, -1..1, 16 kHz; the word's span, from the
-    recognizer's times); NaN for what it cannot tell (too short, unvoiced, silent)."""
+    recognizer's times); NaN for what it cannot tell (too short, unvoiced, silent). ``before``:
+    the audio from the previous word's middle to this word's middle (``silence_span``), where
+    there is a previous word and it is held."""
+    silence = np.nan if before is None else silence_seconds(before)
     pitch, energy = frame_pitch_and_energy(
         np.asarray(samples, dtype=np.float32), HEAD_FRAMES, int(SLOPE_SECONDS * SAMPLE_RATE / HOP) + 3
     )
     if len(energy) < 2 or energy.max() <= SILENT_DB:
-        return NOTHING
+        return NOTHING[:-1] + (silence,)
     peak = float(energy.max())
     sounding = np.flatnonzero(energy > peak - QUIET_BELOW_PEAK)
     last_sound = int(sounding[-1])
@@ -137,4 +163,11 @@ def word_prosody(samples: np.ndarray) -> tuple[float, ...]:
         if len(recent) >= 3:
             t = recent * HOP / SAMPLE_RATE
             slope = float(np.polyfit(t, pitch[recent], 1)[0])
-    return (f0_start, f0_end, slope, peak, float(tail.mean() - peak), final_syllable)
+    return (f0_start, f0_end, slope, peak, float(tail.mean() - peak), final_syllable, silence)
+
+
+def silence_span(previous: tuple[float, float], word: tuple[float, float]) -> tuple[float, float]:
+    """Where the pause before ``word`` is looked for, from two (start, end) times: between the two
+    words' middles, since either time may be off, and no more than ``SILENCE_SPAN``."""
+    end = (word[0] + word[1]) / 2
+    return max((previous[0] + previous[1]) / 2, end - SILENCE_SPAN), end

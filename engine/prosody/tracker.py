@@ -9,13 +9,14 @@ runs on the side's thread, after the recognizer, and costs a fraction of a milli
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
 
 from engine.audio import SAMPLE_RATE
-from engine.prosody.features import word_prosody
+from engine.prosody.features import silence_span, word_prosody
 from engine.words import Word
 
 KEEP_SECONDS = 60.0
@@ -23,6 +24,9 @@ KEEP_SECONDS = 60.0
 # (where its final fall or rise is) is not cut off.
 MARGIN_BEFORE = 0.02
 MARGIN_AFTER = 0.06
+# Words whose times are kept, so that a word's pause is measured from the word before it, a
+# newer writing of a committed word included (it comes after later words were measured).
+RECENT_WORDS = 64
 
 
 def _as_float(chunk: np.ndarray) -> np.ndarray:
@@ -35,6 +39,7 @@ class ProsodyTracker:
     def __init__(self, keep_seconds: float = KEEP_SECONDS):
         self._ring = np.zeros(int(keep_seconds * SAMPLE_RATE), dtype=np.float32)
         self._heard = 0  # samples heard since the stream began
+        self._recent: list[tuple[float, float]] = []  # (start, end) of the words measured, by start
 
     def hear(self, chunk: np.ndarray) -> None:
         """Keep ``chunk`` (int16 or float32 mono 16 kHz), the stream's next samples."""
@@ -63,21 +68,34 @@ class ProsodyTracker:
             if w.has_times and not w.prosody:
                 samples = self.audio(max(0.0, w.start - MARGIN_BEFORE), w.end + MARGIN_AFTER)
                 if samples is not None:
-                    w = dataclasses.replace(w, prosody=word_prosody(samples))
+                    at = bisect.bisect_left(self._recent, (w.start, -1.0))
+                    before = self.audio(*silence_span(self._recent[at - 1], (w.start, w.end))) if at else None
+                    w = dataclasses.replace(w, prosody=word_prosody(samples, before))
+                    if at == len(self._recent) or self._recent[at][0] != w.start:
+                        self._recent.insert(at, (w.start, w.end))
+                        del self._recent[:-RECENT_WORDS]
             out.append(w)
         return out
 
 
-def annotate_recording(audio: np.ndarray, words: Sequence[Word]) -> list[Word]:
+def annotate_recording(audio: np.ndarray, words: Sequence[Word], previous: Word | None = None) -> list[Word]:
     """``words`` of a whole recording (int16 or float32, 16 kHz, from time 0) with their prosody,
     measured as a live session measures it: the evaluations and training replay saved readings
-    through this."""
+    through this. ``previous``: the word before the first of ``words``, where they are a later
+    batch of the same recording (the first word's pause is measured from it)."""
     out = []
+    last = (previous.start, previous.end) if previous is not None and previous.has_times else None
     for w in words:
         if w.has_times and not w.prosody:
             a = max(0, int((w.start - MARGIN_BEFORE) * SAMPLE_RATE))
             b = min(len(audio), int((w.end + MARGIN_AFTER) * SAMPLE_RATE))
             if b > a:
-                w = dataclasses.replace(w, prosody=word_prosody(_as_float(audio[a:b])))
+                before = None
+                if last is not None:
+                    lo, hi = silence_span(last, (w.start, w.end))
+                    before = _as_float(audio[max(0, int(lo * SAMPLE_RATE)) : int(hi * SAMPLE_RATE)])
+                w = dataclasses.replace(w, prosody=word_prosody(_as_float(audio[a:b]), before))
+        if w.has_times:
+            last = (w.start, w.end)
         out.append(w)
     return out

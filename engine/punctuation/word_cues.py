@@ -45,6 +45,10 @@ CUE_NAMES = (
     "f0_end_level",  # the word's final pitch against the speaker's recent median pitch
     "pitch_reset",  # the next word's first pitch against this word's last (a new phrase starts high)
     "energy_drop",  # the word's last frames against its loudest
+    "silence",  # the quiet heard before the next word, scaled as "pause" (else the recognizer's gap)
+    "silence_over_0.15",  # the same in "pause"'s bins: the recognizer's times place a pause,
+    "silence_over_0.35",  # the audio measures it
+    "silence_over_0.7",
 )
 CUE_COUNT = len(CUE_NAMES)
 _INDEX = {name: k for k, name in enumerate(CUE_NAMES)}
@@ -155,8 +159,10 @@ def word_cues(
     for name, edge in zip(("pause_over_0.15", "pause_over_0.35", "pause_over_0.7"), PAUSE_BINS):
         cues[:, _INDEX[name]] = known & (g >= edge)
     cues[1:, _INDEX["pause_before"]] = cues[:-1, _INDEX["pause"]] * known[:-1]
+    silence = gaps  # where no silence was heard (a journal's words keep no audio), the times' gap
     if any(w.prosody for w in words):
-        prosody_cues(words, cues)
+        silence = prosody_cues(words, cues, silence)
+    set_silence(cues, silence)
     if hints:
         for j, w in enumerate(words):
             hint = written_hint(w.written) if w.written else None
@@ -165,8 +171,10 @@ def word_cues(
     return cues
 
 
-def prosody_cues(words: Sequence[Word], cues: np.ndarray) -> None:
-    """Fill the audio's columns of ``cues`` from each word's ``prosody`` (``PROSODY_FIELDS``)."""
+def prosody_cues(words: Sequence[Word], cues: np.ndarray, gaps: np.ndarray) -> np.ndarray:
+    """Fill the audio's columns of ``cues`` from each word's ``prosody`` (``PROSODY_FIELDS``).
+    Returns the silence after each word: heard before the next word where it was measured, else
+    ``gaps`` (the recognizer's, NaN where unknown)."""
     n = len(words)
     measured = np.array([bool(w.prosody) for w in words])
     table = np.array([w.prosody or _UNMEASURED for w in words], dtype=np.float64).reshape(n, -1)
@@ -195,6 +203,19 @@ def prosody_cues(words: Sequence[Word], cues: np.ndarray) -> None:
     cues[:, _PROSODY_COLUMNS] = np.where(
         np.isnan(values), 0.0, np.clip(values, -_PROSODY_LIMITS, _PROSODY_LIMITS)
     )
+    heard = np.full(n, np.nan)
+    heard[:-1] = columns_of["silence_before"][1:]
+    return np.where(np.isnan(heard), gaps, heard)
+
+
+def set_silence(cues: np.ndarray, silence: np.ndarray) -> None:
+    """The silence columns from the silence after each word, in seconds (NaN: not known yet),
+    scaled and binned as the pause is."""
+    known = ~np.isnan(silence)
+    quiet = np.where(known, np.clip(silence, 0.0, PAUSE_SCALE_MAX), 0.0)
+    cues[:, _INDEX["silence"]] = np.log1p(quiet / 0.05) / np.log1p(PAUSE_SCALE_MAX / 0.05)
+    for name, edge in zip(("silence_over_0.15", "silence_over_0.35", "silence_over_0.7"), PAUSE_BINS):
+        cues[:, _INDEX[name]] = known & (quiet >= edge)
 
 
 _PROSODY_COLUMNS = [

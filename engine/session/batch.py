@@ -91,17 +91,21 @@ def _recognize(
     words: list[Word] = []
     for at in range(0, len(audio), step):
         if interrupted.is_set():
-            words.extend(annotate_recording(audio, recognizer.flush().final or []))
+            words.extend(annotate_recording(audio, recognizer.flush().final or [], _last(words)))
             raise _PartialRecognition(words, at / SAMPLE_RATE)
         update = recognizer.accept(audio[at : at + step])
         if update.final:  # with their prosody, measured as a live session measures it
-            words.extend(annotate_recording(audio, update.final))
+            words.extend(annotate_recording(audio, update.final, _last(words)))
         if progress:
             progress("recognizing", min(at + step, len(audio)) / SAMPLE_RATE, total)
-    words.extend(annotate_recording(audio, recognizer.flush().final or []))
+    words.extend(annotate_recording(audio, recognizer.flush().final or [], _last(words)))
     if interrupted.is_set():  # during the last chunk: everything was heard, but stop as asked
         raise _PartialRecognition(words, total)
     return words
+
+
+def _last(words: list[Word]) -> Word | None:
+    return words[-1] if words else None
 
 
 def repunctuate(

@@ -9,7 +9,7 @@ import pytest
 
 from engine.evaluation.e2e_speech import PiperStyle
 from engine.punctuation.model_inputs import WordTokenizer
-from engine.punctuation.word_cues import cue_index
+from engine.punctuation.word_cues import CUE_COUNT, cue_index
 from engine.words import PUNCT_LABELS
 from training.dataset import IGNORE
 from training.piper_speech import STYLE_RANGES, load_readings, main, plan_readings
@@ -87,7 +87,7 @@ def test_windows_of_recognized_speech_carry_labels_times_and_prosody(reading):
     rng = np.random.default_rng(0)
     heard = SpeechWindows([speech], tokenizer.special, SpeechDropout(audio=0.0, bare=0.0, future=0.0))
     windows = [heard.make(32, rng) for _ in range(40)]
-    assert all(len(w.ids) <= 32 and w.cues.shape == (len(w.ids), 20) for w in windows)
+    assert all(len(w.ids) <= 32 and w.cues.shape == (len(w.ids), CUE_COUNT) for w in windows)
     assert all(w.cues[:, cue_index("prosody_known")].any() for w in windows)
     assert any(w.cues[:, audio].any() for w in windows)
     assert any(tokenizer.special.pause in w.ids for w in windows)  # real gaps make [PAUSE]

@@ -17,6 +17,7 @@ from engine.evaluation.recognized_dev import (
     score_set,
 )
 from engine.evaluation.whisper_marks import Writings
+from engine.prosody.features import PROSODY_FIELDS
 from engine.words import Word
 
 needs_festival = pytest.mark.skipif(
@@ -142,5 +143,7 @@ def test_pocketsphinx_hears_festival_live_and_the_part_is_reused(tmp_path):
     (tmp_path / "dev.parts").symlink_to(tmp_path / "parts")
     (heard,) = load_dev_sets(saved)
     assert [w.text for w in heard.words] == [w.text for w in rset.words]
-    assert all(len(w.prosody) == 6 for w in heard.words)
+    assert all(len(w.prosody) == len(PROSODY_FIELDS) for w in heard.words)
+    silences = [w.prosody[PROSODY_FIELDS.index("silence_before")] for w in heard.words]
+    assert not any(np.isnan(silences[1:]))  # each word's pause heard from the word before, batch to batch
     assert all(not w.prosody for w in load_dev_sets(saved, prosody=False)[0].words)

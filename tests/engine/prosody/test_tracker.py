@@ -2,9 +2,10 @@
 under their times, as a saved recording is measured, and never on audio the ring no longer holds."""
 
 import numpy as np
+import pytest
 
 from engine.audio import SAMPLE_RATE
-from engine.prosody.features import word_prosody
+from engine.prosody.features import PROSODY_FIELDS, word_prosody
 from engine.prosody.tracker import MARGIN_AFTER, MARGIN_BEFORE, ProsodyTracker, annotate_recording
 from engine.words import Word, word_from_dict, word_to_dict
 from tests.engine.prosody.test_features import glide
@@ -42,7 +43,29 @@ def test_a_word_older_than_the_ring_or_not_yet_heard_or_untimed_gets_no_prosody(
 
 
 def test_prosody_is_evidence_not_record_the_journal_does_not_keep_it():
-    word = Word("walked", 1.0, 1.4, prosody=(1.0, 0.5, -3.0, -12.0, -6.0, 0.2))
+    word = Word("walked", 1.0, 1.4, prosody=(1.0, 0.5, -3.0, -12.0, -6.0, 0.2, 0.1))
     saved = word_to_dict(word)
     assert "prosody" not in saved
     assert word_from_dict({**saved, "prosody": [1, 2]}).prosody == ()
+
+
+SILENCE = PROSODY_FIELDS.index("silence_before")
+
+
+def test_a_pause_is_heard_even_where_the_recognizers_times_run_into_it():
+    audio = stream(3.0)  # tones at 0.0-0.4, 0.5-0.9, 1.0-1.4 s: 0.1 s of silence between them
+    tracker = ProsodyTracker()
+    tracker.hear(audio)
+    # Whisper-like times: each word's end runs to the next one's start, so its gap reads 0
+    words = [Word("one", 0.0, 0.48), Word("two", 0.48, 0.97), Word("three", 0.97, 1.4)]
+    first = tracker.annotate(words[:1])
+    live = first + tracker.annotate(words[1:])  # in two batches, as committed
+    assert np.isnan(live[0].prosody[SILENCE])  # nothing before the first word
+    assert [w.prosody[SILENCE] for w in live[1:]] == pytest.approx([0.1, 0.1], abs=0.03)
+    recorded = annotate_recording(audio, words[:1]) + annotate_recording(audio, words[1:], words[0])
+    np.testing.assert_allclose([w.prosody for w in live], [w.prosody for w in recorded], equal_nan=True)
+    alone = annotate_recording(audio, words[1:])  # without the word before: not measured
+    assert np.isnan(alone[0].prosody[SILENCE])
+    # a newer writing of "two" (the same times, measured again) is measured from "one", not from itself
+    (rewritten,) = tracker.annotate([Word("two", 0.48, 0.97, written="two.")])
+    assert rewritten.prosody == pytest.approx(live[1].prosody, nan_ok=True)

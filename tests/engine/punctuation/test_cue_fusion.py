@@ -218,7 +218,7 @@ def test_a_rows_cues_read_no_further_back_than_history_words():
     words, t = [], 0.0
     for k in range(80):
         d = float(rng.uniform(0.15, 0.6))
-        prosody = tuple(float(v) for v in rng.normal(5, 3, size=6)) if k % 7 else None
+        prosody = tuple(float(v) for v in rng.normal(5, 3, size=7)) if k % 7 else None
         words.append(Word(f"w{k}", t, t + d, prosody=prosody))
         t += d + float(rng.choice([0.02, 0.1, 0.4, 0.9]))
     whole = word_cues(words, hints=False)

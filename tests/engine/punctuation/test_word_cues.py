@@ -133,9 +133,13 @@ def test_repunctuating_a_session_keeps_whispers_writing_as_hints(cue_model):
     assert len(plain.words) == len(hinted.words)
 
 
-def with_prosody(words, rows):
-    """``rows``: (f0_start, f0_end, slope, energy_db, drop_db, final_syllable) per word, or None."""
-    return [Word(w.text, w.start, w.end, prosody=tuple(r) if r else ()) for w, r in zip(words, rows)]
+def with_prosody(words, rows, silences=None):
+    """``rows``: (f0_start, f0_end, slope, energy_db, drop_db, final_syllable) per word, or None;
+    ``silences``: each word's silence before it (default: not measured)."""
+    silences = silences or [float("nan")] * len(rows)
+    return [
+        Word(w.text, w.start, w.end, prosody=(*r, q) if r else ()) for w, r, q in zip(words, rows, silences)
+    ]
 
 
 def test_the_audio_columns_read_each_word_against_the_speakers_recent_voice():
@@ -159,6 +163,22 @@ def test_the_audio_columns_read_each_word_against_the_speakers_recent_voice():
     assert col("pitch_reset")[4] == 0  # nothing after the newest word yet
     assert col("f0_slope_end")[4] == 0 and col("f0_end_level")[4] == 0  # unvoiced: unknown, 0
     assert col("pause_before")[3] == pytest.approx(col("pause")[2])  # "then" follows the pause
+    assert col("silence").tolist() == pytest.approx(col("pause").tolist())  # none heard: the gaps
+
+
+def test_the_silence_after_a_word_is_heard_before_the_next_one_and_known_with_it():
+    words = timed(["we", "went", "home", "then"], [0.0, 0.0, 0.0, 0.0])  # the times show no gaps
+    rows = [(2.0, 2.0, 0.0, -15.0, -2.0, 0.10)] * 4
+    heard = with_prosody(words, rows, [float("nan"), 0.02, 0.05, 0.55])  # "home" ends a sentence
+    cues = word_cues(heard)
+    col = lambda name: cues[:, cue_index(name)]  # noqa: E731
+    assert not col("pause").any()
+    assert col("silence")[2] == pytest.approx(np.log1p(0.55 / 0.05) / np.log1p(3.0 / 0.05))
+    assert col("silence_over_0.35").tolist() == [0, 0, 1, 0] and col("silence_over_0.7").sum() == 0
+    assert col("silence_over_0.15").tolist() == [0, 0, 1, 0]
+    assert col("silence")[3] == 0  # the newest word's: not heard until the next word comes
+    silent = word_cues(heard, pause_after_last=True)  # a silence began after "then"
+    assert silent[3, cue_index("silence_over_0.7")] == 1 and silent[3, cue_index("silence")] == 1.0
 
 
 def test_a_words_audio_cues_do_not_move_when_later_words_arrive_but_its_reset_does():
@@ -173,6 +193,22 @@ def test_a_words_audio_cues_do_not_move_when_later_words_arrive_but_its_reset_do
 
 
 def test_text_and_unmeasured_words_leave_the_audio_columns_at_zero():
-    audio = [cue_index(n) for n in CUE_NAMES[cue_index("prosody_known") :] if n != "pause_before"]
-    assert not word_cues([Word("typed"), Word("text")])[:, audio].any()
+    audio = [
+        cue_index(n)
+        for n in CUE_NAMES[cue_index("prosody_known") :]
+        if n != "pause_before" and not n.startswith("silence")
+    ]
+    assert not word_cues([Word("typed"), Word("text")])[:, audio + [cue_index("silence")]].any()
     assert not word_cues(timed(["timed", "only"], [0.3, 0.0]))[:, audio].any()
+
+
+def test_where_no_silence_was_heard_the_recognizers_gap_stands_in_for_it():
+    """A journal's words keep their times but not their audio: the fusion, fitted with the heard
+    silence, must still see the pause."""
+    cues = word_cues(timed(["timed", "only", "here"], [0.5, 0.0, 0.0]))
+    for pause, silence in (("pause", "silence"), ("pause_over_0.35", "silence_over_0.35")):
+        np.testing.assert_array_equal(cues[:, cue_index(silence)], cues[:, cue_index(pause)])
+    assert cues[0, cue_index("silence_over_0.35")] == 1
+    row = (2.0, 2.0, 0.0, -15.0, -2.0, 0.1)
+    heard = with_prosody(timed(["we", "went"], [0.5, 0.0]), [row, row], [0.0, 0.05])
+    assert word_cues(heard)[0, cue_index("silence_over_0.15")] == 0  # heard: 0.05 s, not the gap

@@ -9,6 +9,7 @@ import pytest
 
 from engine.audio.file_source import FileSource
 from engine.events import Appended, AudioLevel, PartialWords, Settled, SourceNotice
+from engine.prosody.features import PROSODY_FIELDS
 from engine.punctuation.streaming import StreamingDecoder
 from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
 from engine.session.batch import transcribe_file
@@ -162,7 +163,9 @@ def test_the_words_reaching_the_engine_carry_their_prosody(speech_wav, recognize
     assert session.wait(60)
     session.stop()
     assert len(fed) >= 12
-    assert all(len(w.prosody) == 6 for w in fed if w.has_times)
+    assert all(len(w.prosody) == len(PROSODY_FIELDS) for w in fed if w.has_times)
+    silence = PROSODY_FIELDS.index("silence_before")
+    assert all(not math.isnan(w.prosody[silence]) for w in fed[1:])  # heard since the word before
     voiced = [w for w in fed if not math.isnan(w.prosody[1])]  # a final pitch was found
     assert len(voiced) >= len(fed) // 2
     assert all(-30 < w.prosody[1] < 30 for w in voiced)  # semitones around 100 Hz: a voice
