@@ -1,13 +1,16 @@
-"""The batch path's Ctrl-C: real PocketSphinx on espeak-ng speech, interrupted by a real SIGINT
-sent from inside the recognizer, where a user's Ctrl-C lands most of the time."""
+"""The batch path: its Ctrl-C (real PocketSphinx on espeak-ng speech, interrupted by a real SIGINT
+sent from inside the recognizer, where a user's Ctrl-C lands most of the time), and the prosody
+a file's words are measured with."""
 
 import os
 import signal
 
 import pytest
 
+from engine.audio.file_source import read_all
+from engine.prosody.features import PROSODY_FIELDS
 from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
-from engine.session.batch import Interrupted, transcribe_file
+from engine.session.batch import Interrupted, recognize_audio, transcribe_file
 from tests.speech import SENTENCE, write_speech_wav
 
 pytestmark = [pytest.mark.needs_espeak]
@@ -86,3 +89,15 @@ def test_ctrl_c_while_punctuating_is_held_and_keeps_the_whole_file(
     assert stop.value.complete and stop.value.seconds == len(read_all(one_sentence)) / SAMPLE_RATE
     assert stop.value.transcript == whole  # every word, punctuated as without Ctrl-C
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C is given back
+
+
+def test_a_files_words_hear_the_pause_before_them_across_the_recognizers_utterances(tmp_path):
+    """PocketSphinx gives each utterance's words as one final; the first word of the second is
+    measured from the last word of the first, as a live session measures it."""
+    wav = write_speech_wav(tmp_path / "speech.wav", gap=1.5)
+    words = recognize_audio(read_all(wav), PocketSphinxRecognizer())
+    silence = [w.prosody[PROSODY_FIELDS.index("silence_before")] for w in words]
+    second = next(j for j, w in enumerate(words) if w.start > 4.0 and j)  # the repeat's first word
+    assert words[second].start - words[second - 1].end > 1.0
+    assert silence[second] > 1.0  # the 1.5 s between the utterances, heard
+    assert all(s == s for s in silence[1:])  # not NaN: every word after the first was measured
