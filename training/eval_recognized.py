@@ -157,7 +157,8 @@ def protocol_rows(readings: dict[str, dict]) -> list[dict]:
         for file, row in tables.get("whisper", {}).items():
             if file == "mean" or "recognizer_own" not in row:
                 continue
-            own, own_row = row["recognizer_own"]["marks_f1"], row["recognizer_own"]
+            own_row = row["recognizer_own"]
+            own = own_row["marks_f1"]
             hinted = row.get("engine_with_hints")
             rows.append(
                 {

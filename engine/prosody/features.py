@@ -65,16 +65,22 @@ def _frames(samples: np.ndarray) -> np.ndarray:
     return np.lib.stride_tricks.sliding_window_view(samples, FRAME)[::HOP][:count]
 
 
+def _frames_and_energy(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 25 ms frames every 10 ms of ``samples``, their mean taken off, and each one's energy
+    in dB below full scale."""
+    frames = _frames(samples)
+    frames = frames - frames.mean(axis=1, keepdims=True)
+    return frames, 10 * np.log10(np.mean(frames * frames, axis=1) + 1e-10)
+
+
 def frame_pitch_and_energy(samples: np.ndarray, head: int | None = None, tail: int | None = None):
     """Per 10 ms frame of ``samples`` (float32, -1..1): pitch in semitones above 100 Hz (NaN where
     unvoiced, and in the middle frames when ``head`` and ``tail`` ask for only the first and last
     frames' pitch: the start and the end are what the features read) and energy in dB below full
     scale."""
-    frames = _frames(samples)
+    frames, energy = _frames_and_energy(samples)
     if not len(frames):
         return np.zeros(0), np.zeros(0)
-    frames = frames - frames.mean(axis=1, keepdims=True)
-    energy = 10 * np.log10(np.mean(frames * frames, axis=1) + 1e-10)
     pitch = np.full(len(frames), np.nan)
     chosen = np.arange(len(frames))
     if head is not None and tail is not None and head + tail < len(frames):
@@ -118,11 +124,9 @@ def _pitch(frames: np.ndarray, energy: np.ndarray) -> np.ndarray:
 
 def silence_seconds(samples: np.ndarray) -> float:
     """The longest run of quiet frames in ``samples`` (float32, -1..1, 16 kHz), in seconds."""
-    frames = _frames(np.asarray(samples, dtype=np.float32))
-    if not len(frames):
+    _, energy = _frames_and_energy(np.asarray(samples, dtype=np.float32))
+    if not len(energy):
         return 0.0
-    frames = frames - frames.mean(axis=1, keepdims=True)
-    energy = 10 * np.log10(np.mean(frames * frames, axis=1) + 1e-10)
     quiet = np.r_[False, energy < max(float(energy.max()) - QUIET_UNDER_PEAK, QUIET_FLOOR_DB), False]
     edges = np.flatnonzero(np.diff(quiet.astype(np.int8)))  # starts and ends of the quiet runs
     longest = int((edges[1::2] - edges[::2]).max()) if len(edges) else 0
