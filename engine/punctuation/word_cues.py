@@ -49,6 +49,9 @@ CUE_NAMES = (
     "silence_over_0.15",  # the same in "pause"'s bins: the recognizer's times place a pause,
     "silence_over_0.35",  # the audio measures it
     "silence_over_0.7",
+    "silence_relative",  # the same silence against the speaker's recent long pauses: voices differ
+    "silence_relative_over_0.5",  # in how long they pause, and a sentence's pause is long for
+    "silence_relative_over_0.8",  # the voice that makes it
 )
 CUE_COUNT = len(CUE_NAMES)
 _INDEX = {name: k for k, name in enumerate(CUE_NAMES)}
@@ -66,9 +69,17 @@ SLOPE_SCALE = 30.0
 DROP_SCALE = 20.0
 PROSODY_LIMIT = 2.0
 PITCH_WORDS = 16  # the speaker's recent pitch and final syllables: over this many words
-# The words before a word that its cues read (pace, pitch, final syllables): with this many before
-# it, a word's row is the same whatever came earlier.
-HISTORY_WORDS = max(PACE_WORDS, PITCH_WORDS)
+# The speaker's recent long pauses: the silences of at least LONG_SILENCE seconds after the last
+# SILENCE_WORDS words before a word (a read sentence holds a few); TYPICAL_LONG_SILENCE stands in
+# until one is heard.
+SILENCE_WORDS = 32
+LONG_SILENCE = 0.1
+TYPICAL_LONG_SILENCE = 0.4
+RELATIVE_BINS = (0.5, 0.8)
+RELATIVE_LIMIT = 3.0
+# The words before a word that its cues read (pace, pitch, final syllables, long pauses): with this
+# many before it, a word's row is the same whatever came earlier.
+HISTORY_WORDS = max(PACE_WORDS, PITCH_WORDS, SILENCE_WORDS)
 _UNMEASURED = (np.nan,) * len(PROSODY_FIELDS)  # a word's ``prosody`` where nobody measured it
 
 
@@ -216,6 +227,15 @@ def set_silence(cues: np.ndarray, silence: np.ndarray) -> None:
     cues[:, _INDEX["silence"]] = np.log1p(quiet / 0.05) / np.log1p(PAUSE_SCALE_MAX / 0.05)
     for name, edge in zip(("silence_over_0.15", "silence_over_0.35", "silence_over_0.7"), PAUSE_BINS):
         cues[:, _INDEX[name]] = known & (quiet >= edge)
+    # The long pauses heard before each word's own (so a pause is not measured against itself).
+    long_before = np.full(len(silence), np.nan)
+    long_before[1:] = np.where(known[:-1] & (quiet[:-1] >= LONG_SILENCE), quiet[:-1], np.nan)
+    typical = recent_median(long_before, SILENCE_WORDS)
+    typical = np.where(np.isnan(typical), TYPICAL_LONG_SILENCE, typical)
+    relative = np.where(known, np.minimum(quiet / typical, RELATIVE_LIMIT), 0.0)
+    cues[:, _INDEX["silence_relative"]] = relative / RELATIVE_LIMIT
+    for name, edge in zip(("silence_relative_over_0.5", "silence_relative_over_0.8"), RELATIVE_BINS):
+        cues[:, _INDEX[name]] = known & (relative >= edge)
 
 
 _PROSODY_COLUMNS = [

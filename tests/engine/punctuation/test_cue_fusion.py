@@ -218,11 +218,12 @@ def test_a_rows_cues_read_no_further_back_than_history_words():
     words, t = [], 0.0
     for k in range(80):
         d = float(rng.uniform(0.15, 0.6))
-        prosody = tuple(float(v) for v in rng.normal(5, 3, size=7)) if k % 7 else None
+        measured = (*rng.normal(5, 3, size=6), rng.uniform(0, 1))  # the last: the silence before it
+        prosody = tuple(float(v) for v in measured) if k % 7 else None
         words.append(Word(f"w{k}", t, t + d, prosody=prosody))
         t += d + float(rng.choice([0.02, 0.1, 0.4, 0.9]))
     whole = word_cues(words, hints=False)
     tail = word_cues(words[-(HISTORY_WORDS + 4) :], hints=False)
     np.testing.assert_allclose(tail[-4:], whole[-4:], rtol=1e-6)
-    short = word_cues(words[-(HISTORY_WORDS + 2) :], hints=False)  # too little history: the rows differ
+    short = word_cues(words[-(HISTORY_WORDS - 4) :], hints=False)  # too little history: the rows differ
     assert not np.allclose(short[-4:], whole[-4:])

@@ -212,3 +212,35 @@ def test_where_no_silence_was_heard_the_recognizers_gap_stands_in_for_it():
     row = (2.0, 2.0, 0.0, -15.0, -2.0, 0.1)
     heard = with_prosody(timed(["we", "went"], [0.5, 0.0]), [row, row], [0.0, 0.05])
     assert word_cues(heard)[0, cue_index("silence_over_0.15")] == 0  # heard: 0.05 s, not the gap
+
+
+def speaker(sentence_pause, comma_pause, sentences=4):
+    """A speaker's words: sentences of six words with a comma after the third, as the recognizer's
+    times give them (the gaps are the pauses)."""
+    texts, gaps = [], []
+    for _ in range(sentences):
+        texts += ["we", "went", "home", "and", "then", "slept"]
+        gaps += [0.0, 0.0, comma_pause, 0.0, 0.0, sentence_pause]
+    return timed(texts, gaps)
+
+
+def test_a_pause_is_also_read_against_the_speakers_recent_long_pauses():
+    relative = lambda words: word_cues(words)[:, cue_index("silence_relative")]  # noqa: E731
+    slow, brisk = relative(speaker(0.8, 0.25)), relative(speaker(0.4, 0.12))
+    # By the last sentence, a sentence end reads the same for a speaker who pauses twice as long,
+    # while in seconds the brisk one's sentence end is hardly longer than the slow one's comma.
+    assert slow[-7] == pytest.approx(brisk[-7], abs=0.02)
+    assert slow[-4] == pytest.approx(brisk[-4], abs=0.02) and slow[-4] < 0.5 * slow[-7]
+    bins = word_cues(speaker(0.4, 0.12))[
+        :, [cue_index("silence_relative_over_0.5"), cue_index("silence_relative_over_0.8")]
+    ]
+    assert bins[-7].tolist() == [1, 1] and bins[-4].tolist() == [0, 0]
+
+
+def test_the_first_long_pause_is_read_against_a_typical_one_not_against_itself():
+    words = timed(["we", "went", "home", "then"], [0.0, 0.0, 0.8, 0.0])
+    cues = word_cues(words)
+    assert cues[2, cue_index("silence_relative")] == pytest.approx(0.8 / 0.4 / 3.0)  # TYPICAL: 0.4 s
+    # A word's relative pause is fixed once the next word came: later pauses do not move it.
+    later = word_cues(timed(["we", "went", "home", "then", "and", "slept"], [0.0, 0.0, 0.8, 1.5, 0.0, 0.0]))
+    assert later[2, cue_index("silence_relative")] == pytest.approx(cues[2, cue_index("silence_relative")])
