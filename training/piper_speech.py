@@ -24,6 +24,14 @@ exist and goes on, so the hours this takes on 2 cores can be spread over many ru
 already made there with another built-in recognizer, so that what is learnt from one
 recognizer's words can be checked on another's, on the same audio: nothing is spoken again, and
 the audio is linked, not copied.
+
+``--phrasing`` has Piper read a text whose commas are not the labels': a voice that reads text
+aloud pauses at every comma and nowhere else, so what a fusion learns from it is "a pause is a
+mark". People (and festival's phrasing) pause between phrases where no mark is written, and run
+through many commas. So each comma is left unread with ``UNREAD_COMMA_SHARE``, and a comma is
+read, but not labelled, before a phrase's first word (``PHRASE_STARTS``) with
+``PHRASE_BREAK_SHARE`` where the words since the last mark make a phrase. The labels stay the
+text's.
 """
 
 from __future__ import annotations
@@ -52,6 +60,7 @@ from engine.evaluation.recognized_dev import (
     recognizer_settings,
     write_json,
 )
+from engine.words import MARK_TEXT, apply_case
 from training.speech_timing import aligned_rows, errors, reference, training_excerpts
 
 PART_VERSION = 1
@@ -70,6 +79,14 @@ FILES = (
     "cfi_en", "jargon", "debian_handbook", "gnome_user_docs",
 )  # fmt: skip
 EXCERPTS_PER_READING = 6
+# --phrasing: how often a comma is read through, and how often an unmarked phrase break is paused at.
+UNREAD_COMMA_SHARE = 0.3
+PHRASE_BREAK_SHARE = 0.35
+PHRASE_WORDS = 4  # the fewest words since the last mark that make a phrase
+PHRASE_STARTS = frozenset(
+    "and but or that which who when where while because if as since though in on at for "
+    "with from into about after before than".split()
+)
 GAP = (0.8, 2.0)  # seconds of silence between passages, drawn
 
 
@@ -96,11 +113,42 @@ def plan_readings(excerpts: Sequence[Excerpt], count: int, seed: int) -> list[Re
     return out
 
 
-def speak_reading(reading: Reading, lead: float = 0.5) -> Speech:
+def phrased_text(excerpt: Excerpt, rng: random.Random) -> str:
+    """The excerpt as Piper reads it with ``--phrasing``: some commas left unread, and unlabelled
+    commas before some phrases' first words."""
+    out, since_mark = [], 0
+    for k, (word, case, mark) in enumerate(zip(excerpt.words, excerpt.cases, excerpt.marks)):
+        spoken = mark
+        if mark == "comma" and rng.random() < UNREAD_COMMA_SHARE:
+            spoken = "none"
+        following = excerpt.words[k + 1] if k + 1 < len(excerpt.words) else ""
+        since_mark = 0 if mark != "none" else since_mark + 1
+        if (
+            spoken == "none"
+            and mark == "none"
+            and since_mark >= PHRASE_WORDS
+            and following in PHRASE_STARTS
+            and rng.random() < PHRASE_BREAK_SHARE
+        ):
+            spoken, since_mark = "comma", 0
+        out.append(apply_case(word, case) + MARK_TEXT[spoken])
+    return " ".join(out)
+
+
+def spoken_texts(reading: Reading, phrasing: bool) -> list[str]:
+    """What Piper reads for each passage: the text, or with ``phrasing`` its rephrased reading (by
+    the reading's own draw, so a rerun reads the same)."""
+    if not phrasing:
+        return [e.text for e in reading.excerpts]
+    rng = random.Random(f"phrasing {reading.number}")
+    return [phrased_text(e, rng) for e in reading.excerpts]
+
+
+def speak_reading(reading: Reading, lead: float = 0.5, phrasing: bool = False) -> Speech:
     """The reading's passages, each in its style, with its gap of silence after it."""
     parts, spans, at = [np.zeros(int(lead * SAMPLE_RATE), np.int16)], [], int(lead * SAMPLE_RATE)
-    for excerpt, style, gap in zip(reading.excerpts, reading.styles, reading.gaps):
-        clip = speak_piper(excerpt.text, style=style)
+    for text, style, gap in zip(spoken_texts(reading, phrasing), reading.styles, reading.gaps):
+        clip = speak_piper(text, style=style)
         voiced = np.flatnonzero(np.abs(clip) > 200)
         first, last = (voiced[0], voiced[-1] + 1) if len(voiced) else (0, len(clip))
         spans.append(((at + first) / SAMPLE_RATE, (at + last) / SAMPLE_RATE))
@@ -191,6 +239,9 @@ def main(argv=None) -> int:
         "--first", type=int, default=0, help="start at this reading (share the work between runs)"
     )
     parser.add_argument("--step", type=int, default=1, help="make every STEP-th reading (with --first)")
+    parser.add_argument(
+        "--phrasing", action="store_true", help="read commas apart from the labels (the module's notes)"
+    )
     parser.add_argument("--recognizer", default="whisper", choices=RECOGNIZERS, help="who hears the readings")
     parser.add_argument(
         "--audio-from",
@@ -229,7 +280,9 @@ def main(argv=None) -> int:
             break
         try:
             speech = (
-                speak_reading(reading) if args.audio_from is None else made_speech(args.audio_from, reading)
+                speak_reading(reading, phrasing=args.phrasing)
+                if args.audio_from is None
+                else made_speech(args.audio_from, reading)
             )
             if speech is None:  # not made there (yet)
                 continue
@@ -244,6 +297,7 @@ def main(argv=None) -> int:
             "version": PART_VERSION,
             "recognizer": {"name": recognizer.name, **recognizer_settings(recognizer), "live": True},
             "styles": [s.to_dict() for s in reading.styles],
+            **({"spoken": spoken_texts(reading, True)} if args.phrasing else {}),
             "audio_seconds": round(len(speech.audio) / SAMPLE_RATE, 2),
             "cpu_seconds": round(cpu, 1),
             "excerpts": [{"source": e.source, "words": len(e.words)} for e in reading.excerpts],

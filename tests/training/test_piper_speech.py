@@ -12,7 +12,7 @@ from engine.punctuation.model_inputs import WordTokenizer
 from engine.punctuation.word_cues import CUE_COUNT, cue_index
 from engine.words import PUNCT_LABELS
 from training.dataset import IGNORE
-from training.piper_speech import STYLE_RANGES, load_readings, main, plan_readings
+from training.piper_speech import STYLE_RANGES, load_readings, main, plan_readings, spoken_texts
 from training.speech_windows import AUDIO_CUES, SpeechDropout, SpeechWindows, load_speech
 
 pytest.importorskip("piper")
@@ -71,6 +71,30 @@ def test_the_plan_depends_only_on_the_seed():
     assert [r.styles for r in one] == [r.styles for r in two]
     assert plan_readings(excerpts, 2, seed=4)[0].styles != one[0].styles
     assert all(isinstance(s, PiperStyle) for r in one for s in r.styles)
+
+
+def test_phrasing_reads_commas_apart_from_the_labels_and_a_rerun_reads_the_same():
+    from engine.evaluation.e2e_speech import Excerpt
+
+    spelled = (TEXT + " We walked slowly along the old river for an hour and talked about it.") * 3
+    spelled = spelled.split()
+    words = [w.rstrip(",.?").lower() for w in spelled]
+    marks = [{",": "comma", ".": "period", "?": "question"}.get(w[-1], "none") for w in spelled]
+    cases = ["capitalized" if w[0].isupper() else "lower" for w in spelled]
+    excerpt = Excerpt("m/keys.txt#0:0", words, marks, cases)
+    reading = plan_readings([excerpt] * 6, 1, seed=0)[0]
+    texts = spoken_texts(reading, phrasing=True)
+    assert texts == spoken_texts(reading, phrasing=True)  # drawn per reading, not per run
+    assert spoken_texts(reading, phrasing=False) == [excerpt.text] * 6
+    read = [t.split() for t in texts]
+    assert all(len(r) == len(words) for r in read)  # the same words, only the commas differ
+    labelled = [w.endswith(",") for w in excerpt.text.split()]
+    said = [[w.endswith(",") for w in r] for r in read]
+    unread = sum(lab and not s for r in said for lab, s in zip(labelled, r))
+    added = sum(s and not lab for r in said for lab, s in zip(labelled, r))
+    assert unread > 0 and added > 0  # some commas run through, some unmarked phrases paused at
+    ends = [w[-1] in ".?" for w in excerpt.text.split()]
+    assert all([w[-1] in ".?" for w in r] == ends for r in read)  # sentence ends are read as written
 
 
 def test_windows_of_recognized_speech_carry_labels_times_and_prosody(reading):
