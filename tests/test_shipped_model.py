@@ -40,19 +40,24 @@ def test_the_shipped_config_folds_timing_and_audio_in_and_text_stays_the_taggers
     """The shipped config.json carries the cue fusion (docs/QUALITY.md): a long gap after a timed
     word moves it towards a sentence end, and typed text keeps the tagger's answer."""
     from engine.punctuation.cue_fusion import FUSED_CUES
-    from engine.punctuation.word_cues import CUE_COUNT, cue_index
+    from engine.punctuation.word_cues import CUE_COUNT, word_cues
 
     fusion = PunctuationModel(MODEL_DIR).config.cue_fusion
     assert fusion is not None and fusion.cues == FUSED_CUES
     even = np.full((1, 4), 0.25)
     np.testing.assert_array_equal(fusion.fuse(even, np.zeros((1, CUE_COUNT))), even)
-    row = np.zeros((1, CUE_COUNT))
-    # a long pause, as word_cues gives it for a word whose audio was not heard (a journal's):
-    # the silence columns read the gap
-    long_pause = ("pause", "pause_over_0.15", "pause_over_0.35", "pause_over_0.7")
-    for name in ("timed", "pause_known", *long_pause, *(n.replace("pause", "silence") for n in long_pause)):
-        row[0, cue_index(name)] = 1
-    assert fusion.fuse(even, row)[0].argmax() == 2  # period
+    # a long pause after a word whose audio was not heard (a journal's): the silence columns read
+    # the gap, and the speaker's long pauses so far are the gaps of the sentences before
+    from engine.words import Word
+
+    words, at = [], 0.0
+    for k in range(12):
+        words.append(Word("word", at, at + 0.3))
+        at += 0.3 + (1.2 if k % 4 == 3 else 0.05)
+    cues = word_cues(words)
+    unsure = np.array([[0.5, 0.25, 0.2, 0.05]])  # the words alone lean to no mark
+    assert fusion.fuse(unsure, cues[[-5]])[0].argmax() == 2  # the fourth sentence's end (1.2 s): a period
+    assert fusion.fuse(unsure, cues[[-6]])[0].argmax() == 0  # inside it (0.05 s): none
 
 
 def test_the_shipped_config_has_pocketsphinxs_own_fusion_and_whisper_the_default():
