@@ -168,6 +168,18 @@ def check_audio_from(folder: Path, out: Path) -> None:
         )
 
 
+def check_phrasing(out: Path, phrasing: bool) -> None:
+    """One line (``SetupError``) where ``out`` already holds readings spoken the other way: a
+    resumed folder must not mix plain and phrased readings unnoticed."""
+    other = [path for data, path in load_readings(out) if ("spoken" in data) != phrasing]
+    if other:
+        made = "with" if not phrasing else "without"
+        raise SetupError(
+            f"{out} holds readings made {made} --phrasing ({other[0].stem} and {len(other) - 1} more): "
+            f"give the flag as they were made, or another --out"
+        )
+
+
 def made_speech(folder: Path, reading: Reading) -> Speech | None:
     """The reading's audio and passage spans as made in ``folder``, or None if it was not made
     there. A reading of another plan (another seed or corpus) is refused: its words would be
@@ -256,6 +268,7 @@ def main(argv=None) -> int:
     from engine.evaluation.corpus import modern_corpus
 
     try:
+        check_phrasing(args.out, args.phrasing)
         if args.audio_from is not None:
             check_audio_from(args.audio_from, args.out)
         else:

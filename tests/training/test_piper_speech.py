@@ -63,6 +63,15 @@ def test_a_rerun_resumes_and_makes_nothing_twice(reading, capsys):
     assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == before
 
 
+def test_a_folder_of_plain_readings_is_not_resumed_with_phrasing(reading, capsys):
+    out, args = reading
+    before = sorted(p.name for p in out.iterdir())
+    assert main([*args, "--max-words", "20", "--phrasing"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "made without --phrasing" in err and "another --out" in err
+    assert sorted(p.name for p in out.iterdir()) == before  # nothing made, nothing lost
+
+
 def test_the_plan_depends_only_on_the_seed():
     from engine.evaluation.e2e_speech import Excerpt
 
