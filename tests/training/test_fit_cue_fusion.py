@@ -11,7 +11,7 @@ from engine.punctuation.model import PunctuationModel
 from engine.punctuation.scoring import ModelScorer
 from engine.punctuation.word_cues import cue_index
 from engine.words import PUNCT_LABELS
-from training.fit_cue_fusion import fit_weights, main, stacked_examples
+from training.fit_cue_fusion import _softmax, fit_hidden, fit_weights, main, stacked_examples
 from training.piper_speech import PART_VERSION
 from training.speech_windows import load_speech
 
@@ -31,6 +31,29 @@ def test_the_fit_recovers_a_planted_weight():
     w = fit_weights(offsets, x, y, l2=1e-4)
     # a softmax's weights are fixed up to a constant per feature: compare differences to "none"
     np.testing.assert_allclose(w - w[:, :1], planted, atol=0.12)
+
+
+def test_the_hidden_layer_learns_what_adding_cues_cannot_and_refits_the_same():
+    """A period where one of two cues is on but not both (an XOR): the log-linear fit can only add
+    them and learns nothing, the hidden layer finds it, and the same seed gives the same weights."""
+    rng = np.random.default_rng(1)
+    n = 12000
+    offsets = np.log(np.full((n, 4), 0.25))
+    cues = rng.integers(0, 2, size=(n, 2)).astype(float)
+    x = np.hstack([np.ones((n, 1)), cues])  # with a constant, as "timed" is for recognized words
+    one = cues[:, 0] != cues[:, 1]
+    y = np.where(rng.random(n) < np.where(one, 0.9, 0.05), PUNCT_LABELS.index("period"), 0)
+
+    def nll(z):
+        return float(-np.mean(np.log(_softmax(z)[np.arange(n), y])))
+
+    linear = nll(offsets + x @ fit_weights(offsets, x, y))
+    w, a, b = fit_hidden(offsets, x, cues, y, units=4, epochs=20, seed=3)
+    hidden = nll(offsets + x @ w + np.tanh(cues @ a) @ b)
+    assert hidden < linear - 0.1
+    again = fit_hidden(offsets, x, cues, y, units=4, epochs=20, seed=3)
+    for p, q in zip((w, a, b), again):
+        np.testing.assert_array_equal(p, q)
 
 
 def write_reading(folder, number=0, n=60, recognizer=None):
@@ -140,3 +163,26 @@ def test_a_recognizers_own_fusion_is_written_beside_the_default(speech, tmp_path
     assert main(["--speech", str(whisper_folder), "--model-dir", str(model_dir), "--recognizer", "vosk"]) == 2
     assert "not vosk's" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+def test_the_command_fits_a_hidden_layer_when_asked(speech, tmp_path, capsys):
+    root, folder, model_dir = speech
+    out = tmp_path / "hidden"
+    args = [
+        "--speech",
+        str(folder),
+        "--model-dir",
+        str(model_dir),
+        "--hidden-units",
+        "4",
+        "--write",
+        str(out),
+    ]
+    assert main(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["hidden_units"] == 4 and report["cross_validated"]["fused_hidden"]["nll"] > 0
+    fusion = PunctuationModel(out).config.cue_fusion
+    assert fusion.hidden_in.shape == (len(fusion.hidden_names()), 4) and np.abs(fusion.hidden_out).sum() > 0
+    assert "hidden_layer" in json.loads((out / "config.json").read_text())["cue_fusion"]
+    assert main(["--speech", str(folder), "--model-dir", str(model_dir), "--hidden-units", "-2"]) == 2
+    assert "--hidden-units -2: give 0 or more" in capsys.readouterr().err

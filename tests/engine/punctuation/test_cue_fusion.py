@@ -227,3 +227,59 @@ def test_a_rows_cues_read_no_further_back_than_history_words():
     np.testing.assert_allclose(tail[-4:], whole[-4:], rtol=1e-6)
     short = word_cues(words[-(HISTORY_WORDS - 4) :], hints=False)  # too little history: the rows differ
     assert not np.allclose(short[-4:], whole[-4:])
+
+
+def pause_counts_where_the_tagger_half_expects_a_mark() -> CueFusion:
+    """One hidden unit: a long gap after a word moves it to a period when the tagger already gives
+    a period some chance, and away from one when it gives almost none."""
+    names = ("pause_over_0.7",)
+    fusion = CueFusion(names, np.zeros((1, 4)), (), None, np.zeros((1 + 4, 1)), np.zeros((1, 4)))
+    hidden_in = np.zeros((len(fusion.hidden_names()), 1))
+    hidden_in[fusion.hidden_names().index("pause_over_0.7"), 0] = 3.0
+    hidden_in[fusion.hidden_names().index("log_p:period"), 0] = 1.0
+    hidden_out = np.zeros((1, 4))
+    hidden_out[0, PERIOD] = 4.0
+    return CueFusion(names, np.zeros((1, 4)), (), None, hidden_in, hidden_out)
+
+
+def test_a_hidden_layer_reads_the_cues_with_the_taggers_answer():
+    fusion = pause_counts_where_the_tagger_half_expects_a_mark()
+    rows = word_cues(timed(["so", "we", "left", "then"], long_gap_after={2}))
+    half = np.array([[0.5, 0.1, 0.35, 0.05]] * 4)  # the words leave a period open
+    hardly = np.array([[0.9, 0.07, 0.01, 0.02]] * 4)  # the words all but rule one out
+    assert fusion.fuse(half, rows)[2].argmax() == PERIOD
+    assert [k.argmax() for k in fusion.fuse(half, rows)[[0, 1, 3]]] == [0, 0, 0]
+    # the same gap, read against the other answer, pushes the other way: no log-linear shift can
+    log_half, log_hardly = np.log(half[2:3]), np.log(hardly[2:3])
+    toward_period = lambda p: fusion.shift(rows[2:3], None, p)[0, PERIOD]  # noqa: E731
+    assert toward_period(log_half) > 0 > toward_period(log_hardly)
+    assert fusion.fuse(hardly, rows)[2, PERIOD] < hardly[2, PERIOD]
+    # text: no cues, so the hidden layer has all-zero inputs and the answer is kept exactly
+    text = word_cues([Word("hello"), Word("world")])
+    np.testing.assert_array_equal(fusion.fuse(half[:2], text), half[:2])
+    with pytest.raises(ValueError, match="reads the tagger's log-probabilities"):
+        fusion.shift(rows)
+
+
+def test_a_hidden_layer_round_trips_through_config_and_a_bad_one_is_refused():
+    rng = np.random.default_rng(1)
+    cues = FUSED_CUES
+    width = 2 * len(cues) + 4
+    fusion = CueFusion(
+        cues, rng.normal(size=(len(cues), 4)), cues, rng.normal(size=(len(cues), 4)),
+        rng.normal(size=(width, 6)), rng.normal(size=(6, 4)),
+    )  # fmt: skip
+    config = json.loads(json.dumps(fusion.to_config()))
+    again = CueFusion.from_config(config)
+    np.testing.assert_allclose(again.hidden_in, fusion.hidden_in, atol=1e-5)
+    np.testing.assert_allclose(again.hidden_out, fusion.hidden_out, atol=1e-5)
+    rows = word_cues(timed(["so", "we", "left", "then"], long_gap_after={2}))
+    punct = np.array([UNSURE["none"]] * 4)
+    np.testing.assert_allclose(again.fuse(punct, rows), fusion.fuse(punct, rows), atol=1e-4)
+    config["hidden_layer"]["inputs"] = config["hidden_layer"]["inputs"][1:]
+    with pytest.raises(ValueError, match="inputs do not match its cues"):
+        CueFusion.from_config(config)
+    with pytest.raises(ValueError, match="needs both"):
+        CueFusion(cues, fusion.weights, cues, fusion.next_weights, fusion.hidden_in, None)
+    with pytest.raises(ValueError, match="hidden layer needs finite"):
+        CueFusion(cues, fusion.weights, cues, fusion.next_weights, fusion.hidden_in[1:], fusion.hidden_out)
