@@ -186,7 +186,7 @@ class SessionBridge(QObject):
             info = replace(
                 info,
                 punctuation_notice=self.resources.punctuation_problem(spec.model_dir),
-                marks=whose_marks(recognizer, spec.marks),
+                marks=whose_marks(recognizer, spec.marks, model),
                 final_marks=whose_marks(recognizer, spec.marks, model, offline=True),
             )
         except Exception as exc:

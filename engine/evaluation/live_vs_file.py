@@ -9,7 +9,7 @@ fiction; by default 6 excerpts of 50–65 words, over 300 words) are read into o
   runs it (VAD-packed windows, each decoded once; Whisper's own marks);
 - **live**, through the session users run (``engine.evaluation.e2e.evaluate``: ``FileSource`` paced
   in real time → recognizer thread → stabiliser → engine thread), on the default settings
-  (Whisper live, its own marks settling as later decodes hear more).
+  (Whisper live; with the shipped model, the engine's marks with Whisper's as hints).
 
 Both transcripts are scored against the text read (``engine.evaluation.e2e_score``): WER, marks F1
 (micro, over comma, period and question), and for the live run first-display and committed p90

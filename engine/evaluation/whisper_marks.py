@@ -13,8 +13,10 @@ then punctuated three ways, and each is scored against the text that was read
   as in a session (silence settles marks), on the model's default settings;
 - ``engine_offline``: the offline decoder on the same words (what a saved transcript gets).
 
-The session's default for Whisper (``marks_by_default`` in ``engine.recognizers.kinds``) was
-chosen from these figures (docs/QUALITY.md).
+These figures chose Whisper's own marks over the engine's alone (``marks_by_default`` in
+``engine.recognizers.kinds``); the live default with a model that folds Whisper's marks in
+(``engine_with_hints_live``) was chosen on ``training.evaluate``'s held-out readings
+(docs/QUALITY.md).
 """
 
 from __future__ import annotations

@@ -47,9 +47,13 @@ class RecognizerKind:
     holds_gil: bool = False
     # Chosen only where nothing better runs; a notice then offers something better.
     last_resort: bool = False
-    # Its own marks are the default ("auto") in live captions: they scored better than the
-    # engine's on the same words (docs/QUALITY.md, "Whisper's marks against the engine's").
+    # Its own marks are the default ("auto"): they scored better than the engine's alone on the
+    # same words (docs/QUALITY.md, "Whisper's marks against the engine's").
     marks_by_default: bool = False
+    # Live, with a punctuation model that folds its marks in as evidence (``hint_fusion``), that
+    # model's marks are the default ("auto") instead: with its marks as hints the engine scored
+    # above them on every held-out reading (docs/QUALITY.md, "Punctuation that hears").
+    engine_with_hints_live: bool = False
     # Live: seconds of new audio between two decodes where the options name none (None: the
     # recognizer's own default), and the most one timed decode may cost of them for it to run
     # live here (``select.live_load``); past it, opening it live refuses with the ways out
@@ -140,6 +144,7 @@ WHISPER = RecognizerKind(
     language=None,  # an English-only model hears English; a multilingual one says what it heard
     models=(BUILT_IN, UNPACKED),
     marks_by_default=True,
+    engine_with_hints_live=True,
     opener=open_whisper,
 )
 POCKETSPHINX = RecognizerKind(

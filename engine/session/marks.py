@@ -37,7 +37,7 @@ def choose_decoder(model, settings, recognizer: Recognizer, marks: str = "auto")
             f"The recognizer hears {spoken_language_name(recognizer)} and livecap's punctuation "
             f"model is English: the words are shown as recognized, with {writes}."
         )
-    if whose_marks(recognizer, marks) == "recognizer":
+    if whose_marks(recognizer, marks, model) == "recognizer":
         return RecognizerMarksDecoder(settings, settles_on_arrival), ""
     notice = (
         ""
@@ -75,8 +75,9 @@ def spoken_language_name(recognizer: Recognizer) -> str:
 def whose_marks(recognizer: Recognizer, marks: str = "auto", model=None, offline: bool = False) -> str:
     """ "recognizer" when the words keep the marks their recognizer wrote (or pass unmarked, for a
     language the punctuation model does not know), "engine" when the punctuation model marks them:
-    live, what ``choose_decoder`` builds, for a front end to say before a session starts;
-    ``offline``, what the text after Stop, an export or a file gets (``keeps_written_marks``)."""
+    live, given the session's ``model``, what ``choose_decoder`` builds, for a front end to say
+    before a session starts; ``offline``, what the text after Stop or an export gets; with no
+    ``model``, what a whole file gets (``keeps_written_marks``)."""
     if not words_are_english(recognizer) or keeps_written_marks(recognizer, marks, model, offline):
         return "recognizer"
     return "engine"
@@ -88,15 +89,18 @@ def keeps_written_marks(
     """Whether ``recognizer``'s own marks are kept as written: asked for, or the default for it; a
     multilingual Whisper model may hear any language, so it keeps its own.
 
-    The default differs by pass. Live, its kind's (``RecognizerKind.marks_by_default``). The
-    ``offline`` pass over a live session's words (the text after Stop, an export) sees the whole
-    transcript: with a ``model`` that folds Whisper's marks in (``hint_fusion``) the offline
-    decoder is at least level with Whisper's own on every dev file of both readings
-    (docs/QUALITY.md), so it runs."""
+    The default hangs on the ``model``: one that folds the recognizer's marks in as evidence
+    (``hint_fusion``) gives the engine with them as hints, which is what runs live where the
+    recognizer's kind says so (``RecognizerKind.engine_with_hints_live``), and in the ``offline``
+    pass over a live session's words (the text after Stop, an export), which sees the whole
+    transcript (docs/QUALITY.md). Without such a model (or with none given: a whole file, decoded
+    once per window, which was measured apart), the kind's ``marks_by_default``."""
     if not recognizer.writes_marks or marks == "engine":
         return False
     if marks == "recognizer" or recognizer.multilingual:
         return True
-    if offline and model is not None and model.config.hint_fusion is not None:
+    kind = recognizer_kind(recognizer.name)
+    folds_them_in = model is not None and model.config.hint_fusion is not None
+    if folds_them_in and (offline or kind.engine_with_hints_live):
         return False
-    return recognizer_kind(recognizer.name).marks_by_default
+    return kind.marks_by_default

@@ -112,7 +112,9 @@ def test_both_decoders_follow_strong_evidence_and_ignore_unwritten_words(fused_m
     assert bare != expected
 
 
-def test_with_whisper_the_engine_choice_folds_its_marks_in_and_auto_keeps_them_as_written(fused_model):
+def test_with_whisper_auto_folds_its_marks_in_where_the_model_can_and_keeps_them_where_it_cannot(
+    fused_model, tmp_path
+):
     from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
     from engine.session.marks import choose_decoder
 
@@ -123,12 +125,17 @@ def test_with_whisper_the_engine_choice_folds_its_marks_in_and_auto_keeps_them_a
     settings = fused_model.config.decoder
     engine, _ = choose_decoder(fused_model, settings, Whisper(), "engine")
     assert isinstance(engine, StreamingDecoder) and engine.hint_fusion is fused_model.config.hint_fusion
-    # the held-out reading keeps Whisper's own ahead of the fused engine (docs/QUALITY.md)
+    # with Whisper's marks as hints the engine is ahead on every held-out reading (docs/QUALITY.md)
     auto, _ = choose_decoder(fused_model, settings, Whisper(), "auto")
-    assert isinstance(auto, RecognizerMarksDecoder)
+    assert isinstance(auto, StreamingDecoder) and auto.hint_fusion is fused_model.config.hint_fusion
+    asked, _ = choose_decoder(fused_model, settings, Whisper(), "recognizer")
+    assert isinstance(asked, RecognizerMarksDecoder)
+    plain = PunctuationModel(write_model_dir(tmp_path / "plain"))  # cannot fold them in: Whisper's own
+    kept, _ = choose_decoder(plain, plain.config.decoder, Whisper(), "auto")
+    assert isinstance(kept, RecognizerMarksDecoder)
 
 
-def test_after_stop_the_offline_decoder_folds_whispers_marks_in_unless_they_were_asked_for(
+def test_live_and_after_stop_a_model_that_folds_whispers_marks_in_marks_the_words_unless_asked_not_to(
     fused_model, tmp_path
 ):
     from engine.session.marks import keeps_written_marks, whose_marks
@@ -141,7 +148,10 @@ def test_after_stop_the_offline_decoder_folds_whispers_marks_in_unless_they_were
         language = "ko"
 
     plain = PunctuationModel(write_model_dir(tmp_path / "plain"))
-    assert keeps_written_marks(Whisper(), "auto", fused_model)  # live: Whisper's own
+    assert not keeps_written_marks(Whisper(), "auto", fused_model)  # live: the engine with hints
+    assert whose_marks(Whisper(), "auto", fused_model) == "engine"
+    assert keeps_written_marks(Whisper(), "auto")  # a whole file (no model given): Whisper's own
+    assert keeps_written_marks(Whisper(), "auto", plain)  # live, a model that cannot fold them in
     assert not keeps_written_marks(Whisper(), "auto", fused_model, offline=True)
     assert whose_marks(Whisper(), "auto", fused_model, offline=True) == "engine"
     assert keeps_written_marks(Whisper(), "auto", plain, offline=True)  # a model that cannot fold them in

@@ -284,15 +284,15 @@ def test_a_vosk_model_of_another_language_gets_no_english_marks(tmp_path):
     assert isinstance(decoder, StreamingDecoder) and notice == ""
 
 
-def test_whisper_marks_by_default_and_the_engines_on_request(live_whisper):
+def test_the_shipped_model_marks_whispers_words_by_default_and_whisper_does_on_request(live_whisper):
     from engine.punctuation.model import load_model_or_shipped
+    from engine.punctuation.streaming import StreamingDecoder
 
     model = load_model_or_shipped(None).model
     decoder, _ = choose_decoder(model, model.config.decoder, live_whisper, "auto")
-    default = type(decoder)
-    other = "engine" if default is RecognizerMarksDecoder else "recognizer"
-    decoder, _ = choose_decoder(model, model.config.decoder, live_whisper, other)
-    assert type(decoder) is not default
+    assert isinstance(decoder, StreamingDecoder) and decoder.hint_fusion is model.config.hint_fusion
+    decoder, _ = choose_decoder(model, model.config.decoder, live_whisper, "recognizer")
+    assert isinstance(decoder, RecognizerMarksDecoder)
 
 
 def test_on_a_cpu_too_slow_for_the_cadence_decodes_space_out_instead_of_falling_behind(
