@@ -245,10 +245,11 @@ def whose_marks_in_files(recognizer, marks: str) -> tuple[bool, bool]:
     """(whether the recognizer's words keep the marks it wrote, or pass unmarked, instead of
     getting the punctuation model's; whether its words are English).
 
-    Live defaults: on Whisper's words of a whole file (decoded once per window, not live) the
-    offline decoder with its marks folded in is not level with them on every file
-    (docs/QUALITY.md). The punctuation model is English: words of another language pass through
-    as recognized, which is said once."""
+    A whole file keeps the recognizer kind's default (``marks_by_default``), not the live one, so
+    no model is passed to ``whose_marks``: on Whisper's words of a whole file (decoded once per
+    window, not live) the offline decoder with its marks folded in is not level with them on every
+    file (docs/QUALITY.md). The punctuation model is English: words of another language pass
+    through as recognized, which is said once."""
     from engine.session.marks import spoken_language_name, whose_marks, words_are_english
 
     english = words_are_english(recognizer)

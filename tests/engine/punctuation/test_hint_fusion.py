@@ -138,6 +138,7 @@ def test_with_whisper_auto_folds_its_marks_in_where_the_model_can_and_keeps_them
 def test_live_and_after_stop_a_model_that_folds_whispers_marks_in_marks_the_words_unless_asked_not_to(
     fused_model, tmp_path
 ):
+    from engine.cli.transcribe import whose_marks_in_files
     from engine.session.marks import keeps_written_marks, whose_marks
 
     class Whisper:  # what an English Whisper declares
@@ -151,6 +152,8 @@ def test_live_and_after_stop_a_model_that_folds_whispers_marks_in_marks_the_word
     assert not keeps_written_marks(Whisper(), "auto", fused_model)  # live: the engine with hints
     assert whose_marks(Whisper(), "auto", fused_model) == "engine"
     assert keeps_written_marks(Whisper(), "auto")  # a whole file (no model given): Whisper's own
+    assert whose_marks_in_files(Whisper(), "auto") == (True, True)  # as `livecap transcribe` asks
+    assert whose_marks_in_files(Whisper(), "engine") == (False, True)
     assert keeps_written_marks(Whisper(), "auto", plain)  # live, a model that cannot fold them in
     assert not keeps_written_marks(Whisper(), "auto", fused_model, offline=True)
     assert whose_marks(Whisper(), "auto", fused_model, offline=True) == "engine"
