@@ -65,6 +65,7 @@ _PUBLIC = {
     "SourceNotice": ("engine.events", "SourceNotice"),
     "SpeakersLabelled": ("engine.events", "SpeakersLabelled"),
     "LanguageDetected": ("engine.events", "LanguageDetected"),
+    "InputHint": ("engine.events", "InputHint"),
     # recognizers: the one list of kinds and what each declares
     "RecognizerKind": ("engine.recognizers.kinds", "RecognizerKind"),
     "RECOGNIZER_KINDS": ("engine.recognizers.kinds", "KINDS"),

@@ -9,7 +9,7 @@ Subscribers get lists of them, from two threads (``engine.session.live``):
   ``Finalized`` (the recognizer will not take words back), ``SpeakersLabelled`` (who spoke) and
   ``EngineFailed``;
 - the recognizer thread publishes the session's own: ``PartialWords``, ``AudioLevel``,
-  ``SourceNotice``, ``LanguageDetected``.
+  ``SourceNotice``, ``LanguageDetected``, ``InputHint``.
 
 All are frozen dataclasses: they cross threads, and nobody may change one on its way.
 """
@@ -139,3 +139,16 @@ class LanguageDetected:
     language: str
     probability: float
     speaker: str | None = None
+
+
+@dataclass(frozen=True)
+class InputHint:
+    """The input itself is the problem, measured on the audio (``engine.audio.input_check``):
+    ``kind`` "quiet", "clipping" or "noisy" (noise or a reverberant room), with ``message`` the
+    hint to show the user; ``kind`` None (and ``message`` "") clears the hint. Published only when
+    the hint changes, after seconds of speech, so a front end shows it as it comes. ``speaker``:
+    the meeting's side it concerns; "" in a one-source session."""
+
+    kind: str | None
+    message: str
+    speaker: str = ""

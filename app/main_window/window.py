@@ -34,6 +34,7 @@ from app.main_window.companions import (
 )
 from app.main_window.controls import BannerArea, ElapsedClock, LatencyControl, LevelMeter
 from app.main_window.dictation_controller import DictationController
+from app.main_window.input_hint import InputHintLabel
 from app.main_window.job_progress import JobProgress
 from app.main_window.language_controller import LanguageController, restart_in_language
 from app.main_window.live_settings import apply_live
@@ -157,6 +158,8 @@ class CaptionWindow(QMainWindow):
         layout.addLayout(top)
         layout.addWidget(self.banners)
         layout.addWidget(self.view, 1)
+        self.input_hint = InputHintLabel()  # hidden until the input itself is the problem
+        layout.addWidget(self.input_hint)
         layout.addLayout(bottom)
         central = QWidget()
         central.setLayout(layout)
@@ -268,6 +271,7 @@ class CaptionWindow(QMainWindow):
         self.text.forget_final()
         self.view.set_builder(self.bridge.builder)
         self.banners.hide_banner("error")
+        self.input_hint.clear_hint()
         self.elapsed_label.reset()
         return True
 
@@ -282,6 +286,7 @@ class CaptionWindow(QMainWindow):
 
     def _on_captions(self, events: list, partial) -> None:
         self.view.apply(events, partial)
+        self.input_hint.apply(events)
         self.overlay_controller.feed()
         if events:
             self._update_text_actions()

@@ -9,6 +9,9 @@ session costs nothing here.
 When stdout is not a terminal (a pipe, a file) there is no redrawing and no
 colour: each sentence is written once all its marks have settled.
 
+A hint about the input (too quiet, clipping, noisy: ``InputHint``) is one line on stderr when
+it changes, between caption lines.
+
 In a meeting, a word whose speaker differs from the word before it starts with
 the speaker's name ("Others: …"); each side's unstable words are kept apart.
 
@@ -25,6 +28,7 @@ from typing import TextIO
 
 from engine.events import (
     Appended,
+    InputHint,
     PartialWords,
     Provisional,
     Retracted,
@@ -66,6 +70,7 @@ class TerminalCaptions:
         self._printed_speaker = ""  # who said the last word printed for good
         self._held: list[str] = []  # "finished" notices: said after the last caption line, not inside it
         self._finished = False  # after finish(): no more caption lines (``listen`` prints its summary)
+        self._hint: str | None = None  # the input hint said last (its kind); None: none or cleared
 
     # -- the subscriber ---------------------------------------------------------------------------
     def __call__(self, events: list) -> None:
@@ -140,9 +145,26 @@ class TerminalCaptions:
                 self.out.flush()
             print(f"livecap: {event.message}", file=self.err, flush=True)
             return self.interactive
+        elif isinstance(event, InputHint):
+            return self._say_hint(event)
         else:
             return False  # audio levels and the like: nothing to draw
         return True
+
+    def _say_hint(self, hint: InputHint) -> bool:
+        """One quiet line on stderr when the input's hint changes (the engine already holds each
+        for seconds); the caption line is cleared first and redrawn after it."""
+        if hint.kind == self._hint:
+            return False
+        had_hint, self._hint = self._hint is not None, hint.kind
+        if hint.kind is None and not had_hint:
+            return False
+        line = f"hint: {hint.message}" if hint.kind else "hint: the input sounds fine now"
+        if self.interactive:
+            self.out.write(ERASE)
+            self.out.flush()
+        print(f"livecap: {line}", file=self.err, flush=True)
+        return self.interactive
 
     def _positions(self) -> list[int]:
         return sorted(p for p in self._words if p >= self._line_start)

@@ -9,7 +9,7 @@ stream the engine punctuates (``engine.session.merge``), each carrying its
 speaker. Subscribers get both kinds
 of event lists: the engine's (``Appended``, ``Provisional``, ``Settled``,
 ``Withdrawn``, ``Retracted``, ``Finalized``, ``EngineFailed``) on the engine thread, and the
-session's own (``PartialWords``, ``AudioLevel``, ``SourceNotice``) on the
+session's own (``PartialWords``, ``AudioLevel``, ``SourceNotice``, ``InputHint``) on the
 recognizer thread. A subscriber that draws must therefore take its own lock
 (or, in a GUI, hop to its UI thread).
 

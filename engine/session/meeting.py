@@ -99,7 +99,8 @@ def meeting_sides(
         SessionSide(me_source, recognizer, meeting_stabiliser(), ME, 0,
                     on_audio=guard.hear_me if guard is not None else None),
         SessionSide(others_source, others_recognizer, meeting_stabiliser(), OTHERS, 1,
-                    owns_recognizer=True, on_audio=voices.hear if voices is not None else None),
+                    owns_recognizer=True, on_audio=voices.hear if voices is not None else None,
+                    checks_input=False),
     ]  # fmt: skip
 
 

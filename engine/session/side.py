@@ -5,8 +5,8 @@ A one-source session has one side; a meeting has two (the microphone, and the sy
 application's audio), each with its own recognizer stream (``Recognizer.another_stream``: the
 sides of a Whisper session share one loaded model) so that neither side's words wait for the
 other's audio. A side knows nothing of the punctuation engine: it hands each stabiliser output to
-``deliver`` (the session's ``SidesMerger``), and its source's notices and the audio level to
-``emit``.
+``deliver`` (the session's ``SidesMerger``), and its source's notices, the audio level and the
+input's hints (``engine.audio.input_check``) to ``emit``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections.abc import Callable
 import numpy as np
 
 from engine.audio import SAMPLE_RATE
+from engine.audio.input_check import InputChecker
 from engine.events import AudioLevel, SourceNotice
 from engine.prosody import ProsodyTracker
 from engine.recognizers.base import Recognizer
@@ -59,6 +60,7 @@ class SessionSide:
         read_timeout: float = READ_TIMEOUT,
         on_audio: Callable[[np.ndarray, int], None] | None = None,
         owns_recognizer: bool = False,
+        checks_input: bool = True,
     ):
         self.source = source
         self.recognizer = recognizer
@@ -73,6 +75,10 @@ class SessionSide:
         # a front end's cached one outlives the session.
         self.owns_recognizer = owns_recognizer
         self.samples = 0  # audio fed to the recognizer
+        # Too quiet, clipping, noisy: measured on the side's own thread, said as an ``InputHint``
+        # when it changes. A meeting's others side is not checked: its hints are about a
+        # microphone, and the user cannot move closer to a call.
+        self.input_check = InputChecker(speaker) if checks_input else None
         # The side's recent audio: each committed word's prosody is measured on it (``Word.prosody``),
         # evidence the punctuation engine reads beside the words and their times.
         self.prosody = ProsodyTracker()
@@ -156,7 +162,12 @@ class SessionSide:
         update = self.recognizer.accept(chunk)
         now = self.stream_time
         self._deliver(self, self._with_prosody(self.stabiliser.update(update, now)), now)
-        self._emit([AudioLevel(rms_level(chunk), self.speaker)])
+        events: list = [AudioLevel(rms_level(chunk), self.speaker)]
+        if self.input_check is not None:
+            hint = self.input_check.feed(chunk)
+            if hint is not None:
+                events.append(hint)
+        self._emit(events)
         self.cpu_seconds = time.thread_time()
 
     def _finish_input(self) -> None:
