@@ -70,29 +70,6 @@ class Writings:
     settled: int
 
 
-# A hypothesis that says the same one to four words this many times in a row has fallen into a
-# loop (Whisper's known failure on audio it cannot read: "man, man, man, …"), not heard speech.
-LOOP_REPEATS = 5
-
-
-def without_loops(hypothesis: list[Word]) -> list[Word]:
-    """``hypothesis`` cut where it starts repeating itself: at the second of ``LOOP_REPEATS`` or
-    more back-to-back repeats of one to four words, the first said once is kept. Live, the next
-    decode hears that audio again; a repeat spoken twice or three times ("no, no, no") stays."""
-    texts = [w.text for w in hypothesis]
-    for start in range(len(texts)):
-        for size in range(1, 5):
-            gram = texts[start : start + size]
-            if len(gram) < size:
-                break
-            repeats = 1
-            while texts[start + repeats * size : start + (repeats + 1) * size] == gram:
-                repeats += 1
-            if repeats >= LOOP_REPEATS:
-                return hypothesis[: start + size]
-    return hypothesis
-
-
 def without_initial_capitals(hypothesis: list[Word]) -> list[Word]:
     """``hypothesis`` with the capital that only starts a sentence taken off each writing.
 

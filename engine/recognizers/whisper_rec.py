@@ -41,13 +41,9 @@ import numpy as np
 
 from engine.audio import SAMPLE_RATE
 from engine.recognizers import whisper_model
-from engine.recognizers.base import RecognizerError, RecognizerUpdate, as_pcm_bytes, clamp_confidence
-from engine.recognizers.local_agreement import (
-    LocalAgreement,
-    bare_word,
-    without_initial_capitals,
-    without_loops,
-)
+from engine.recognizers.base import RecognizerError, RecognizerUpdate, as_pcm_bytes
+from engine.recognizers.decode_guard import DecodeGuard, segments_of
+from engine.recognizers.local_agreement import LocalAgreement, without_initial_capitals
 from engine.recognizers.silero_vad import FRAME, StreamingVad
 from engine.recognizers.whisper_options import WINDOW, WhisperOptions
 from engine.words import Word
@@ -133,7 +129,8 @@ class WhisperRecognizer:
         self._agreement = LocalAgreement(self.options.settle_after if self.live else 0)
         self._audio = np.zeros(0, dtype=np.float32)
         self._start = 0  # stream sample of self._audio[0]
-        self._looped = False  # the last hypothesis was cut where it fell into a loop (``without_loops``)
+        self._looped = False  # the last hypothesis was cut where it fell into a loop (``DecodeGuard``)
+        self._guard = DecodeGuard()  # which words of a decode to keep; it follows the VAD's speech
         self._samples = 0  # samples accepted since the reset
         self._vad_at = 0  # stream sample up to which the VAD has judged frames
         self._last_speech = 0  # stream sample where the latest speech frame ended
@@ -319,28 +316,26 @@ class WhisperRecognizer:
             temperature=0.0, condition_on_previous_text=False, initial_prompt=prompt,
             word_timestamps=True, without_timestamps=False, vad_filter=False,
         )  # fmt: skip
-        words = []
-        for segment in segments:  # the decoding happens as the generator runs
-            for w in segment.words or ():
-                text = bare_word(w.word)
-                if text:
-                    words.append(
-                        Word(
-                            text,
-                            self._after_onset(offset + w.start, offset + w.end),
-                            offset + w.end,
-                            clamp_confidence(w.probability),
-                            w.word.strip(),
-                        )
-                    )
-        kept = without_loops(words)
-        self._looped = len(kept) < len(words)
-        return without_initial_capitals(kept)
+        # The decoding happens as the generator runs.
+        decoded = segments_of(segments, offset, None if probe else self._after_onset)
+        if probe:
+            return [w for segment in decoded for w in segment.words]
+        self._guard.speech.forget_before(self._start / SAMPLE_RATE - 1.0)
+        kept = self._guard.keep(decoded, self._history(), self._agreement.committed_end)
+        self._looped = kept.looped
+        return without_initial_capitals(kept.words)
+
+    def _history(self) -> list[str]:
+        """The words committed lately, oldest first: a phrase they hold twice is not said a third time."""
+        return [w.text for w in self._committed.values()]
 
     def _end_utterance(self) -> list[Word]:
         words = self._decode(self._audio, utterance_end=True)
         if self._looped and words:
-            words += self._after_loop(words[-1].end)
+            # The audio after a loop, decoded on its own, may start the same loop again.
+            words = self._guard.without_loops(
+                words + self._after_loop(words[-1].end), self._history(), self._agreement.committed_end
+            )
         committed = self._agreement.finish(words)
         self._remember(committed)
         self._has_speech = False
@@ -382,6 +377,7 @@ class WhisperRecognizer:
                 self._has_speech = True
                 self._speech_frames += 1
                 self._last_speech = self._vad_at
+                self._guard.speech.heard((self._vad_at - FRAME) / SAMPLE_RATE, self._vad_at / SAMPLE_RATE)
             else:
                 self._in_speech = False
 

@@ -167,21 +167,3 @@ def test_words_without_a_writing_of_their_own_pass_through_unmarked():
     ]
     events = decoder.retract(1)
     assert decoder.word_count == 1 and any(type(e).__name__ == "Withdrawn" for e in events)
-
-
-def test_a_hypothesis_that_loops_is_cut_where_the_loop_starts():
-    from engine.recognizers.local_agreement import without_loops
-
-    looped = hyp("siete suje a lo, man, man, man, man, man, man, man, un poco")
-    assert [w.text for w in without_loops(looped)] == ["siete", "suje", "a", "lo", "man"]
-    numbers = hyp("el frente .000 .000 .000 .000 .000 .000")
-    assert [w.text for w in without_loops(numbers)] == ["el", "frente", "000"]
-    phrase = hyp("que ainda é o que ainda é o que ainda é o que ainda é o que ainda é o fim")
-    assert [w.text for w in without_loops(phrase)] == ["que", "ainda", "é", "o"]
-
-
-def test_a_repeat_people_say_is_not_a_loop():
-    from engine.recognizers.local_agreement import without_loops
-
-    for text in ("No, no, no, no, that is not it.", "very very very good", "bye bye, bye bye, see you"):
-        assert without_loops(hyp(text)) == hyp(text)
