@@ -20,18 +20,18 @@ Thresholds, measured (``tests/engine/audio/test_input_check.py`` holds each on r
 Piper's and espeak-ng's voices, clean, at -50 dBFS, +20 dB and clipped, in pink noise or babble
 at 0-5 dB SNR, in pyroomacoustics' room with RT60 0.9 s at 3 m, in 20 dB SNR noise, silence):
 
-- quiet: speech level below ``QUIET_ON_DBFS`` (-40). Clean speech at a normal level measures
-  about -20 dBFS and the same at -50 dBFS about -46; the recognizers hear speech down to about
-  -40, below which words go missing. Clears above ``QUIET_OFF_DBFS`` (-35).
+- quiet: speech level below ``QUIET_ON_DBFS`` (-40). Speech at a normal level (-20 dBFS RMS)
+  measures -14 to -16, the same at -50 dBFS RMS -44 to -46, at -40 dBFS RMS -34 to -36 (no hint).
+  Clears above ``QUIET_OFF_DBFS`` (-35).
 - clipping: ``CLIP_ON_SHARE`` (0.1 %) of samples in clipped runs. Speech at a normal level has
-  none; +20 dB of gain clips 5-10 % of them. A word or two touching full scale in 10 s stays
-  below it. Clears below ``CLIP_OFF_SHARE`` (0.02 %).
-- noisy: SNR estimate below ``NOISY_ON_DB`` (12). Clean speech measures 40 dB and more (its
-  pauses are near silence), 20 dB SNR pink noise about 22, 5 dB about 9, 0 dB about 6. Clears
-  above ``NOISY_OFF_DB`` (15).
-- echoey: RT60 estimate above ``ECHO_ON_SECONDS`` (0.5). Dry speech measures under 0.25 s,
-  the 0.9 s room at 3 m about 0.7 (the direct sound's fall is steeper than the tail's). Clears
-  below ``ECHO_OFF_SECONDS`` (0.4). Noise and echo share one hint: the remedy is the same.
+  none; +20 dB of gain clips 12 % of them, +6 dB (peaks past full scale) 0.3-0.4 %. A word or
+  two touching full scale in 10 s stays below it. Clears below ``CLIP_OFF_SHARE`` (0.02 %).
+- noisy: SNR estimate below ``NOISY_ON_DB`` (13). Clean speech measures 40 dB and more (its
+  pauses are near silence), in 20 dB SNR pink noise 22-27, 5 dB 11-12.5, 0 dB 7.5-8; five-talker
+  babble at 0 dB 10-11. Clears above ``NOISY_OFF_DB`` (16).
+- echoey: RT60 estimate above ``ECHO_ON_SECONDS`` (0.55). Dry speech measures 0.09-0.16 s (in
+  20 dB SNR noise 0.2-0.23), a 0.3 s room at 1 m 0.35-0.39, the 0.9 s room at 3 m 0.64-0.92.
+  Clears below ``ECHO_OFF_SECONDS`` (0.45). Noise and echo share one hint: the remedy is the same.
 
 Never flicker: a condition counts only on speech frames (within 15 dB of the speech level, in a
 window whose levels vary by ``SPEECH_SPREAD_DB`` or more: a steady hum or silence is not
