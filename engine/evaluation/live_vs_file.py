@@ -120,7 +120,8 @@ def one_voice(name: str, excerpts, options, model, fast: bool, log) -> dict:
         words, file_cpu = file_transcript(wav, dataclasses.replace(options, threads=None))
         file_scores = scored(excerpts, speech, words)
         log(f"{name}: file WER {file_scores['wer']:.3f}, marks {file_scores['marks_f1']:.3f}")
-        recognizer = WhisperRecognizer(live=True, options=options)
+        # --fast: the audio waits for each decode, so the decodes follow the audio, not the load
+        recognizer = WhisperRecognizer(live=True, options=dataclasses.replace(options, keep_pace=not fast))
         try:
             live = evaluate(excerpts, speech, wav, recognizer, model, realtime=not fast)
         finally:

@@ -277,7 +277,10 @@ def main(argv=None) -> int:
     conditions = args.condition or PRESETS[args.preset]
     options = WhisperOptions(**parse_whisper_options(args.whisper_option))
     log(f"{len(excerpts)} excerpts, {sum(len(e.words) for e in excerpts)} words; conditions {conditions}")
-    recognizer = WhisperRecognizer(live=True, options=options)
+    # Unpaced, the audio waits for each decode: its decodes then follow the audio alone, so a run on
+    # a busy machine gives the same words as on an idle one.
+    live_options = options if args.paced else dataclasses.replace(options, keep_pace=False)
+    recognizer = WhisperRecognizer(live=True, options=live_options)
     try:
         with tempfile.TemporaryDirectory(prefix="livecap-rooms-") as folder:
             run = Run(

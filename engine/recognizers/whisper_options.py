@@ -42,6 +42,14 @@ class WhisperOptions:
     language: str | None = None
     # "transcribe": the words as spoken; "translate": English words (a multilingual model only).
     task: str = "transcribe"
+    # live: seconds of an ended utterance's committed speech kept in the buffer, which the next
+    # utterance's decodes hear again as context, as a file's window hears the sentences before it
+    # (a pause shorter than ``CONTEXT_PAUSE`` in ``whisper_rec``); 0: each utterance heard alone
+    keep_context: float = 0.0
+    # live: space decodes out while one takes longer than the cadence, so that a slow CPU never
+    # falls further and further behind. Off only where the audio waits for the decodes (a file fed
+    # in lockstep for measuring): the decodes then depend on the audio, not on the machine's load.
+    keep_pace: bool = True
 
     def __post_init__(self):
         if self.task not in TASKS:

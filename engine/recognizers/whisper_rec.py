@@ -56,6 +56,11 @@ SLOWDOWN_MARGIN = 1.25
 # A multilingual model without a language given tells it from this much speech, or from the first
 # utterance if that ends sooner; Whisper's guess on a few words of speech is often wrong.
 DETECT_AFTER = 10.0
+# Live with ``keep_context``: the longest pause after which the next utterance still hears the last
+# one's speech, and the audio kept before the first context word's start (Whisper's word starts
+# come a little late, and a word heard without its onset is misheard).
+CONTEXT_PAUSE = 3.0
+CONTEXT_ONSET = 0.1
 
 
 # Every recognizer not closed yet: closed at exit, while the interpreter is whole. CTranslate2's
@@ -265,7 +270,8 @@ class WhisperRecognizer:
         words = self._transcribe(
             audio, self._start / SAMPLE_RATE, self._prompt() if (self.live and self.options.prompt) else None
         )
-        self._interval = max(self.options.cadence, SLOWDOWN_MARGIN * (time.perf_counter() - started))
+        margin = SLOWDOWN_MARGIN if self.options.keep_pace else 0.0
+        self._interval = max(self.options.cadence, margin * (time.perf_counter() - started))
         self._since_decode = 0
         self._decoded_at = self._samples
         return words
@@ -339,8 +345,21 @@ class WhisperRecognizer:
         committed = self._agreement.finish(words)
         self._remember(committed)
         self._has_speech = False
-        self._cut(len(self._audio))
+        self._cut(self._context_start())
         return committed
+
+    def _context_start(self) -> int:
+        """Where to cut the buffer at an utterance end: all of it, or, live with ``keep_context``,
+        just before the committed words of its last ``keep_context`` seconds of speech. Whisper
+        hears a short utterance alone far worse than with the sentence before it, above all in
+        echo and noise; the local agreement knows those words as committed and skips them."""
+        if not (self.live and self.options.keep_context):
+            return len(self._audio)
+        since = max(self._start / SAMPLE_RATE, self._last_speech / SAMPLE_RATE - self.options.keep_context)
+        starts = [w.start for w in self._committed.values() if w.start is not None and w.start >= since]
+        if not starts:
+            return len(self._audio)
+        return max(0, min(int((min(starts) - CONTEXT_ONSET) * SAMPLE_RATE) - self._start, len(self._audio)))
 
     def _after_loop(self, resume: float) -> list[Word]:
         """The words of the buffer after ``resume`` (seconds), where the utterance's last
@@ -382,6 +401,11 @@ class WhisperRecognizer:
                 self._in_speech = False
 
     def _drop_silence(self) -> None:
+        # The context an ended utterance left waits through a short pause only: after a long one the
+        # next words rarely continue the sentence, and the buffer would hold mostly silence.
+        pause = (self._vad_at - self._last_speech) / SAMPLE_RATE
+        if self.live and self.options.keep_context and pause < CONTEXT_PAUSE:
+            return
         # Keep a little audio before speech starts: Whisper needs the onset of the first word.
         keep = int(0.4 * SAMPLE_RATE)
         if len(self._audio) > 2 * keep:
