@@ -60,6 +60,16 @@ def pytest_runtest_setup(item):
         pytest.skip(TRAIN_EXTRA)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _private_data_dir(tmp_path_factory):
+    """livecap's data folder (models, caches, journals) in this run's temporary folder: a test that
+    sets no LIVECAP_DATA_DIR of its own must not read or fill the user's ~/.local/share/livecap,
+    and two xdist workers must not share one."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LIVECAP_DATA_DIR", str(tmp_path_factory.mktemp("livecap-data")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory) -> Path:
     """A real ONNX model with random weights that honours the model contract."""
