@@ -8,9 +8,8 @@ come out as ``final`` and are never retracted; the unconfirmed tail is the ``par
 - The Silero VAD (``StreamingVad``) watches every 32 ms frame. Without speech in the buffer
   there is no decode, so silence costs next to nothing; ``end_silence`` of it ends the
   utterance: the buffer is decoded once more, all of it committed, and the buffer emptied.
-- The buffer is trimmed at a committed sentence end once it is long, and at the last
-  committed word past ``max_buffer``: a decode always costs a 30 s window, but the decoder's
-  share grows with the words in the buffer.
+- The buffer (``SpeechBuffer``: the audio, its onsets and speech, its trims) is kept short,
+  cut only where every word before is committed.
 - Word times come from Whisper's word timestamps, on the stream's clock, so ``[PAUSE]`` and the
   exports work as with any recognizer.
 
@@ -45,10 +44,21 @@ from engine.recognizers.base import RecognizerError, RecognizerUpdate, as_pcm_by
 from engine.recognizers.decode_guard import DecodeGuard, segments_of
 from engine.recognizers.local_agreement import LocalAgreement, without_initial_capitals
 from engine.recognizers.silero_vad import FRAME, StreamingVad
+from engine.recognizers.speech_buffer import CONTEXT_ONSET, CONTEXT_PAUSE, SpeechBuffer
 from engine.recognizers.whisper_options import WINDOW, WhisperOptions
 from engine.words import Word
 
-SENTENCE_ENDS = (".", "?", "!")
+# CONTEXT_PAUSE and CONTEXT_ONSET live with the buffer they shape; named here too, where
+# ``WhisperOptions.keep_context`` points.
+__all__ = [
+    "CONTEXT_ONSET",
+    "CONTEXT_PAUSE",
+    "DETECT_AFTER",
+    "PROMPT_CHARS",
+    "SLOWDOWN_MARGIN",
+    "WhisperRecognizer",
+]
+
 PROMPT_CHARS = 200  # whisper_streaming's prompt length: enough context, a bounded decoder cost
 # A decode that takes longer than the cadence sets the next interval to this many times its own
 # length: the CPU then keeps a little time for the rest of the pipeline.
@@ -56,11 +66,6 @@ SLOWDOWN_MARGIN = 1.25
 # A multilingual model without a language given tells it from this much speech, or from the first
 # utterance if that ends sooner; Whisper's guess on a few words of speech is often wrong.
 DETECT_AFTER = 10.0
-# Live with ``keep_context``: the longest pause after which the next utterance still hears the last
-# one's speech, and the audio kept before the first context word's start (Whisper's word starts
-# come a little late, and a word heard without its onset is misheard).
-CONTEXT_PAUSE = 3.0
-CONTEXT_ONSET = 0.1
 
 
 # Every recognizer not closed yet: closed at exit, while the interpreter is whole. CTranslate2's
@@ -117,7 +122,6 @@ class WhisperRecognizer:
         self.language_probability: float | None = None  # how sure the detection was; None: given
         # Called once with (language, probability) when the language has been told from speech.
         self.on_language_detected = None
-        self._speech_frames = 0  # speech frames heard since the stream began, for the detection
         self._vad = StreamingVad()
         self._lock = threading.Lock()  # close() waits for a decode in progress
         _OPEN.add(self)
@@ -130,19 +134,11 @@ class WhisperRecognizer:
         self._vad.reset()
         if self.multilingual:  # a new stream may be in another language: told anew
             self.language, self.language_probability = self.options.language, None
-        self._speech_frames = 0
         self._agreement = LocalAgreement(self.options.settle_after if self.live else 0)
-        self._audio = np.zeros(0, dtype=np.float32)
-        self._start = 0  # stream sample of self._audio[0]
         self._looped = False  # the last hypothesis was cut where it fell into a loop (``DecodeGuard``)
         self._guard = DecodeGuard()  # which words of a decode to keep; it follows the VAD's speech
-        self._samples = 0  # samples accepted since the reset
-        self._vad_at = 0  # stream sample up to which the VAD has judged frames
-        self._last_speech = 0  # stream sample where the latest speech frame ended
-        self._in_speech = False
-        self._onsets: list[float] = []  # stream times where speech began after silence, in the buffer
-        self._has_speech = False  # the buffer holds speech not yet committed
-        self._since_decode = 0
+        self._buffer = SpeechBuffer(self.options, self.live, self._guard.speech)
+        self._since_decode = 0  # samples accepted since the latest decode, or since speech began
         self._decoded_at = 0  # stream sample up to which the latest decode heard the buffer
         # Seconds of audio between decodes: the cadence, or longer while a decode takes longer than
         # that (a slow or busy CPU), so that the recognizer never falls further and further behind.
@@ -151,30 +147,32 @@ class WhisperRecognizer:
 
     def accept(self, pcm) -> RecognizerUpdate:
         chunk = np.frombuffer(as_pcm_bytes(pcm), dtype="<i2").astype(np.float32) / 32768.0
-        self._audio = np.concatenate([self._audio, chunk])
-        self._samples += len(chunk)
         self._since_decode += len(chunk)
-        self._watch(self._vad.probabilities(chunk))
+        if self._buffer.add(chunk, self._vad.probabilities(chunk)):
+            self._since_decode = 0  # the first decode of an utterance hears a cadence of it
         return self._with_writings(self._step())
 
     def _step(self) -> RecognizerUpdate:
-        if not self._has_speech:
-            self._drop_silence()
+        buffer = self._buffer
+        if not buffer.has_speech:
+            buffer.drop_silence()
             return RecognizerUpdate(partial=self._agreement.unconfirmed)
-        silence = (self._vad_at - self._last_speech) / SAMPLE_RATE
+        silence = buffer.silence
         if self.live:
             # Past max_buffer with nothing committed to cut at (a noise Whisper hears no words in,
             # a speaker who never pauses): end the utterance rather than outgrow the window.
-            stuck = len(self._audio) > (self.options.max_buffer + 2 * self.options.cadence) * SAMPLE_RATE
+            stuck = len(buffer.audio) > (self.options.max_buffer + 2 * self.options.cadence) * SAMPLE_RATE
             if silence >= self.options.end_silence or stuck:
                 return RecognizerUpdate(partial=[], final=self._end_utterance())
             if self._since_decode >= self._interval * SAMPLE_RATE:
-                committed, tail = self._agreement.agree(self._decode(self._audio))
+                committed, tail = self._agreement.agree(self._decode(buffer.audio))
                 self._remember(committed)
-                self._trim()
+                trimmed_at = self._buffer.trim(self._committed.values())
+                if trimmed_at is not None:
+                    self._agreement.forget_before(trimmed_at)
                 return RecognizerUpdate(partial=tail, final=committed or None)
             return RecognizerUpdate(partial=self._agreement.unconfirmed)
-        buffered = len(self._audio) / SAMPLE_RATE
+        buffered = len(buffer.audio) / SAMPLE_RATE
         if (silence >= self.options.end_silence and buffered >= self.options.pack) or silence >= 2.0:
             return RecognizerUpdate(final=self._end_utterance())
         if buffered >= WINDOW - 1:
@@ -192,7 +190,7 @@ class WhisperRecognizer:
         # Every word heard is committed or in the hypothesis: all of the stream the VAD judged
         # while no speech waits in the buffer, else up to the latest decode (its words past the
         # commitment are the hypothesis; the audio after it nobody has decoded yet).
-        heard = self._decoded_at if self._has_speech else self._vad_at
+        heard = self._decoded_at if self._buffer.has_speech else self._buffer.vad_at
         update.heard_through = heard / SAMPLE_RATE
         return update
 
@@ -233,7 +231,8 @@ class WhisperRecognizer:
         """End of input: decode what the buffer holds and commit all of it."""
         return self._with_writings(
             RecognizerUpdate(
-                partial=[], final=self._end_utterance() if self._has_speech else self._agreement.finish()
+                partial=[],
+                final=self._end_utterance() if self._buffer.has_speech else self._agreement.finish(),
             )
         )
 
@@ -263,17 +262,17 @@ class WhisperRecognizer:
     # -- decoding ------------------------------------------------------------------------------
     def _decode(self, audio: np.ndarray, utterance_end: bool = False) -> list[Word]:
         if self.language is None and (
-            utterance_end or self._speech_frames * FRAME >= DETECT_AFTER * SAMPLE_RATE
+            utterance_end or self._buffer.speech_frames * FRAME >= DETECT_AFTER * SAMPLE_RATE
         ):
             self._detect_language(audio)
         started = time.perf_counter()
         words = self._transcribe(
-            audio, self._start / SAMPLE_RATE, self._prompt() if (self.live and self.options.prompt) else None
+            audio, self._buffer.start_time, self._prompt() if (self.live and self.options.prompt) else None
         )
         margin = SLOWDOWN_MARGIN if self.options.keep_pace else 0.0
         self._interval = max(self.options.cadence, margin * (time.perf_counter() - started))
         self._since_decode = 0
-        self._decoded_at = self._samples
+        self._decoded_at = self._buffer.samples
         return words
 
     def _transcribe(
@@ -323,10 +322,10 @@ class WhisperRecognizer:
             word_timestamps=True, without_timestamps=False, vad_filter=False,
         )  # fmt: skip
         # The decoding happens as the generator runs.
-        decoded = segments_of(segments, offset, None if probe else self._after_onset)
+        decoded = segments_of(segments, offset, None if probe else self._buffer.after_onset)
         if probe:
             return [w for segment in decoded for w in segment.words]
-        self._guard.speech.forget_before(self._start / SAMPLE_RATE - 1.0)
+        self._guard.speech.forget_before(self._buffer.start_time - 1.0)
         kept = self._guard.keep(decoded, self._history(), self._agreement.committed_end)
         self._looped = kept.looped
         return without_initial_capitals(kept.words)
@@ -336,7 +335,7 @@ class WhisperRecognizer:
         return [w.text for w in self._committed.values()]
 
     def _end_utterance(self) -> list[Word]:
-        words = self._decode(self._audio, utterance_end=True)
+        words = self._decode(self._buffer.audio, utterance_end=True)
         if self._looped and words:
             # The audio after a loop, decoded on its own, may start the same loop again.
             words = self._guard.without_loops(
@@ -344,104 +343,31 @@ class WhisperRecognizer:
             )
         committed = self._agreement.finish(words)
         self._remember(committed)
-        self._has_speech = False
-        self._cut(self._context_start())
+        self._buffer.end_utterance(self._committed.values())
         return committed
-
-    def _context_start(self) -> int:
-        """Where to cut the buffer at an utterance end: all of it, or, live with ``keep_context``,
-        just before the committed words of its last ``keep_context`` seconds of speech. Whisper
-        hears a short utterance alone far worse than with the sentence before it, above all in
-        echo and noise; the local agreement knows those words as committed and skips them."""
-        if not (self.live and self.options.keep_context):
-            return len(self._audio)
-        since = max(self._start / SAMPLE_RATE, self._last_speech / SAMPLE_RATE - self.options.keep_context)
-        starts = [w.start for w in self._committed.values() if w.start is not None and w.start >= since]
-        if not starts:
-            return len(self._audio)
-        return max(0, min(int((min(starts) - CONTEXT_ONSET) * SAMPLE_RATE) - self._start, len(self._audio)))
 
     def _after_loop(self, resume: float) -> list[Word]:
         """The words of the buffer after ``resume`` (seconds), where the utterance's last
         hypothesis was cut as a loop: that audio decoded on its own, once, so the speech after a
         loop is not lost with the buffer."""
-        at = max(0, int(round(resume * SAMPLE_RATE)) - self._start)
-        if len(self._audio) - at < SAMPLE_RATE // 2:
+        buffer = self._buffer
+        at = max(0, int(round(resume * SAMPLE_RATE)) - buffer.start)
+        if len(buffer.audio) - at < SAMPLE_RATE // 2:
             return []
-        return self._transcribe(self._audio[at:], (self._start + at) / SAMPLE_RATE)
+        return self._transcribe(buffer.audio[at:], (buffer.start + at) / SAMPLE_RATE)
 
     def _decode_full_window(self) -> list[Word]:
         """Files: the buffer reached Whisper's window in one long stretch of speech. Commit all but
         the last word (it may be cut in two) and keep the audio from its start."""
-        words = self._decode(self._audio, utterance_end=True)
+        words = self._decode(self._buffer.audio, utterance_end=True)
         keep = self._agreement.finish(words[:-1] if len(words) > 1 else words)
         self._remember(keep)
-        cut = len(self._audio) if len(words) <= 1 else int(words[-1].start * SAMPLE_RATE) - self._start
-        self._cut(max(0, min(cut, len(self._audio))))
+        buffer = self._buffer
+        cut = len(buffer.audio) if len(words) <= 1 else int(words[-1].start * SAMPLE_RATE) - buffer.start
+        buffer.cut(max(0, min(cut, len(buffer.audio))))
         return keep
 
-    # -- the buffer ----------------------------------------------------------------------------
-    def _watch(self, probabilities: np.ndarray) -> None:
-        """Follow speech and silence, frame by frame (with Silero's hysteresis: once in speech, a
-        frame stays speech down to 0.15 below the threshold)."""
-        high = self.options.speech_threshold
-        for p in probabilities:
-            self._vad_at += FRAME
-            if p >= high or (self._in_speech and p >= high - 0.15):
-                if not self._in_speech:
-                    self._onsets.append((self._vad_at - FRAME) / SAMPLE_RATE)
-                if not self._has_speech:
-                    self._since_decode = 0  # the first decode of an utterance hears a cadence of it
-                self._in_speech = True
-                self._has_speech = True
-                self._speech_frames += 1
-                self._last_speech = self._vad_at
-                self._guard.speech.heard((self._vad_at - FRAME) / SAMPLE_RATE, self._vad_at / SAMPLE_RATE)
-            else:
-                self._in_speech = False
-
-    def _drop_silence(self) -> None:
-        # The context an ended utterance left waits through a short pause only: after a long one the
-        # next words rarely continue the sentence, and the buffer would hold mostly silence.
-        pause = (self._vad_at - self._last_speech) / SAMPLE_RATE
-        if self.live and self.options.keep_context and pause < CONTEXT_PAUSE:
-            return
-        # Keep a little audio before speech starts: Whisper needs the onset of the first word.
-        keep = int(0.4 * SAMPLE_RATE)
-        if len(self._audio) > 2 * keep:
-            self._cut(len(self._audio) - keep)
-
-    def _trim(self) -> None:
-        """Live: keep the buffer short, cutting only where every word before is committed."""
-        seconds = len(self._audio) / SAMPLE_RATE
-        if seconds <= self.options.trim_after:
-            return
-        buffer_start = self._start / SAMPLE_RATE
-        inside = [w for w in self._committed.values() if w.end is not None and w.end > buffer_start]
-        ends = [w for w in inside if w.written.endswith(SENTENCE_ENDS)]
-        if ends:
-            at = ends[-1].end
-        elif seconds > self.options.max_buffer and inside:
-            at = inside[-1].end
-        else:
-            return
-        self._cut(int(round(at * SAMPLE_RATE)) - self._start)
-        self._agreement.forget_before(at)
-
-    def _cut(self, samples: int) -> None:
-        self._audio = self._audio[samples:]
-        self._start += samples
-        self._onsets = [t for t in self._onsets if t >= self._start / SAMPLE_RATE - 1.0]
-
-    def _after_onset(self, start: float, end: float) -> float:
-        """A word's start, moved to where the VAD heard speech begin when the word straddles that
-        onset: Whisper stretches the first word after a silence back over it (to the buffer's
-        start), which would hide the pause before it from ``[PAUSE]`` and the exports."""
-        for onset in self._onsets:
-            if start < onset < end:
-                return onset
-        return start
-
+    # -- committed words ------------------------------------------------------------------------
     def _remember(self, committed: list[Word]) -> None:
         first = self._agreement.committed_count - len(committed)
         for i, word in enumerate(committed):
@@ -450,7 +376,7 @@ class WhisperRecognizer:
             del self._committed[index]
 
     def _prompt(self) -> str | None:
-        buffer_start = self._start / SAMPLE_RATE
+        buffer_start = self._buffer.start_time
         text = " ".join(
             w.written or w.text
             for w in self._committed.values()

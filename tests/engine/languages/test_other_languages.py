@@ -249,10 +249,10 @@ def test_auto_decides_on_ten_seconds_of_speech_or_the_first_utterance_end_and_th
             recognizer.on_language_detected("de", 0.9),
         )
         audio = np.zeros(16000, np.float32)
-        recognizer._speech_frames = int((DETECT_AFTER - 1) * 16000 / FRAME)
+        recognizer._buffer.speech_frames = int((DETECT_AFTER - 1) * 16000 / FRAME)
         recognizer._decode(audio)  # nine seconds of speech, the utterance going on: not yet
         assert recognizer.language is None and told == []
-        recognizer._speech_frames = int(DETECT_AFTER * 16000 / FRAME) + 1
+        recognizer._buffer.speech_frames = int(DETECT_AFTER * 16000 / FRAME) + 1
         recognizer._decode(audio)
         recognizer._decode(audio, utterance_end=True)
         assert recognizer.language == "de" and told == ["de"]  # once, then kept
