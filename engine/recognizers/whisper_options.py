@@ -34,9 +34,10 @@ class WhisperOptions:
     settle_after: int = SETTLE_AFTER
     # live: the encoder hears the buffer and this many seconds of silence after it, at least
     # ``encoder_least`` seconds, not Whisper's whole 30 s window: a short buffer's decode then costs
-    # a fraction of the CPU, at the same words (docs/experiments); 0: the whole window, as files
+    # a fraction of the CPU. On clean speech 10 s gave the same words; in echo a window under 20 s
+    # costs words (docs/QUALITY.md, "Real rooms and calls"); 0: the whole window, as files
     encoder_margin: float = 1.0
-    encoder_least: float = 10.0
+    encoder_least: float = 20.0
     # A multilingual model's language ("de"); None: told from the first speech (``DETECT_AFTER``).
     # An English-only model hears English whatever this says.
     language: str | None = None
@@ -44,8 +45,8 @@ class WhisperOptions:
     task: str = "transcribe"
     # live: seconds of an ended utterance's committed speech kept in the buffer, which the next
     # utterance's decodes hear again as context, as a file's window hears the sentences before it
-    # (a pause shorter than ``CONTEXT_PAUSE`` in ``whisper_rec``); 0: each utterance heard alone
-    keep_context: float = 0.0
+    # (a pause shorter than ``CONTEXT_PAUSE`` in ``speech_buffer``); 0: each utterance heard alone
+    keep_context: float = 5.0
     # live: space decodes out while one takes longer than the cadence, so that a slow CPU never
     # falls further and further behind. Off only where the audio waits for the decodes (a file fed
     # in lockstep for measuring): the decodes then depend on the audio, not on the machine's load.

@@ -44,15 +44,11 @@ from engine.recognizers.base import RecognizerError, RecognizerUpdate, as_pcm_by
 from engine.recognizers.decode_guard import DecodeGuard, segments_of
 from engine.recognizers.local_agreement import LocalAgreement, without_initial_capitals
 from engine.recognizers.silero_vad import FRAME, StreamingVad
-from engine.recognizers.speech_buffer import CONTEXT_ONSET, CONTEXT_PAUSE, SpeechBuffer
+from engine.recognizers.speech_buffer import SpeechBuffer
 from engine.recognizers.whisper_options import WINDOW, WhisperOptions
 from engine.words import Word
 
-# CONTEXT_PAUSE and CONTEXT_ONSET live with the buffer they shape; named here too, where
-# ``WhisperOptions.keep_context`` points.
 __all__ = [
-    "CONTEXT_ONSET",
-    "CONTEXT_PAUSE",
     "DETECT_AFTER",
     "PROMPT_CHARS",
     "SLOWDOWN_MARGIN",
