@@ -59,7 +59,11 @@ def meeting_files(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def whisper():
-    return WhisperRecognizer(live=True)
+    from engine.recognizers.whisper_options import WhisperOptions
+
+    # The files are read as fast as they decode: decodes spaced out by this machine's load (the
+    # live pace) would make the words depend on what else runs.
+    return WhisperRecognizer(live=True, options=WhisperOptions(keep_pace=False))
 
 
 def _meeting(me: Path, others: Path, whisper, guard: bool = True):
