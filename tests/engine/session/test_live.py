@@ -165,7 +165,14 @@ def test_the_words_reaching_the_engine_carry_their_prosody(speech_wav, recognize
     assert len(fed) >= 12
     assert all(len(w.prosody) == len(PROSODY_FIELDS) for w in fed if w.has_times)
     silence = PROSODY_FIELDS.index("silence_before")
-    assert all(not math.isnan(w.prosody[silence]) for w in fed[1:])  # heard since the word before
+    # Heard since the word before: every word but the stream's first, which PocketSphinx may commit,
+    # retract and commit again ("so where" → "the weather", from 0.51 s), each time with none before.
+    first = min(w.start for w in fed if w.has_times)
+    later = [w for w in fed if w.has_times and w.start > first + 0.1]
+    assert len(later) >= 10
+    assert all(not math.isnan(w.prosody[silence]) for w in later), [
+        (w.text, w.start, w.end, w.prosody[silence]) for w in fed
+    ]
     voiced = [w for w in fed if not math.isnan(w.prosody[1])]  # a final pitch was found
     assert len(voiced) >= len(fed) // 2
     assert all(-30 < w.prosody[1] < 30 for w in voiced)  # semitones around 100 Hz: a voice
