@@ -60,6 +60,10 @@ class RecognizerKind:
     # (None: no probe). Both from a measured curve (docs/PERFORMANCE.md, "Other languages").
     live_cadence: float | None = None
     live_load_limit: float | None = None
+    # Live: the least window its encoder hears where the options name none (None: the recognizer's
+    # own default). A wider window hears echo and noise better at a cost in CPU that a larger model
+    # cannot always afford: its probe and its limit above were measured with this one.
+    live_encoder_least: float | None = None
     opener: Opener = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     @property
@@ -112,6 +116,8 @@ def open_whisper_base(folder: Path | None, live: bool, verbose: bool, options: M
 
     if live and WHISPER_BASE.live_cadence is not None:
         options = {"cadence": WHISPER_BASE.live_cadence, **options}
+    if live and WHISPER_BASE.live_encoder_least is not None:
+        options = {"encoder_least": WHISPER_BASE.live_encoder_least, **options}
     recognizer = open_whisper(folder or ensure_language_pack(), live, verbose, options)
     recognizer.name = WHISPER_BASE.name  # its kind's declarations, not tiny.en's
     return recognizer
@@ -173,6 +179,7 @@ WHISPER_BASE = RecognizerKind(
     marks_by_default=True,
     live_cadence=0.75,
     live_load_limit=0.7,
+    live_encoder_least=10.0,
     opener=open_whisper_base,
 )
 
