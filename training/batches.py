@@ -9,7 +9,7 @@ Each window's right edge is a word drawn with its source's weight (the data mix,
 and each step draws one window length from ``windows``, so the model serves any streaming
 window w and any offline window W in that range.
 
-The phases of the recipe (docs/METHOD.md, "Training"):
+The phases of the recipe (docs/TRAINING.md, "Training"):
 1. steps [0, pause_from): text only;
 2. steps [pause_from, steps): the same, with timings (``[PAUSE]`` and, for a model that reads
    them, word cues and recognizer hints) in most windows, and with recognized speech (real times

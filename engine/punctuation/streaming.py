@@ -1,5 +1,5 @@
 """Streaming punctuation: entropy threshold decoding (Minixhofer 2021, Streamed Punctuation
-Annotation using Transformers, Algorithm 1; docs/METHOD.md).
+Annotation using Transformers, Algorithm 1; docs/DECODING.md).
 
 Every new word triggers ONE inference: the tagger reads the window that ends at
 the new word, which gives the new word (at lookahead 0, for an immediate
