@@ -34,6 +34,8 @@ VOSK_MODEL = Key("recognition/vosk_model", "")  # catalogue name or folder path;
 # The spoken language: "en" (Whisper tiny.en, English only), an ISO code ("de": Whisper base in that
 # language) or "auto" (Whisper base, the language detected on the first seconds of speech)
 LANGUAGE = Key("recognition/language", "en")
+# Speed or accuracy: which Whisper captions English, one of the engine's ``Accuracy`` values
+ACCURACY = Key("recognition/accuracy", "auto")
 TRANSLATE = Key("recognition/translate", False)  # Whisper base writes English captions of another language
 # "mic" | "system" | "app" (one application's sound) | "meeting" (the microphone beside the
 # others' side, MEETING_OTHERS); "file" is never stored, but an older version could leave it

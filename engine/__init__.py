@@ -71,6 +71,7 @@ _PUBLIC = {
     "RECOGNIZER_KINDS": ("engine.recognizers.kinds", "KINDS"),
     "RECOGNIZER_CHOICES": ("engine.recognizers.kinds", "CHOICES"),
     "best_built_in_recognizer": ("engine.recognizers.kinds", "best_built_in"),
+    "Accuracy": ("engine.recognizers.accuracy", "Accuracy"),
     "LanguagePackStatus": ("engine.recognizers.language_pack", "LanguagePackStatus"),
     "language_pack_status": ("engine.recognizers.language_pack", "language_pack_status"),
     "ensure_language_pack": ("engine.recognizers.language_pack", "ensure_language_pack"),

@@ -15,7 +15,7 @@ from app import settings as keys
 from app.dialogs.language_choice import LanguageChoice
 from app.dialogs.models_panel import ModelsPanel
 from app.dialogs.page_base import Controls, Problem, SettingsPage, _combo, _select
-from engine import RECOGNIZER_KINDS
+from engine import RECOGNIZER_KINDS, Accuracy
 
 
 class RecognitionPage(SettingsPage):
@@ -37,12 +37,14 @@ class RecognitionPage(SettingsPage):
                 ("Punctuation by Whisper (it comes with Whisper's words)", "recognizer"),
             ],
         )
+        self.accuracy = _combo("Speed or accuracy", [(a.label, a.value) for a in Accuracy])
         self.model_choice = _combo("Vosk model to use")
         self.languages = LanguageChoice()
         self.refresh_model_choice()
         form = QFormLayout()
         form.addRow("Recogni&zer:", self.recognizer)
         form.addRow("Model &to use:", self.model_choice)
+        form.addRow("Speed or &accuracy:", self.accuracy)
         form.addRow("&Punctuation:", self.marks)
         self.languages.add_rows(form)
         layout = QVBoxLayout(self)
@@ -55,6 +57,7 @@ class RecognitionPage(SettingsPage):
         return {
             keys.RECOGNIZER: (self.recognizer.currentData, lambda v: _select(self.recognizer, v)),
             keys.MARKS: (self.marks.currentData, lambda v: _select(self.marks, v)),
+            keys.ACCURACY: (self.accuracy.currentData, lambda v: _select(self.accuracy, v)),
             keys.VOSK_MODEL: (
                 self.model_choice.currentData,
                 lambda v: _select(self.model_choice, v, f"{v} (not installed)"),

@@ -46,7 +46,13 @@ from app.main_window.transcript_controller import TranscriptController
 from app.settings import speaker_names
 from app.workers.jobs import JobRunner
 from app.workers.session_bridge import IDLE, PAUSED, RUNNING, SessionBridge
-from engine import LatencyMap, SessionSpec, Transcript, best_built_in_recognizer, keep_days
+from engine import Accuracy, LatencyMap, SessionSpec, Transcript, best_built_in_recognizer, keep_days
+
+
+def known_accuracy(value: str) -> str:
+    """The stored Speed or accuracy choice; a hand-edited or newer one the engine does not know
+    starts the session with the default rather than not at all."""
+    return value if value in {a.value for a in Accuracy} else keys.ACCURACY.default
 
 
 class CaptionWindow(QMainWindow):
@@ -239,6 +245,7 @@ class CaptionWindow(QMainWindow):
             recognizer=s.get(keys.RECOGNIZER),
             vosk_model=s.get(keys.VOSK_MODEL),
             marks=s.get(keys.MARKS),
+            accuracy=known_accuracy(s.get(keys.ACCURACY)),
             model_dir=self.model_dir,
             journal_dir=self.journal_folder(),
             journal_keep_days=keep_days(s.get(keys.JOURNAL_KEEP_DAYS)),

@@ -82,17 +82,19 @@ def language_choice(args) -> tuple[str, bool]:
     return language, translate
 
 
-def recognizer_request(args) -> tuple[str, dict]:
-    """(kind, options) of the recognizer ``args`` ask for: ``--recognizer``, or Whisper base with
-    the language and the task for ``--language`` other than English, or ``--translate``."""
+def recognizer_request(args, live: bool = True) -> tuple[str, dict]:
+    """(kind, options) of the recognizer ``args`` ask for, ``live`` or for a file: ``--recognizer``
+    with ``--accuracy``, or Whisper base with the language and the task for ``--language`` other
+    than English, or ``--translate``."""
     from engine.recognizers.kinds import AUTO
     from engine.session.build import SessionSpec
 
     language, translate = language_choice(args)
     spec = SessionSpec(
-        recognizer=getattr(args, "recognizer", None) or AUTO, language=language, translate=translate
-    )
-    return spec.recognizer_choice()
+        recognizer=getattr(args, "recognizer", None) or AUTO, language=language, translate=translate,
+        accuracy=getattr(args, "accuracy", None) or "auto",
+    )  # fmt: skip
+    return spec.recognizer_choice(live)
 
 
 def describe_recognizer(name: str, language: str | None, translating: bool, detected: bool = False) -> str:
@@ -112,11 +114,12 @@ def make_recognizer(
     notice goes to stderr, an error is one line. ``live=False``: for a whole file at once;
     ``verbose``: Kaldi's log too; ``options``: the kind's own (Whisper base's language and task)."""
     from engine.recognizers import RecognizerError
+    from engine.recognizers.accuracy import ACCURACY_OPTION
     from engine.recognizers.kinds import LANGUAGE_PACK, find_kind
     from engine.recognizers.select import open_recognizer
 
     chosen = find_kind(kind)
-    if chosen is not None and LANGUAGE_PACK in chosen.models:
+    if chosen is not None and LANGUAGE_PACK in chosen.models or ACCURACY_OPTION in (options or {}):
         from engine.recognizers.language_pack import MODEL_SIZE, language_pack_status
 
         status = language_pack_status()

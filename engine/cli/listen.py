@@ -81,6 +81,7 @@ def session_spec(args) -> SessionSpec:
         vosk_model=args.model or "",
         marks=getattr(args, "marks", "auto"),
         model_dir=args.model_dir,
+        accuracy=getattr(args, "accuracy", None) or "auto",
     )
 
 

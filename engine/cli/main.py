@@ -124,6 +124,7 @@ def add_model_options(p: argparse.ArgumentParser, threads: bool = True) -> None:
 
 
 def _add_recognizer_options(p) -> None:
+    from engine.recognizers.accuracy import ACCURACIES, Accuracy
     from engine.recognizers.kinds import AUTO, CHOICES
 
     p.add_argument(
@@ -159,6 +160,14 @@ def _add_recognizer_options(p) -> None:
         "--translate",
         action="store_true",
         help="English captions of speech in another language (Whisper base, the language pack)",
+    )
+    p.add_argument(
+        "--accuracy",
+        choices=ACCURACIES,
+        default=Accuracy.AUTO.value,
+        help="which Whisper captions English: "
+        + "; ".join(f"{a.value}: {a.help}" for a in Accuracy)
+        + f" (default {Accuracy.AUTO.value})",
     )
     add_model_options(p)
     p.add_argument(

@@ -167,7 +167,7 @@ def cmd_transcribe(args) -> int:
     from engine.recognizers import RecognizerError
     from engine.session.batch import Interrupted, transcribe_file
 
-    kind, options = recognizer_request(args)  # a bad --language before any file is read
+    kind, options = recognizer_request(args, live=False)  # a bad --language before any file is read
     files = [Path(f) for f in args.files]
     fmt = pick_format(args.format, args.output)
     if args.output not in (None, "-"):  # the folder all transcripts go to, before anything else

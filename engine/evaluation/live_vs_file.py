@@ -70,12 +70,13 @@ def missing_engine(tts: str) -> str | None:
     return None if shutil.which(program) else f"{program} is not installed: apt-get install {package}"
 
 
-def file_transcript(wav: Path, options) -> tuple[list, float]:
-    """(words with their marks, CPU seconds) as ``livecap transcribe`` gives them."""
+def file_transcript(wav: Path, options, folder: Path | None = None) -> tuple[list, float]:
+    """(words with their marks, CPU seconds) as ``livecap transcribe`` gives them, by the Whisper
+    model in ``folder`` (None: the shipped tiny.en)."""
     from engine.recognizers.whisper_rec import WhisperRecognizer
     from engine.session.batch import transcribe_file
 
-    recognizer = WhisperRecognizer(live=False, options=options)
+    recognizer = WhisperRecognizer(folder, live=False, options=options)
     try:
         started = time.process_time()
         transcript = transcribe_file(wav, recognizer, None, written_marks=True)

@@ -86,7 +86,8 @@ def _live(excerpts, speech: Speech, wav: Path, recognizer, model, paced: bool) -
 class Run:
     """What every condition's run shares: the loaded models and the settings."""
 
-    options: object  # WhisperOptions
+    options: object  # WhisperOptions, for files
+    folder_model: Path | None  # the Whisper model's folder (None: the shipped tiny.en)
     live_recognizer: object
     model: object  # the punctuation model
     paced: bool
@@ -120,7 +121,9 @@ def one_condition(name: str, excerpts, speech: Speech, clean: np.ndarray, run: R
     wav = run.folder / f"{name}.wav"
     _write_wav(wav, audio)
     reference = [w for e in excerpts for w in e.words]
-    file_words, file_cpu = file_transcript(wav, dataclasses.replace(run.options, threads=None))
+    file_words, file_cpu = file_transcript(
+        wav, dataclasses.replace(run.options, threads=None), run.folder_model
+    )
     file_scores = scored(excerpts, speech, file_words)
     live, live_words = _live(excerpts, speech, wav, run.live_recognizer, run.model, run.paced)
     file_text, live_text = [w.text for w in file_words], [w.text for w in live_words]
@@ -189,7 +192,7 @@ def nonspeech_words(minutes: float, run: Run) -> dict:
     for kind in NONSPEECH_KINDS:
         wav = run.folder / f"nonspeech-{kind}.wav"
         _write_wav(wav, nonspeech(kind, minutes * 60, run.seed))
-        file_words, _ = file_transcript(wav, dataclasses.replace(run.options, threads=None))
+        file_words, _ = file_transcript(wav, dataclasses.replace(run.options, threads=None), run.folder_model)
         live_words = run_live(wav, run.live_recognizer, run.model, realtime=False)["transcript"].words
         out[kind] = {
             "file_words": len(file_words),
@@ -251,6 +254,12 @@ def _parser() -> argparse.ArgumentParser:
     add("--seed", type=int, default=0, help="excerpts, rooms, noises and lost packets")
     add("--paced", action="store_true", help="live in real time: also latency and CPU")
     add("--anchors", action="store_true", help="also plain faster-whisper on tiny.en and base")
+    add(
+        "--recognizer",
+        choices=("whisper", "whisper-base"),
+        default="whisper",
+        help="tiny.en (built in), or base (the language pack) told English, with its kind's live settings",
+    )
     add("--whisper-option", action="append", default=[], metavar="KEY=VALUE", help="a WhisperOptions field")
     add("--nonspeech-minutes", type=float, default=10.0, help="of each non-speech kind; 0 skips")
     add("--markdown", action="store_true", help="print the table as markdown instead of the JSON")
@@ -275,17 +284,29 @@ def main(argv=None) -> int:
         log(str(exc))
         return 2
     conditions = args.condition or PRESETS[args.preset]
-    options = WhisperOptions(**parse_whisper_options(args.whisper_option))
+    given = parse_whisper_options(args.whisper_option)
+    folder_model, live_given = None, dict(given)
+    if args.recognizer == "whisper-base":
+        from engine.recognizers.kinds import WHISPER_BASE
+        from engine.recognizers.language_pack import ensure_language_pack
+
+        folder_model = ensure_language_pack()
+        given = {"language": "en", **given}
+        live_given = {
+            "cadence": WHISPER_BASE.live_cadence, "encoder_least": WHISPER_BASE.live_encoder_least, **given
+        }  # fmt: skip
+    options = WhisperOptions(**given)
     log(f"{len(excerpts)} excerpts, {sum(len(e.words) for e in excerpts)} words; conditions {conditions}")
     # Unpaced, the audio waits for each decode: its decodes then follow the audio alone, so a run on
     # a busy machine gives the same words as on an idle one.
-    live_options = options if args.paced else dataclasses.replace(options, keep_pace=False)
-    recognizer = WhisperRecognizer(live=True, options=live_options)
+    live_options = WhisperOptions(**live_given)
+    live_options = live_options if args.paced else dataclasses.replace(live_options, keep_pace=False)
+    recognizer = WhisperRecognizer(folder_model, live=True, options=live_options)
     try:
         with tempfile.TemporaryDirectory(prefix="livecap-rooms-") as folder:
             run = Run(
-                options, recognizer, PunctuationModel(model_folder(None), threads=1), args.paced,
-                args.seed, Path(folder), _anchor_models(log) if args.anchors else None, log,
+                options, folder_model, recognizer, PunctuationModel(model_folder(None), threads=1),
+                args.paced, args.seed, Path(folder), _anchor_models(log) if args.anchors else None, log,
             )  # fmt: skip
             voices = {v: one_voice(v, excerpts, conditions, run) for v in args.voice or list(VOICES)}
             minutes = args.nonspeech_minutes
@@ -300,7 +321,9 @@ def main(argv=None) -> int:
         + " ".join(argv if argv is not None else sys.argv[1:]),
         "date": time.strftime("%Y-%m-%d"),
         **cpu_description(),
+        "recognizer": args.recognizer,
         "whisper_options": dataclasses.asdict(options),
+        "live_whisper_options": dataclasses.asdict(live_options),
         "settings": {"seed": args.seed, "paced": args.paced, "words": [args.min_words, args.max_words]},
         "excerpts": [e.source for e in excerpts],
         "reference_words": sum(len(e.words) for e in excerpts),

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from engine.recognizers.accuracy import ACCURACY_OPTION, Accuracy, accuracy, wants_base
 from engine.recognizers.base import Recognizer, RecognizerError, WayOut
 from engine.recognizers.kinds import (
     AUTO,
@@ -21,6 +22,7 @@ from engine.recognizers.kinds import (
     POCKETSPHINX,
     VOSK,
     WHISPER,
+    WHISPER_BASE,
     RecognizerKind,
     recognizer_kind,
 )
@@ -103,7 +105,10 @@ def open_recognizer(
     ``isolated``: a kind whose library holds the GIL while it decodes runs in a child process
     (``IsolatedRecognizer``), waited for here so that its model's errors show now: for a caller
     whose other threads must never wait on it, like a GUI (docs/PERFORMANCE.md). ``verbose``:
-    Kaldi's log goes to stderr. ``options``: the kind's own settings (``kinds``' openers).
+    Kaldi's log goes to stderr. ``options``: the kind's own settings (``kinds``' openers), and
+    under ``ACCURACY_OPTION`` the session's ``Accuracy`` (default "fast"): where it asks for
+    Whisper base and the built-in Whisper would run, base runs told English, or tiny.en with a
+    notice saying why not (``accuracy``).
 
     ``fall_back``: a model that will not load does not stop the captions: the built-in choice
     runs, and the ways out come back for the front end to offer (the window's buttons); without
@@ -113,7 +118,18 @@ def open_recognizer(
 
         models_dir = paths.vosk_models_dir()
     chosen = None if kind in (None, AUTO) else recognizer_kind(kind)
-    settings = {"live": live, "isolated": isolated, "verbose": verbose, "options": options}
+    options = dict(options or {})
+    try:
+        wanted = accuracy(options.pop(ACCURACY_OPTION, Accuracy.FAST))
+    except ValueError as exc:
+        raise RecognizerError(str(exc)) from None
+    settings = {
+        "live": live,
+        "isolated": isolated,
+        "verbose": verbose,
+        "options": options,
+        "accuracy": wanted,
+    }
     try:
         recognizer, notice = _choose(chosen, model or None, models_dir, **settings)
         return Opened(recognizer, notice)
@@ -134,6 +150,7 @@ def _choose(
 ) -> tuple[Recognizer, str]:
     """(recognizer, notice): ``kind``, or the best one here (None)."""
     live = settings["live"]
+    wanted = settings.pop("accuracy")
     if kind is not None and not kind.takes_model:
         # Its model ships inside the wheel or its pack; ``model`` is for the kinds that take one.
         where = "language pack's" if LANGUAGE_PACK in kind.models else "built-in"
@@ -143,6 +160,8 @@ def _choose(
             _refuse_if_too_slow(kind, recognizer, settings["options"] or {})
         return recognizer, notice
     if kind is not None and kind.built_in_model:  # the model named, else its own
+        if model is None and kind is WHISPER and wants_base(wanted, live):
+            return _english_base(wanted, **settings)
         folder = resolve_model_folder(model, models_dir, kind) if model is not None else None
         return _open(kind, folder, **settings), ""
     if model is not None:
@@ -164,6 +183,12 @@ def _choose(
             f"run `livecap models download {DEFAULT_ENGLISH}` or pass a model folder"
         )
     user_whisper = installed_whisper_folders(models_dir)
+    if not user_whisper and wants_base(wanted, live):
+        try:
+            recognizer, notice = _english_base(wanted, **settings)
+            return recognizer, "; ".join(n for n in (why.strip(" ()"), notice) if n)
+        except RecognizerError:
+            pass  # tiny.en cannot load either where base cannot: the lines below say so
     try:
         whisper = _open(WHISPER, user_whisper[0] if user_whisper else None, **settings)
     except RecognizerError as exc:
@@ -179,6 +204,35 @@ def _choose(
                 f"(`livecap models download {DEFAULT_ENGLISH}`) is faster."
             )
     return whisper, (why.strip(" ()") + ": using Whisper") if why else ""
+
+
+def _english_base(wanted: Accuracy, **settings) -> tuple[Recognizer, str]:
+    """(recognizer, notice): Whisper base told English where the language pack is installed and,
+    live, keeps up with speech here; else tiny.en, with one line saying why (none where "auto"
+    found no pack: nothing was asked of it)."""
+    from engine.recognizers.language_pack import INSTALL, language_pack_status
+
+    live = settings["live"]
+    if not language_pack_status().installed:
+        notice = (
+            ""
+            if wanted is Accuracy.AUTO
+            else (f"Accuracy needs Whisper base, the language pack ({INSTALL}): captions use Whisper tiny.en")
+        )
+        return _open(WHISPER, None, **settings), notice
+    options = {"language": "en", **(settings["options"] or {})}
+    base = _open(WHISPER_BASE, None, **{**settings, "options": options})
+    if not live:
+        return base, ""
+    share = live_load(base)
+    if share <= WHISPER_BASE.live_load_limit:
+        return base, ""
+    base.close()
+    return _open(WHISPER, None, **settings), (
+        f"Whisper base cannot keep up with live speech on this computer (one decode takes {share:.0%} "
+        f"of the {WHISPER_BASE.live_cadence:g} s between decodes): live captions use Whisper tiny.en; "
+        "`livecap transcribe` still uses base"
+    )
 
 
 def _refuse_if_too_slow(kind: RecognizerKind, recognizer, options) -> None:

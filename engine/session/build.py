@@ -21,7 +21,7 @@ from pathlib import Path
 from engine.audio.pausable import SourceChoice, open_source
 from engine.files import paths
 from engine.punctuation.settings import DecoderSettings
-from engine.recognizers.kinds import AUTO, WHISPER_BASE, RecognizerKind, recognizer_kind
+from engine.recognizers.kinds import AUTO, WHISPER, WHISPER_BASE, RecognizerKind, recognizer_kind
 from engine.session.live import LiveSession
 from engine.session.marks import choose_decoder, whose_marks
 from engine.session.meeting import meeting_sides, open_meeting_sources, others_voices
@@ -72,22 +72,32 @@ class SessionSpec:
     language: str = "en"
     # English captions of speech in ``language``: Whisper base translates as it recognizes.
     translate: bool = False
+    # Speed or accuracy (``accuracy.Accuracy``): where English runs the built-in Whisper, tiny.en
+    # or Whisper base (the language pack), as ``accuracy.wants_base`` says.
+    accuracy: str = "auto"
 
     def __post_init__(self):
+        from engine.recognizers.accuracy import accuracy
         from engine.recognizers.language_pack import check_language
 
         object.__setattr__(self, "language", check_language(self.language))
+        object.__setattr__(self, "accuracy", accuracy(self.accuracy).value)
 
     @property
     def uses_language_pack(self) -> bool:
         """Another language than English, or a translation: only Whisper base does either."""
         return self.language != "en" or self.translate
 
-    def recognizer_choice(self) -> tuple[str, dict]:
-        """(kind, options) of the recognizer this spec asks for: ``recognizer`` for English;
-        Whisper base with the language and the task for any other language or a translation."""
+    def recognizer_choice(self, live: bool = True) -> tuple[str, dict]:
+        """(kind, options) of the recognizer this spec asks for, ``live`` or for a file:
+        ``recognizer`` for English, with the accuracy where it asks for Whisper base; Whisper base
+        with the language and the task for any other language or a translation."""
         if not self.uses_language_pack:
-            return self.recognizer, {}
+            from engine.recognizers.accuracy import ACCURACY_OPTION, wants_base
+
+            # Only where it changes something: a front end's factory for tiny.en takes no options.
+            wanted = wants_base(self.accuracy, live) and self.recognizer in (AUTO, WHISPER.name)
+            return self.recognizer, {ACCURACY_OPTION: self.accuracy} if wanted else {}
         language = None if self.language == "auto" else self.language
         return WHISPER_BASE.name, {
             "language": language,

@@ -109,6 +109,7 @@ def test_ok_saves_every_setting_and_reports_what_changed(qtbot, ini, tmp_path):
     dialog.recognition_page.recognizer.setCurrentIndex(
         dialog.recognition_page.recognizer.findData("pocketsphinx")
     )
+    dialog.recognition_page.accuracy.setCurrentIndex(dialog.recognition_page.accuracy.findData("best"))
     dialog.audio_page.system_radio.setChecked(True)
     dialog.audio_page.input_device.setCurrentIndex(dialog.audio_page.input_device.findData("USB Headset"))
     dialog.audio_page.monitor_device.setCurrentIndex(
@@ -136,6 +137,7 @@ def test_ok_saves_every_setting_and_reports_what_changed(qtbot, ini, tmp_path):
     stored = make_settings(ini)  # a new reader of the same file: it really was written
     expected = {
         keys.RECOGNIZER: "pocketsphinx",
+        keys.ACCURACY: "best",
         keys.SOURCE_KIND: "system",
         keys.INPUT_DEVICE: "USB Headset",
         keys.MONITOR_DEVICE: SCAN.monitors[0][0],
@@ -242,6 +244,16 @@ def test_the_recognizer_choice_is_the_engines_list_of_kinds(qtbot, ini):
     combo = dialog.recognition_page.recognizer
     assert [combo.itemData(i) for i in range(combo.count())] == list(RECOGNIZER_CHOICES)
     assert [combo.itemText(i) for i in range(1, combo.count())] == [k.label for k in RECOGNIZER_KINDS]
+
+
+def test_the_accuracy_choice_is_the_engines_with_auto_first_chosen(qtbot, ini):
+    from engine import Accuracy
+
+    dialog = open_dialog(qtbot, ini, entries=())
+    combo = dialog.recognition_page.accuracy
+    assert [combo.itemData(i) for i in range(combo.count())] == [a.value for a in Accuracy]
+    assert [combo.itemText(i) for i in range(combo.count())] == [a.label for a in Accuracy]
+    assert combo.currentData() == keys.ACCURACY.default == Accuracy.AUTO.value
 
 
 def test_vosk_without_an_installed_model_is_rejected(qtbot, ini):

@@ -99,6 +99,17 @@ def test_after_stop_the_text_keeps_every_mark_that_settled_live(window, qtbot, s
     assert (tmp_path / "out.txt").read_text().split() == live.text().split()
 
 
+def test_the_accuracy_setting_reaches_the_session_and_an_unknown_one_starts_with_the_default(
+    make_window, settings
+):
+    window = make_window()
+    assert window.spec().accuracy == "auto"
+    settings.set(keys.ACCURACY, "best")
+    assert window.spec().accuracy == "best"
+    settings.set(keys.ACCURACY, "turbo")  # hand-edited, or written by a newer version
+    assert window.spec().accuracy == "auto"
+
+
 def test_the_journal_retention_setting_reaches_the_session(make_window, settings):
     window = make_window()
     assert window.spec().journal_keep_days == 30  # the default: closed sessions kept 30 days
