@@ -101,12 +101,19 @@ def without_initial_capitals(hypothesis: list[Word]) -> list[Word]:
 
 class LocalAgreement:
     """Commit the prefix two consecutive hypotheses agree on; committed words never change, their
-    writings settle ``settle_after`` words later."""
+    writings settle ``settle_after`` words later.
 
-    def __init__(self, settle_after: int = SETTLE_AFTER) -> None:
+    ``two_of_three``: the newest hypothesis may agree with either of the two before it. A model
+    whose decodes of the same audio waver (A, B, A) then commits on the third decode rather than
+    waiting for two identical ones in a row."""
+
+    def __init__(self, settle_after: int = SETTLE_AFTER, two_of_three: bool = False) -> None:
         if settle_after < 0:
             raise ValueError(f"settle_after must be 0 or more, got {settle_after}")
         self.settle_after = settle_after
+        self.two_of_three = two_of_three
+        self._older: list[Word] = []  # the hypothesis before the last, whole (``two_of_three``)
+        self._last: list[Word] = []  # the last hypothesis, whole
         self.committed_end = 0.0  # end time of the last committed word
         self.committed_count = 0  # words committed since the reset
         self._committed_tail: list[str] = []  # the last committed words' bare text
@@ -124,9 +131,10 @@ class LocalAgreement:
         """(newly committed words, the unconfirmed tail) after one more hypothesis."""
         new = self._beyond_committed(hypothesis)
         self._rewrite(hypothesis, len(hypothesis) - len(new))
-        n = 0
-        while n < min(len(new), len(self._previous)) and new[n].text == self._previous[n].text:
-            n += 1
+        n = _agreeing(new, self._previous)
+        if self.two_of_three and self._older:
+            n = max(n, _agreeing(new, self._beyond_committed(self._older)))
+        self._older, self._last = self._last, list(hypothesis)
         if n and n == len(new):
             # The newest hypothesis's last word is the one Whisper is still hearing: it ends the
             # buffer, where Whisper writes a sentence mark whatever comes next. It waits for the
@@ -147,7 +155,7 @@ class LocalAgreement:
         else:
             committed = self._beyond_committed(hypothesis)
             self._rewrite(hypothesis, len(hypothesis) - len(committed))
-        self._previous = []
+        self._previous = self._older = self._last = []  # the next utterance is heard anew
         self._remember(committed, heard_after=len(committed) - 1)
         self._settle_through(len(self._open))
         return list(committed)
@@ -155,7 +163,8 @@ class LocalAgreement:
     def forget_before(self, time: float) -> None:
         """The audio before ``time`` left the buffer: the pending words there are gone with it, and
         the committed words there will not be heard again (their writings settle)."""
-        self._previous = [w for w in self._previous if w.start is None or w.start >= time]
+        kept = lambda words: [w for w in words if w.start is None or w.start >= time]
+        self._previous, self._older, self._last = kept(self._previous), kept(self._older), kept(self._last)
         gone = [i for i, o in enumerate(self._open) if o.word.end is not None and o.word.end <= time + 1e-6]
         if gone:
             self._settle_through(gone[-1] + 1)
@@ -168,7 +177,7 @@ class LocalAgreement:
         return out
 
     def reset(self) -> None:
-        self.__init__(self.settle_after)
+        self.__init__(self.settle_after, self.two_of_three)
 
     # -- internals ---------------------------------------------------------------------------
     def _beyond_committed(self, hypothesis: list[Word]) -> list[Word]:
@@ -228,6 +237,14 @@ class LocalAgreement:
             return
         self._settled = self._open[count - 1].index + 1
         del self._open[:count]
+
+
+def _agreeing(new: list[Word], earlier: list[Word]) -> int:
+    """How many words ``new`` begins with that ``earlier`` begins with too, by bare text."""
+    n = 0
+    while n < min(len(new), len(earlier)) and new[n].text == earlier[n].text:
+        n += 1
+    return n
 
 
 def _middle(word: Word) -> float:

@@ -32,6 +32,9 @@ class WhisperOptions:
     # live: words a later decode must have heard past a committed word before its mark and capital
     # settle (``LocalAgreement``); its text is final at once
     settle_after: int = SETTLE_AFTER
+    # live: a hypothesis commits the words it shares with either of the two before it, not only
+    # with the one just before (``LocalAgreement.two_of_three``): for a model whose decodes waver
+    two_of_three: bool = False
     # live: the encoder hears the buffer and this many seconds of silence after it, at least
     # ``encoder_least`` seconds, not Whisper's whole 30 s window: a short buffer's decode then costs
     # a fraction of the CPU. On clean speech 10 s gave the same words; in echo a window under 20 s

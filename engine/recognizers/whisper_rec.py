@@ -130,7 +130,9 @@ class WhisperRecognizer:
         self._vad.reset()
         if self.multilingual:  # a new stream may be in another language: told anew
             self.language, self.language_probability = self.options.language, None
-        self._agreement = LocalAgreement(self.options.settle_after if self.live else 0)
+        self._agreement = LocalAgreement(
+            self.options.settle_after if self.live else 0, self.options.two_of_three
+        )
         self._looped = False  # the last hypothesis was cut where it fell into a loop (``DecodeGuard``)
         self._guard = DecodeGuard()  # which words of a decode to keep; it follows the VAD's speech
         self._buffer = SpeechBuffer(self.options, self.live, self._guard.speech)

@@ -167,3 +167,32 @@ def test_words_without_a_writing_of_their_own_pass_through_unmarked():
     ]
     events = decoder.retract(1)
     assert decoder.word_count == 1 and any(type(e).__name__ == "Withdrawn" for e in events)
+
+
+def test_two_of_three_commits_where_decodes_waver_and_two_in_a_row_waits():
+    # Decodes of the same audio that waver: the second hears "bat", the third "cat" again.
+    sequence = ["The cat sat", "The bat sat on", "The cat sat on the mat"]
+    two = LocalAgreement()
+    majority = LocalAgreement(two_of_three=True)
+    for text in sequence[:-1]:
+        two.agree(hyp(text))
+        majority.agree(hyp(text))
+    committed_two, _ = two.agree(hyp(sequence[-1]))
+    committed_majority, _ = majority.agree(hyp(sequence[-1]))
+    assert committed_two == []  # "the" went at the second decode; "bat" and "cat" disagree in a row
+    # the third agrees with the first on "cat sat"; the last word still waits
+    assert [w.text for w in committed_majority] == ["cat", "sat"]
+    # what is committed never comes again, and the rule is kept across a reset
+    committed, _ = majority.agree(hyp("The cat sat on the mat today"))
+    assert [w.text for w in committed] == ["on", "the", "mat"]
+    majority.reset()
+    assert majority.two_of_three
+
+
+def test_two_of_three_forgets_the_hypotheses_of_an_ended_utterance():
+    majority = LocalAgreement(two_of_three=True)
+    majority.agree(hyp("Stop here"))
+    majority.finish(hyp("Stop here."))
+    # a new utterance whose first decode happens to begin like the old one's commits nothing yet
+    committed, _ = majority.agree(hyp("Stop now please", start=5.0))
+    assert committed == []
