@@ -35,7 +35,7 @@ from engine.events import Appended, Event, Provisional, Retracted, Settled, With
 from engine.punctuation.labelled_text import MARK_CLASS
 from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.speaker_turns import starts_turn, turn_end_mark
-from engine.words import PUNCT_LABELS, SENTENCE_END_MARKS, Word
+from engine.words import PUNCT_LABELS, SENTENCE_END_MARKS, Word, is_abbreviation
 
 _AROUND = "\"'“”‘’()[]{}¿¡"
 _FIRST_PERSON = frozenset({"i", "i'm", "i'll", "i've", "i'd"})
@@ -48,7 +48,9 @@ def written_marks(word: Word) -> tuple[str, str, str]:
         return "none", "lower", word.text
     core = word.written.strip().strip(_AROUND)
     mark = "none"
-    while core and core[-1] in MARK_CLASS:
+    # Only a mark at the end of the written word is one: "42,000" and "3.5" hold none, and an
+    # abbreviation's last period is its own ("U.S." ends no sentence; "U.S.," has a comma).
+    while core and core[-1] in MARK_CLASS and not is_abbreviation(core):
         # The mark nearest the end decides ("word?!" ends as "!" does: a period).
         if mark == "none":
             mark = PUNCT_LABELS[MARK_CLASS[core[-1]]]

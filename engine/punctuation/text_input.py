@@ -16,11 +16,12 @@ import json
 import re
 from dataclasses import dataclass
 
-from engine.words import Word
+from engine.words import Word, bare_word, continues_word
 
-# A word: letters/digits, with inner apostrophes or hyphens ("don't", "well-known"),
-# or a number with inner separators ("3.5", "1,000").
-WORD_RE = re.compile(r"\d+(?:[.,:]\d+)+|[^\W_]+(?:['’\-][^\W_]+)*", re.UNICODE)
+# A word: an abbreviation ("U.S.", "e.g.": its periods are the word's), a number with inner
+# separators ("3.5", "1,000", "10:30"), or letters/digits with inner apostrophes or hyphens
+# ("don't", "well-known").
+WORD_RE = re.compile(r"(?:[^\W\d_]\.){2,}|\d+(?:[.,:]\d+)+|[^\W_]+(?:['’\-][^\W_]+)*", re.UNICODE)
 
 
 # The marks the model writes itself: the input's own are dropped, so that it decides them afresh.
@@ -30,8 +31,16 @@ _JSON_LIST = re.compile(r"\[\s*(?:[\[{\"\]\d-]|$)")
 
 
 def split_words(text: str) -> list[str]:
-    """Lowercase words of ``text``, punctuation, quotes and brackets removed."""
+    """Lowercase words of ``text``, punctuation, quotes and brackets removed (a plain text's
+    symbols and emoji stay in its ``TextLayout``)."""
     return [w.replace("’", "'").lower() for w in WORD_RE.findall(text)]
+
+
+def recognized_words(text: str) -> list[str]:
+    """The words of a recognizer's ``text`` (a JSON word or string): split at spaces, each
+    ``bare_word`` (lower case, the marks around it dropped), symbols kept ("12%", "$8,000",
+    "&"); a mark standing alone is no word."""
+    return [w for w in (bare_word(t) for t in text.replace("’", "'").split()) if w]
 
 
 @dataclass(frozen=True)
@@ -105,7 +114,7 @@ def read_words(content: str, source: str = "input") -> tuple[list[Word], TextLay
                 f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
                 "fix the file, or give the text in a .txt file"
             ) from None
-        words = _words_from_json(data, source)
+        words = _joined(_words_from_json(data, source))
         if not words:
             raise InputError(f"{source}: the JSON holds no words")
         return words, None
@@ -115,23 +124,46 @@ def read_words(content: str, source: str = "input") -> tuple[list[Word], TextLay
     return words, text_layout(content)
 
 
-def _words_from_json(data, source: str) -> list[Word]:
+def _joined(words: list[tuple[Word, str]]) -> list[Word]:
+    """The JSON's words, each with the writing it came as, joined by the rule that joins a
+    recognizer's pieces (``continues_word``): "12" and "%" are "12%", "$" and "8" are "$8", and
+    "42" and ",000" (a transcript written before the rule) are "42,000". Nothing is dropped."""
+    out: list[Word] = []
+    last = ""
+    for word, writing in words:
+        if out and continues_word(last, " " + writing):
+            joined = out[-1]
+            last = last + writing
+            ends = [t for t in (joined.end, word.end) if t is not None]
+            out[-1] = Word(
+                bare_word(last),
+                joined.start if joined.start is not None else word.start,
+                max(ends) if ends else None,
+                min(joined.confidence, word.confidence),
+            )
+        else:
+            out.append(word)
+            last = writing
+    return out
+
+
+def _words_from_json(data, source: str) -> list[tuple[Word, str]]:
     if isinstance(data, dict):
         if "result" in data:
             return _words_from_json(data["result"], source)
         if "words" in data:
             return _words_from_json(data["words"], source)
         if "text" in data and isinstance(data["text"], str):  # a Vosk result without word timings
-            return [Word(w) for w in split_words(data["text"])]
+            return [(Word(w), w) for w in recognized_words(data["text"])]
         raise InputError(f"{source}: JSON object has neither 'result', 'words' nor 'text'")
     if not isinstance(data, list):
         raise InputError(
             f"{source}: expected a JSON list of words or a Vosk result, got {type(data).__name__}"
         )
-    words: list[Word] = []
+    words: list[tuple[Word, str]] = []
     for index, item in enumerate(data):
         if isinstance(item, str):
-            words += [Word(w) for w in split_words(item)]
+            words += [(Word(w), w) for w in recognized_words(item)]
         elif isinstance(item, dict) and (
             "result" in item or ("text" in item and "word" not in item and "start" not in item)
         ):
@@ -150,7 +182,15 @@ def _words_from_json(data, source: str) -> list[Word]:
                 ) from None
             if start is not None and end is not None and end < start:
                 raise InputError(f"{source}: word {index} ({text!r}) ends before it starts")
-            words += [Word(w, start, end, conf) for w in split_words(text)]
+            found = recognized_words(text)
+            # livecap's transcripts keep the recognizer's writing (",000" of "42,000")
+            written = item.get("written")
+            writings = (
+                [written.strip()]
+                if len(found) == 1 and isinstance(written, str) and written.strip()
+                else found
+            )
+            words += [(Word(w, start, end, conf), writing) for w, writing in zip(found, writings)]
         else:
             raise InputError(f"{source}: item {index} is neither a word object nor a string")
     return words

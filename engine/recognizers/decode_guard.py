@@ -38,8 +38,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from engine.recognizers.base import clamp_confidence
-from engine.recognizers.local_agreement import OVERLAP_TOLERANCE, bare_word
-from engine.words import Word
+from engine.recognizers.local_agreement import OVERLAP_TOLERANCE
+from engine.words import Word, bare_word, join_pieces
 
 __all__ = [
     "BACK_TO_BACK",
@@ -99,11 +99,12 @@ def segments_of(
 ) -> list[Segment]:
     """faster-whisper's segments (decoded as the generator runs) as ``Segment``: words with times
     from ``offset`` (seconds on the stream's clock), each start passed through ``start_of(start,
-    end)`` (the recognizer moves a word that straddles a speech onset to the onset)."""
+    end)`` (the recognizer moves a word that straddles a speech onset to the onset). Whisper's
+    pieces are joined into words first (``join_pieces``: "42" and ",000" are "42,000")."""
     out = []
     for segment in segments:
         words = []
-        for w in segment.words or ():
+        for w in join_pieces(segment.words or ()):
             text = bare_word(w.word)
             if text:
                 start, end = offset + w.start, offset + w.end

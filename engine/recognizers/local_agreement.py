@@ -11,7 +11,7 @@ never retracted) and the unconfirmed tail (shown provisional).
 The newest hypothesis's last word is never committed before the utterance ends: it is the word
 the speaker may still be saying, and Whisper ends every buffer with a sentence mark.
 
-Words are compared by their bare text (``bare_word``: lower case, no marks), so that a word
+Words are compared by their bare text (``engine.words.bare_word``: lower case, no marks), so that a word
 Whisper wrote "budget." at the end of one buffer and "budget," in the next still agrees.
 
 **A word's writing settles later than the word.** The hypothesis that commits a word has often
@@ -27,10 +27,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from engine.words import Word
+from engine.words import STRIPPED as _STRIPPED
+from engine.words import Word, bare_word, is_abbreviation, word_core
 
-# Characters Whisper attaches to a word that are not part of it: marks, quotes, brackets.
-_STRIPPED = "\"'“”‘’.,?!:;…()[]{}¿¡-–—"
 # A hypothesis word whose middle lies before the last committed word's end belongs to audio
 # already committed.
 OVERLAP_TOLERANCE = 0.05
@@ -43,12 +42,6 @@ MAX_REPEATED = 5
 SAME_WORD_DRIFT = 0.6
 # Words a hypothesis must have heard past a committed word before that word's writing settles.
 SETTLE_AFTER = 3
-
-
-def bare_word(written: str) -> str:
-    """The word as livecap's punctuation engine reads it: lower case, without the marks, quotes
-    and brackets around it ("Budget," → "budget"; "don't" and "3.5" keep their inner marks)."""
-    return written.strip().strip(_STRIPPED).lower()
 
 
 @dataclass
@@ -88,14 +81,15 @@ def without_initial_capitals(hypothesis: list[Word]) -> list[Word]:
         if (
             starts
             and letters[:1].isupper()
-            and not (len(core) > 1 and core.upper() == letters.strip(_STRIPPED))
+            and not (len(core) > 1 and core.upper() == word_core(letters))
             and core not in _FIRST_PERSON
         ):
             written = written[:lead] + letters[:1].lower() + letters[1:]
             word = replace(word, written=written)
         out.append(word)
         if written.strip():
-            starts = written.rstrip(_CLOSING).endswith(_SENTENCE_ENDS)
+            end = written.rstrip(_CLOSING)  # an abbreviation's period ends no sentence ("U.S.")
+            starts = end.endswith(_SENTENCE_ENDS) and not is_abbreviation(end.lstrip(_STRIPPED))
     return out
 
 

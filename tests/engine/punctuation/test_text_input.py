@@ -83,3 +83,34 @@ def test_vosk_timings_become_pause_tokens():
 def test_a_json_file_that_does_not_parse_is_refused_never_read_as_text(content):
     with pytest.raises(InputError, match=r"in\.json: not valid JSON \(line 1, column \d+"):
         parse_words(content, "in.json")
+
+
+def test_a_symbol_in_json_words_is_kept_with_its_number_or_as_a_word():
+    """Issue 62: "%" was dropped from livecap's own export ("which is 12 over plan")."""
+    rows = [
+        {"word": w, "start": i * 0.3, "end": i * 0.3 + 0.2}
+        for i, w in enumerate("it rose 12 % today".split())
+    ]
+    words = parse_words(json.dumps({"words": rows}))
+    assert [w.text for w in words] == ["it", "rose", "12%", "today"]
+    assert (words[2].start, words[2].end) == pytest.approx((0.6, 1.1))
+    spoken = parse_words(
+        json.dumps(["we spent $ 8,000 & more, e.g. 12%", {"word": "+", "start": 3, "end": 4}])
+    )
+    assert [w.text for w in spoken] == ["we", "spent", "$8,000", "&", "more", "e.g.", "12%", "+"]
+
+
+def test_a_transcript_written_before_pieces_were_joined_reads_as_whole_words():
+    rows = [
+        {"word": "42", "start": 0.0, "end": 0.4, "written": "42"},
+        {"word": "000", "start": 0.4, "end": 0.8, "written": ",000"},
+        {"word": "dollars", "start": 0.8, "end": 1.2, "written": "dollars"},
+    ]
+    assert [w.text for w in parse_words(json.dumps({"words": rows}))] == ["42,000", "dollars"]
+
+
+def test_text_keeps_abbreviations_and_numbers_whole():
+    words = parse_words("In the U.S., e.g. at 10:30, we spent 42,000 dollars (3.5 times more).")
+    assert [
+        w.text for w in words
+    ] == "in the u.s. e.g. at 10:30 we spent 42,000 dollars 3.5 times more".split()
