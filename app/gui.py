@@ -17,7 +17,7 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
-from app.settings import MARKS, OVERLAY_VISIBLE, RECOGNIZER, AppSettings
+from app.settings import ACCURACY, MARKS, OVERLAY_VISIBLE, RECOGNIZER, AppSettings
 
 log = logging.getLogger("livecap.app")
 
@@ -51,7 +51,7 @@ def run(args, started: float) -> int:
 
     store = QSettings(str(args.settings), QSettings.IniFormat) if args.settings else None
     settings = AppSettings(store)
-    for key, value in ((RECOGNIZER, args.recognizer), (MARKS, args.marks)):
+    for key, value in ((RECOGNIZER, args.recognizer), (MARKS, args.marks), (ACCURACY, args.accuracy)):
         if value is not None:  # asked for on the command line: from now on, as if chosen in Settings
             settings.set(key, value)
     window = CaptionWindow(settings, model_dir=args.model_dir)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from engine import RECOGNIZER_CHOICES, CommandParser, add_model_options
+    from engine import MARK_CHOICES, RECOGNIZER_CHOICES, Accuracy, CommandParser, add_model_options
 
     p = CommandParser(
         prog="livecap app",
@@ -49,10 +49,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--marks",
-        choices=["auto", "engine", "recognizer"],
+        choices=MARK_CHOICES,
         default=None,
         help="whose punctuation: livecap's model (engine; with Whisper it weighs Whisper's as evidence) "
         "or Whisper's, written with its words (recognizer); kept as the setting",
+    )
+    p.add_argument(
+        "--accuracy",
+        choices=[a.value for a in Accuracy],
+        default=None,
+        help="which Whisper captions English (Settings → Recognition → Speed or accuracy); kept as the "
+        "setting",
     )
     p.add_argument(
         "--settings",

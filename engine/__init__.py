@@ -83,6 +83,7 @@ _PUBLIC = {
     "build_live_session": ("engine.session.build", "build_live_session"),
     "isolated_recognizer": ("engine.session.build", "isolated_recognizer"),
     "whose_marks": ("engine.session.build", "whose_marks"),
+    "MARK_CHOICES": ("engine.session.marks", "MARKS"),
     "repunctuate": ("engine.session.batch", "repunctuate"),
     # transcripts
     "Transcript": ("engine.transcript.transcript", "Transcript"),

@@ -126,6 +126,7 @@ def add_model_options(p: argparse.ArgumentParser, threads: bool = True) -> None:
 def _add_recognizer_options(p) -> None:
     from engine.recognizers.accuracy import ACCURACIES, Accuracy
     from engine.recognizers.kinds import AUTO, CHOICES
+    from engine.session.marks import MARKS
 
     p.add_argument(
         "--recognizer",
@@ -142,7 +143,7 @@ def _add_recognizer_options(p) -> None:
     )
     p.add_argument(
         "--marks",
-        choices=["auto", "engine", "recognizer"],
+        choices=MARKS,
         default="auto",
         help="whose punctuation and capitals: livecap's punctuation model (engine; with Whisper it "
         "weighs Whisper's as evidence), the ones Whisper writes (recognizer), or the better for the "

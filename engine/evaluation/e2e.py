@@ -64,6 +64,7 @@ from engine.evaluation.e2e_run import (
 from engine.evaluation.e2e_speech import SAMPLE_RATE, espeak_version, load_excerpts, synthesize
 from engine.files.digest import file_digest
 from engine.recognizers.kinds import NAMES, POCKETSPHINX
+from engine.session.marks import MARKS
 
 # The command and its option parsing are here; the run and the latency figures, which other
 # benchmarks and tests use too, are e2e_run's and e2e_latency's, and named here as well so that
@@ -163,7 +164,7 @@ def main(argv=None) -> int:
     parser.add_argument("--model", default=None, help="Vosk or Whisper model folder or installed name")
     parser.add_argument(
         "--marks",
-        choices=("auto", "engine", "recognizer"),
+        choices=MARKS,
         default="auto",
         help="whose marks: the punctuation engine's, Whisper's own, or the default for the recognizer",
     )

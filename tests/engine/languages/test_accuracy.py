@@ -116,3 +116,13 @@ def test_transcribe_with_best_writes_base_english_words(pack_data, tmp_path, cap
     assert "livecap: whisper-base, English" in capsys.readouterr().err
     text = out.read_text().lower()
     assert "morning" in text and "lovely today" in text
+
+
+def test_the_window_and_the_command_line_take_the_same_choices():
+    from app.launcher import build_parser
+
+    window = build_parser()
+    assert window.parse_args(["--accuracy", "best"]).accuracy == "best"
+    assert window.parse_args([]).accuracy is None  # the stored setting stays as it is
+    with pytest.raises(SystemExit):
+        window.parse_args(["--accuracy", "turbo"])
