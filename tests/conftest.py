@@ -2,12 +2,29 @@ import functools
 import gc
 import os
 import shutil
+import signal
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
+from engine.punctuation.runtime import disable_telemetry
+
+# First of all: ONNX Runtime's telemetry off, before any test module (``pytest.importorskip
+# ("piper")``) imports onnxruntime, which would write a device id and a telemetry queue into
+# ~/.cache/Microsoft. Nothing imported above imports it: the switch's module imports nothing heavy.
+disable_telemetry()
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# Ctrl-C as in a terminal, however pytest was started. A shell starts a background job (``cmd &``
+# in a script) with SIGINT ignored, and Python then leaves it ignored: the Ctrl-C tests, which
+# send SIGINT to this process or to a livecap they start (an ignored signal stays ignored across
+# exec), would wait for a stop that never comes. Python's own handler here means a child starts
+# with SIGINT at its default, as from a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 TRAIN_EXTRA = "needs the [train] extra: pip install torch==2.13.0 && pip install -e '.[train]'"
 
@@ -60,14 +77,41 @@ def pytest_runtest_setup(item):
         pytest.skip(TRAIN_EXTRA)
 
 
+# The per-user folders a library finds from the environment: unset, each defaults inside HOME.
+USER_FOLDERS_ENV = ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _private_data_dir(tmp_path_factory):
-    """livecap's data folder (models, caches, journals) in this run's temporary folder: a test that
-    sets no LIVECAP_DATA_DIR of its own must not read or fill the user's ~/.local/share/livecap,
-    and two xdist workers must not share one."""
+    """livecap's data folder (models, caches, journals), HOME and the temporary folder in this
+    run's temporary folder: a test that sets none of its own must not read or fill the user's
+    ~/.local/share/livecap, their home (a library's cache, a settings file) or livecap's folders
+    in the shared /tmp (another run's fallback journals, its control socket); and two xdist
+    workers must not share one. ``_private_temp_dir`` then gives each test a temporary folder
+    of its own; this one is for the fixtures that outlive a test."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("LIVECAP_DATA_DIR", str(tmp_path_factory.mktemp("livecap-data")))
+        patch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+        for name in USER_FOLDERS_ENV:
+            patch.delenv(name, raising=False)
+        _use_temp_dir(patch, tmp_path_factory.mktemp("tmp"))
         yield
+
+
+@pytest.fixture(autouse=True)
+def _private_temp_dir(_private_data_dir, tmp_path_factory):
+    """Each test's own temporary folder (``TMPDIR``, and ``tempfile``'s, which this process read
+    once): nothing a test leaves in livecap's ``livecap-UID`` folder there reaches another test.
+    Beside ``tmp_path``, not in it, so a test finds its ``tmp_path`` as empty as ever; pytest's
+    own folders are unaffected (it chose their place before any test ran)."""
+    with pytest.MonkeyPatch.context() as patch:
+        _use_temp_dir(patch, tmp_path_factory.mktemp("tmp"))
+        yield
+
+
+def _use_temp_dir(patch: pytest.MonkeyPatch, folder: Path) -> None:
+    patch.setenv("TMPDIR", str(folder))
+    patch.setattr(tempfile, "tempdir", str(folder))
 
 
 @pytest.fixture(scope="session")

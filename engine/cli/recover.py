@@ -23,16 +23,12 @@ EXTENSIONS = {"txt": ".txt", "srt": ".srt", "vtt": ".vtt", "json": ".json"}
 
 def journal_folders(args) -> list[Path]:
     """Where to look: ``--journal-dir``, else the per-user folder and the private fallbacks a
-    session uses when that one cannot be written."""
-    from engine.files import paths
-    from engine.files.private_folder import owned_by_user
-    from engine.transcript.journal_folder import fallback_journal_dirs
+    session uses when that one cannot be written (``recovery_journal_dirs``)."""
+    from engine.transcript.journal_folder import recovery_journal_dirs
 
     if args.journal_dir is not None:
         return [args.journal_dir]
-    # A fallback in a shared place counts only when it is this user's own (nobody else's files).
-    fallbacks = [folder for folder, owner, _ in fallback_journal_dirs() if owned_by_user(owner)]
-    return [paths.journal_dir(), *fallbacks]
+    return recovery_journal_dirs()
 
 
 def state(contents) -> str:

@@ -95,11 +95,23 @@ def _windows_local_appdata() -> Path:
     return Path.home() / "AppData" / "Local"
 
 
+def data_dir_key(folder: str | os.PathLike[str] | None = None) -> str:
+    """A short, stable name for a data folder (default: this one), a hash of its resolved path:
+    what names the journal fallback folders, which sit in places every data folder of the user
+    shares (``$XDG_RUNTIME_DIR``, the temporary folder). A test or a portable install with its
+    own ``LIVECAP_DATA_DIR`` then never lists, prunes or recovers another data folder's sessions."""
+    import hashlib
+
+    resolved = os.fsencode(os.path.realpath(data_dir() if folder is None else folder))
+    return hashlib.sha256(resolved).hexdigest()[:12]
+
+
 def temp_user_dir() -> Path:
     """``livecap-UID`` in the temporary folder: livecap's stable per-user place there, for the
     control socket and the last-resort journal fallback (where ``$XDG_RUNTIME_DIR`` is not set).
     Stable, so that the next start and ``livecap recover`` find what a session left there;
-    shared ``/tmp``, so check it with ``private_folder.prepare_private_folder(owned_from=...)``."""
+    shared ``/tmp``, so check it with ``private_folder.prepare_private_folder(owned_from=...)``.
+    The journals in it are per data folder too (``data_dir_key``); the socket is the user's one."""
     import tempfile
 
     uid = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")

@@ -12,8 +12,8 @@ full period again. What it deletes leaves the history index too.
 cannot be written (``HOME`` read-only, full, or ``/proc`` in a sandbox): captions must run
 anyway. It falls back to a private folder under ``$XDG_RUNTIME_DIR`` (per-user, 0700, emptied
 at logout), then to livecap's stable per-user folder in the temporary folder (checked to be
-this user's own); when nothing is writable the session runs without a journal. The CLI prints
-its notice; the app shows it.
+this user's own), in each to a folder of this data folder's own; when nothing is writable the
+session runs without a journal. The CLI prints its notice; the app shows it.
 """
 
 from __future__ import annotations
@@ -51,14 +51,44 @@ def fallback_journal_dirs() -> list[tuple[Path, Path, str]]:
     """Where a session journals when the per-user data folder cannot be written, in order:
     (folder, the ancestor that must be this user's, how long it lasts). ``livecap recover`` and
     the next start look in each. Stable names, so that whatever a crashed session left there is
-    found again."""
+    found again; one folder per data folder (``journal-`` and ``paths.data_dir_key()``), so that
+    a run with another ``LIVECAP_DATA_DIR`` (a test, a portable install) neither sees nor prunes
+    these sessions."""
+    name = f"journal-{paths.data_dir_key()}"
+    return [(base / name, base, lasts) for base, lasts in _fallback_bases()]
+
+
+def legacy_fallback_journal_dirs() -> list[tuple[Path, Path]]:
+    """The fallback folders of livecap before they were per data folder (``journal``, shared by
+    every data folder): (folder, the ancestor that must be this user's). Never written now; read
+    by ``recovery_journal_dirs`` for the default data folder, so that what a crashed session left
+    there before an upgrade is still found (and pruned as it expires)."""
+    return [(base / "journal", base) for base, _ in _fallback_bases()]
+
+
+def recovery_journal_dirs() -> list[Path]:
+    """Where ``livecap recover`` looks: the per-user journal folder, then this data folder's
+    fallbacks, then (for the default data folder only: a run with its own ``LIVECAP_DATA_DIR``
+    has no sessions from before) the shared fallbacks of older versions that are still there. A
+    fallback in a shared place counts only when it is this user's own (nobody else's files)."""
+    from engine.files.private_folder import owned_by_user
+
+    found = [folder for folder, owner, _ in fallback_journal_dirs() if owned_by_user(owner)]
+    if not os.environ.get(paths.OVERRIDE_ENV):
+        for folder, owner in legacy_fallback_journal_dirs():
+            if owned_by_user(owner) and folder.is_dir():  # only where one is left: nothing new goes there
+                found.append(folder)
+    return [paths.journal_dir(), *found]
+
+
+def _fallback_bases() -> list[tuple[Path, str]]:
+    """livecap's private per-user folders outside the data folder, in order, with how long what
+    is in them lasts."""
     found = []
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
     if os.path.isabs(runtime):
-        base = Path(runtime) / paths.APP_NAME
-        found.append((base / "journal", base, "emptied at logout"))
-    base = paths.temp_user_dir()
-    found.append((base / "journal", base, "in the temporary folder, which the system may empty"))
+        found.append((Path(runtime) / paths.APP_NAME, "emptied at logout"))
+    found.append((paths.temp_user_dir(), "in the temporary folder, which the system may empty"))
     return found
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.files import paths
 from engine.punctuation.model import PunctuationModel
 from engine.session.batch import repunctuate
 from engine.transcript.export import export
@@ -19,6 +20,7 @@ from tests.engine.cli.conftest import livecap
 from tests.speech import write_speech_wav
 
 ROOT = Path(__file__).resolve().parents[3]
+UNWRITABLE_DATA = "/proc/.local/share/livecap"  # the data folder of a user whose HOME is /proc
 
 
 def render(transcript, fmt: str, tmp: Path) -> str:
@@ -96,6 +98,42 @@ def test_keep_days_is_a_setting(env):
     assert r.returncode == 0 and old.name not in r.stdout and not old.exists()
 
 
+def test_recover_lists_no_other_data_folders_fallback_sessions(env, tmp_path):
+    """The fallback folders lie where every data folder of the user looks (the temporary folder,
+    ``$XDG_RUNTIME_DIR``): a run with a data folder of its own (a test, a portable install) lists
+    only its own sessions there, neither another data folder's nor what an older version left in
+    the shared ``journal`` folder; the default data folder still finds the latter (an upgrade)."""
+    tmp = tmp_path / "tmp"
+    base = tmp / f"livecap-{os.getuid()}"
+    base.mkdir(parents=True, mode=0o700)
+    env = {k: v for k, v in env.items() if k != "XDG_RUNTIME_DIR"}
+    env["TMPDIR"] = str(tmp)
+    own = write_journal(
+        base / f"journal-{paths.data_dir_key(env['LIVECAP_DATA_DIR'])}",
+        "session-20260101-110000.jsonl",
+        ["mine"],
+        closed=False,
+    )
+    other = write_journal(
+        base / f"journal-{paths.data_dir_key(tmp_path / 'other-data')}",
+        "session-20260101-090000.jsonl",
+        ["elsewhere"],
+        closed=False,
+    )
+    legacy = write_journal(base / "journal", "session-20260101-100000.jsonl", ["before"], closed=False)
+
+    r = livecap(env, "recover", "--list", timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert own.name in r.stdout and other.name not in r.stdout and legacy.name not in r.stdout, r.stdout
+
+    default = {k: v for k, v in env.items() if not k.startswith(("XDG_", "LIVECAP_"))}
+    default["HOME"] = str(tmp_path / "home")
+    r = livecap(default, "recover", "--list", timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert legacy.name in r.stdout and other.name not in r.stdout and own.name not in r.stdout, r.stdout
+    assert all(p.exists() for p in (own, other, legacy))  # nobody pruned another's sessions
+
+
 @pytest.fixture(scope="module")
 def wav(tmp_path_factory):
     return write_speech_wav(tmp_path_factory.mktemp("journal_cli") / "talk.wav", repeats=1)
@@ -126,7 +164,7 @@ def test_listen_with_an_unwritable_home_journals_to_a_private_fallback(wav, tmp_
     r = livecap(env, "listen", "--source", wav, "--model-dir", tiny_model_dir)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip()  # captions
-    fallback = runtime / "livecap" / "journal"
+    fallback = runtime / "livecap" / f"journal-{paths.data_dir_key(UNWRITABLE_DATA)}"
     notices = [line for line in r.stderr.splitlines() if "cannot write journals" in line]
     assert len(notices) == 1, r.stderr  # said once
     assert "/proc/.local/share/livecap/journal" in notices[0] and str(fallback) in notices[0]
@@ -184,7 +222,7 @@ def _listen_until_words(env, wav, tiny_model_dir):
         tiny_model_dir,
     )
     deadline = time.monotonic() + 60
-    folder = Path(env["TMPDIR"]) / f"livecap-{os.getuid()}" / "journal"
+    folder = Path(env["TMPDIR"]) / f"livecap-{os.getuid()}" / f"journal-{paths.data_dir_key(UNWRITABLE_DATA)}"
     while time.monotonic() < deadline:
         found = list(folder.glob("session-*.jsonl"))
         if found and read_journal(found[0]).transcript.words:
@@ -226,7 +264,6 @@ def test_recover_finds_a_crashed_session_in_the_temporary_fallback_and_the_next_
 
 
 def test_a_fallback_folder_of_another_user_or_a_link_is_refused(tmp_path, monkeypatch):
-    from engine.files import paths
     from engine.transcript.journal_folder import choose_journal_folder
 
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
@@ -321,7 +358,7 @@ def test_recover_lists_the_sessions_oldest_first_whatever_their_folder_or_name(t
     env = _crash_env(tmp_path)
     env.update(XDG_DATA_HOME=str(tmp_path / "data"), XDG_RUNTIME_DIR=str(runtime))
     main = tmp_path / "data" / "livecap" / "journal"
-    fallback = runtime / "livecap" / "journal"
+    fallback = runtime / "livecap" / f"journal-{paths.data_dir_key(main.parent)}"
     word = {"t": "word", "position": 0, "text": "hi", "form": "Hi", "mark": "period", "case": "capitalized",
             "start": 0.0, "end": 0.3, "confidence": 1.0}  # fmt: skip
     # Started: 09:00 UTC (its name says 12:00 local, +03:00), 10:00 UTC, 11:00 UTC, noon UTC.
@@ -347,7 +384,7 @@ def test_with_an_unusable_home_recover_names_the_folder_it_read(tmp_path):
     runtime.mkdir(mode=0o700)
     env = _crash_env(tmp_path)  # HOME=/proc: the per-user folder cannot exist
     env["XDG_RUNTIME_DIR"] = str(runtime)
-    fallback = runtime / "livecap" / "journal"
+    fallback = runtime / "livecap" / f"journal-{paths.data_dir_key(UNWRITABLE_DATA)}"
     write_journal(fallback, "session-20260101-120000.jsonl", ["hello"], closed=True)
 
     r = livecap(env, "recover", timeout=60)

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from engine.events import Appended, Settled
+from engine.files import paths
 from engine.transcript.journal import JournalWriter, mark_recovered, read_journal
 from engine.transcript.journal_folder import (
     DEFAULT_KEEP_DAYS,
@@ -104,7 +105,8 @@ def test_an_unwritable_folder_falls_back_to_the_runtime_folder(tmp_path, monkeyp
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
     (tmp_path / "run").mkdir()
     chosen = choose_journal_folder("/proc/livecap-journal")
-    assert chosen.path == tmp_path / "run" / "livecap" / "journal" and mode(chosen.path) == 0o700
+    expected = tmp_path / "run" / "livecap" / f"journal-{paths.data_dir_key()}"
+    assert chosen.path == expected and mode(chosen.path) == 0o700
     assert "cannot write journals to /proc/livecap-journal" in chosen.notice
     assert str(chosen.path) in chosen.notice and "livecap recover finds it there" in chosen.notice
 
@@ -114,7 +116,7 @@ def test_then_to_a_private_temporary_folder_then_to_none(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     chosen = choose_journal_folder("/proc/livecap-journal")
     # One stable per-user folder, so that recover and the next start find it again.
-    assert chosen.path == tmp_path / f"livecap-{os.getuid()}" / "journal"
+    assert chosen.path == tmp_path / f"livecap-{os.getuid()}" / f"journal-{paths.data_dir_key()}"
     assert mode(chosen.path) == mode(chosen.path.parent) == 0o700 and str(chosen.path) in chosen.notice
     assert choose_journal_folder("/proc/livecap-journal").path == chosen.path
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"livecap-{os.getuid()}"]
@@ -123,3 +125,19 @@ def test_then_to_a_private_temporary_folder_then_to_none(tmp_path, monkeypatch):
     assert chosen.path is None and chosen.recovery_off
     assert "cannot write journals to /proc/livecap-journal" in chosen.notice
     assert "crash recovery is off" in chosen.notice
+
+
+def test_each_data_folder_has_a_fallback_folder_of_its_own(tmp_path, monkeypatch):
+    """Another data folder (a test's, a portable install's) never journals into, lists or prunes
+    this one's fallback sessions; the same folder by another name finds its own again."""
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    monkeypatch.setenv("LIVECAP_DATA_DIR", str(tmp_path / "a"))
+    first = choose_journal_folder("/proc/livecap-journal").path
+    (tmp_path / "link").symlink_to(tmp_path / "a")
+    monkeypatch.setenv("LIVECAP_DATA_DIR", str(tmp_path / "link"))
+    assert choose_journal_folder("/proc/livecap-journal").path == first
+    monkeypatch.setenv("LIVECAP_DATA_DIR", str(tmp_path / "b"))
+    second = choose_journal_folder("/proc/livecap-journal").path
+    assert second != first and second.parent == first.parent == paths.temp_user_dir()
+    assert mode(second) == mode(first) == 0o700
