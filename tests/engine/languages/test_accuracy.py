@@ -31,6 +31,10 @@ def test_each_choice_is_declared_once_with_its_words():
 
 def test_the_spec_hands_the_choice_on_only_where_it_asks_for_base():
     assert SessionSpec(accuracy="fast").recognizer_choice() == ("auto", {})
+    # Whisper tiny.en named: only "best" overrides the name
+    assert SessionSpec(recognizer="whisper").recognizer_choice(live=False) == ("whisper", {})
+    named_best = SessionSpec(recognizer="whisper", accuracy="best")
+    assert named_best.recognizer_choice()[1] == {ACCURACY_OPTION: "best"}
     assert SessionSpec(accuracy="best").recognizer_choice(live=False) == ("auto", {ACCURACY_OPTION: "best"})
     # a recognizer chosen by name other than Whisper is what runs, whatever the accuracy
     assert SessionSpec(recognizer="pocketsphinx", accuracy="best").recognizer_choice() == ("pocketsphinx", {})
@@ -57,6 +61,18 @@ def test_best_live_runs_base_at_its_kinds_cadence(pack_data):
         assert opened.recognizer.options.language == "en"
     finally:
         opened.recognizer.close()
+
+
+def test_auto_runs_base_for_a_file_and_tiny_en_live_as_measured(pack_data):
+    from engine.recognizers.accuracy import AUTO_FILE_BASE, AUTO_LIVE_BASE
+
+    for live, base in ((False, AUTO_FILE_BASE), (True, AUTO_LIVE_BASE)):
+        kind, options = SessionSpec().recognizer_choice(live)
+        opened = open_recognizer(kind, options=options, models_dir=None, live=live)
+        try:
+            assert opened.recognizer.name == (WHISPER_BASE.name if base else WHISPER.name)
+        finally:
+            opened.recognizer.close()
 
 
 def test_fast_runs_tiny_en(pack_data):
