@@ -166,8 +166,7 @@ def _add_recognizer_options(p) -> None:
         "--accuracy",
         choices=ACCURACIES,
         default=Accuracy.AUTO.value,
-        help="which Whisper captions English: "
-        + "; ".join(f"{a.value}: {a.help}" for a in Accuracy),
+        help="which Whisper captions English: " + "; ".join(f"{a.value}: {a.help}" for a in Accuracy),
     )
     add_model_options(p)
     p.add_argument(

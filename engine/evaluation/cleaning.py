@@ -19,7 +19,6 @@ import dataclasses
 import functools
 import importlib.metadata
 import importlib.util
-import json
 import sys
 import tempfile
 import time
@@ -31,7 +30,8 @@ import soundfile as sf
 from engine.evaluation.degrade import CONDITIONS, NONSPEECH_KINDS, PRESETS, nonspeech
 from engine.evaluation.e2e_speech import SAMPLE_RATE, synthesize
 from engine.evaluation.live_vs_file import file_transcript, missing_engine, scored
-from engine.evaluation.rooms import VOICES, _excerpts
+from engine.evaluation.report import emit
+from engine.evaluation.rooms import VOICES, add_excerpt_options, excerpts_from
 from engine.evaluation.rooms_score import loops, percent
 
 __all__ = ["CLEANERS", "LIBRARIES", "main", "skip_reason"]
@@ -302,12 +302,7 @@ def _parser() -> argparse.ArgumentParser:
     add("--voice", action="append", choices=list(VOICES), help="default: piper and festival")
     add("--condition", action="append", choices=list(CONDITIONS), help="default: the targets preset")
     add("--cleaner", action="append", choices=list(CLEANERS), help="default: every cleaner")
-    add("--corpus", type=Path, default=None, help="dev texts (default: ../shared/corpus/dev)")
-    add("--words", type=int, default=400, help="at least this many words read per voice")
-    add("--excerpts", type=int, default=7, help="excerpts at first (more where --words needs them)")
-    add("--min-words", type=int, default=55)
-    add("--max-words", type=int, default=70)
-    add("--seed", type=int, default=0, help="excerpts, rooms, noises and lost packets")
+    add_excerpt_options(add)
     add("--nonspeech-minutes", type=float, default=2.0, help="of each non-speech kind; 0 skips")
     add("--out", type=Path, default=None, help="also write the JSON here")
     return parser
@@ -323,7 +318,7 @@ def main(argv=None) -> int:
     from engine.recognizers.whisper_options import WhisperOptions
 
     try:
-        excerpts = _excerpts(args)
+        excerpts = excerpts_from(args)
     except (OSError, ValueError) as exc:
         log(str(exc))
         return 2
@@ -352,12 +347,7 @@ def main(argv=None) -> int:
         "nonspeech": {"minutes_each": args.nonspeech_minutes, "cleaners": silent} if silent else None,
         "elapsed_seconds": round(time.monotonic() - began, 1),
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        from engine.files.atomic import atomic_write_text
-
-        atomic_write_text(args.out, text + "\n")
+    emit(result, args.out)
     return 0
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import statistics
 import sys
 import tempfile
@@ -212,12 +211,9 @@ def main(argv=None) -> int:
         "all_targets_met": bool(measured) and all(all(r["targets_met"].values()) for r in measured),
         "elapsed_seconds": round(time.monotonic() - began, 1),
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        from engine.files.atomic import atomic_write_text
+    from engine.evaluation.report import emit
 
-        atomic_write_text(args.out, text + "\n")
+    emit(result, args.out)
     return 0
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 import tempfile
 import time
@@ -40,9 +39,18 @@ from engine.evaluation.corpus import dev_corpus
 from engine.evaluation.degrade import CONDITIONS, NONSPEECH_KINDS, PRESETS, nonspeech
 from engine.evaluation.e2e_speech import SAMPLE_RATE, PiperStyle, Speech, load_excerpts, synthesize
 from engine.evaluation.live_vs_file import file_transcript, missing_engine, scored
+from engine.evaluation.report import emit
 from engine.evaluation.rooms_score import judge_targets, loops, markdown_table, percent, table_rows
 
-__all__ = ["VOICES", "main", "one_condition", "anchor_wer", "nonspeech_words"]
+__all__ = [
+    "VOICES",
+    "add_excerpt_options",
+    "anchor_wer",
+    "excerpts_from",
+    "main",
+    "nonspeech_words",
+    "one_condition",
+]
 
 # name -> (TTS engine, Piper's speaking style or None for the engine's own)
 VOICES = {
@@ -230,7 +238,17 @@ def _anchor_models(log) -> dict:
     return models
 
 
-def _excerpts(args) -> list:
+def add_excerpt_options(add) -> None:
+    """The dev excerpts a speech benchmark reads (``excerpts_from``): its command line's options."""
+    add("--corpus", type=Path, default=None, help="dev texts (default: ../shared/corpus/dev)")
+    add("--words", type=int, default=400, help="at least this many words read per voice")
+    add("--excerpts", type=int, default=7, help="excerpts at first (more where --words needs them)")
+    add("--min-words", type=int, default=55)
+    add("--max-words", type=int, default=70)
+    add("--seed", type=int, default=0, help="excerpts, rooms, noises and lost packets")
+
+
+def excerpts_from(args) -> list:
     """At least ``--words`` words: ``--excerpts`` excerpts, more where they fall short."""
     count = args.excerpts
     while True:
@@ -252,12 +270,7 @@ def _parser() -> argparse.ArgumentParser:
     add("--voice", action="append", choices=list(VOICES), help="default: every voice")
     add("--condition", action="append", choices=list(CONDITIONS), help="instead of --preset (repeatable)")
     add("--preset", choices=sorted(PRESETS), default="targets", help="a group of conditions")
-    add("--corpus", type=Path, default=None, help="dev texts (default: ../shared/corpus/dev)")
-    add("--words", type=int, default=400, help="at least this many words read per voice")
-    add("--excerpts", type=int, default=7, help="excerpts at first (more where --words needs them)")
-    add("--min-words", type=int, default=55)
-    add("--max-words", type=int, default=70)
-    add("--seed", type=int, default=0, help="excerpts, rooms, noises and lost packets")
+    add_excerpt_options(add)
     add("--paced", action="store_true", help="live in real time: also latency and CPU")
     add("--anchors", action="store_true", help="also plain faster-whisper on tiny.en and base")
     add(
@@ -285,7 +298,7 @@ def main(argv=None) -> int:
     from engine.recognizers.whisper_rec import WhisperRecognizer
 
     try:
-        excerpts = _excerpts(args)
+        excerpts = excerpts_from(args)
     except (OSError, ValueError) as exc:
         log(str(exc))
         return 2
@@ -342,12 +355,7 @@ def main(argv=None) -> int:
         "table": rows,
         "elapsed_seconds": round(time.monotonic() - began, 1),
     }
-    text = json.dumps(result, indent=2)
-    print(markdown_table(rows) if args.markdown else text)
-    if args.out:
-        from engine.files.atomic import atomic_write_text
-
-        atomic_write_text(args.out, text + "\n")
+    emit(result, args.out, markdown_table(rows) if args.markdown else None)
     return 0
 
 
