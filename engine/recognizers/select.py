@@ -188,7 +188,7 @@ def _choose(
             recognizer, notice = _english_base(wanted, **settings)
             return recognizer, "; ".join(n for n in (why.strip(" ()"), notice) if n)
         except RecognizerError:
-            pass  # tiny.en cannot load either where base cannot: the lines below say so
+            pass  # tiny.en itself cannot load: the lines below say so
     try:
         whisper = _open(WHISPER, user_whisper[0] if user_whisper else None, **settings)
     except RecognizerError as exc:
@@ -221,7 +221,10 @@ def _english_base(wanted: Accuracy, **settings) -> tuple[Recognizer, str]:
         )
         return _open(WHISPER, None, **settings), notice
     options = {"language": "en", **(settings["options"] or {})}
-    base = _open(WHISPER_BASE, None, **{**settings, "options": options})
+    try:
+        base = _open(WHISPER_BASE, None, **{**settings, "options": options})
+    except RecognizerError as exc:  # a damaged pack, say: captions go on, and the user hears why
+        return _open(WHISPER, None, **settings), f"{str(exc).rstrip('.')}: captions use Whisper tiny.en"
     if not live:
         return base, ""
     share = live_load(base)

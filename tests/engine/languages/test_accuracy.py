@@ -142,3 +142,16 @@ def test_the_window_and_the_command_line_take_the_same_choices():
     assert window.parse_args([]).accuracy is None  # the stored setting stays as it is
     with pytest.raises(SystemExit):
         window.parse_args(["--accuracy", "turbo"])
+
+
+def test_a_pack_that_will_not_open_leaves_tiny_en_captioning_and_says_why(data_dir, monkeypatch):
+    def damaged(*args, **kwargs):
+        raise language_pack.LanguagePackError("the language pack is damaged: " + language_pack.REINSTALL)
+
+    monkeypatch.setattr(language_pack, "ensure_language_pack", damaged)
+    opened = _open("best", live=False)
+    try:
+        assert opened.recognizer.name == WHISPER.name
+        assert opened.notice.startswith("the language pack is damaged") and "tiny.en" in opened.notice
+    finally:
+        opened.recognizer.close()
