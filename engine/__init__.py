@@ -131,6 +131,8 @@ _PUBLIC = {
     "journal_dir": ("engine.files.paths", "journal_dir"),
     "vosk_models_dir": ("engine.files.paths", "vosk_models_dir"),
     "atomic_write_text": ("engine.files.atomic", "atomic_write_text"),
+    # the machine a measured figure was measured on
+    "cpu_description": ("engine.machine", "cpu_description"),
     # the command line, which the one `livecap` command shares with the app
     "run_cli": ("engine.cli.main", "main"),
     "CommandParser": ("engine.cli.main", "CommandParser"),

@@ -23,14 +23,13 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
-import platform
 import random
 import time
 from pathlib import Path
 
 import numpy as np
 
+from engine.machine import cpu_description
 from engine.speakers.clustering import VoiceClusters, speaker_error
 from engine.speakers.embedding import SAMPLE_RATE, SpeakerEncoder
 
@@ -40,7 +39,6 @@ __all__ = [
     "cost",
     "meetings",
     "similarity_curve",
-    "cpu_name",
     "trim_silence",
     "voice_clips",
 ]
@@ -187,17 +185,6 @@ def cost(encoder: SpeakerEncoder, clips: dict[str, list[np.ndarray]], repeats: i
     return {"median_ms_per_second": round(float(np.median(per_second)), 2), "by_span": result}
 
 
-def cpu_name() -> str:
-    """The CPU's model name (/proc/cpuinfo on Linux), for the cost figures."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=OUT)
@@ -219,7 +206,7 @@ def main(argv=None) -> int:
             "whole_sentence_turns": meetings(encoder, clips, args.meetings),
             "turns_of_40_to_100pct_of_a_sentence": meetings(encoder, clips, args.meetings, shortest=0.4),
         },
-        "cost": {"cpu": cpu_name(), "cores": os.cpu_count(), "threads": 1, **cost(encoder, clips)},
+        "cost": {**cpu_description(), "threads": 1, **cost(encoder, clips)},
     }
     args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(report, indent=2))

@@ -139,8 +139,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="also write the report (JSON) here")
     args = parser.parse_args(argv)
 
-    from engine.evaluation.bench import cpu_description
     from engine.evaluation.recognized_dev import load_dev_sets
+    from engine.machine import cpu_description
     from engine.punctuation.model import ModelError, PunctuationModel, model_folder
 
     try:

@@ -35,7 +35,7 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from engine import Appended, JournalWriter, Settled, Word
+from engine import Appended, JournalWriter, Settled, Word, cpu_description
 
 TARGET_MS = 200
 VOCABULARY = (
@@ -87,22 +87,6 @@ def write_corpus(folder: Path, sessions: int, words: int, seed: int = 7) -> list
             spoken[chance.randrange(words)] = (chance.choice(RARE), spoken[0][1])
         write_journal(folder / started.strftime("session-%Y%m%d-%H%M%S.jsonl"), started, spoken)
     return list(RARE)
-
-
-def cpu_description() -> dict:
-    """The CPU's model name, its cores, and the instruction-set flags the engine's speed turns on."""
-    name, flags = platform.processor() or platform.machine(), set()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() == "model name":
-                name = value.strip()
-            elif key.strip() == "flags":
-                flags = set(value.split())
-    except OSError:
-        pass
-    wanted = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16", "amx_int8")
-    return {"cpu": name, "cores": os.cpu_count(), "cpu_flags": [f for f in wanted if f in flags]}
 
 
 def _wait(signal, accept=lambda *args: True, timeout_s: float = 120.0) -> bool:

@@ -150,7 +150,7 @@ def main(argv=None) -> int:
         if server is not None:
             server.terminate()
             server.wait(10)
-    from engine.evaluation.bench import cpu_description
+    from engine.machine import cpu_description
 
     result["display"] = env.get("DISPLAY") or env.get("WAYLAND_DISPLAY") or env.get("QT_QPA_PLATFORM")
     result.update(cpu_description())

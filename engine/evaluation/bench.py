@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import platform
 import resource
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.machine import cpu_description
 from engine.punctuation.model import PunctuationModel, model_folder
 from engine.punctuation.model_inputs import build_window
 from engine.punctuation.offline import OfflineDecoder
@@ -111,22 +111,6 @@ def window32_ms(model_dir: Path, words: list[Word], runs: int = 200, gap_s: floa
         model.tag([window])
         times.append(time.perf_counter() - t0)
     return float(np.median(times)) * 1000, len(window.ids)
-
-
-def cpu_description() -> dict:
-    """The CPU's model name and the instruction-set flags that decide int8 speed."""
-    name, flags = platform.processor() or platform.machine(), set()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() == "model name":
-                name = value.strip()
-            elif key.strip() == "flags":
-                flags = set(value.split())
-    except OSError:
-        pass
-    wanted = ("avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16", "avx_vnni", "amx_int8")
-    return {"cpu": name, "cpu_flags": [f for f in wanted if f in flags]}
 
 
 def measure(model_dir: Path, threads: int, stream_words: int, offline_words: int, repeat: int = 1) -> dict:

@@ -314,7 +314,7 @@ def main(argv=None) -> int:
     log = lambda msg: print(f"cleaning: {msg}", file=sys.stderr, flush=True)
     began = time.monotonic()
 
-    from engine.evaluation.bench import cpu_description
+    from engine.machine import cpu_description
     from engine.recognizers.whisper_options import WhisperOptions
 
     try:

@@ -28,10 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.evaluation.bench import cpu_description
 from engine.evaluation.corpus import dev_corpus
 from engine.evaluation.e2e import percentile
 from engine.evaluation.e2e_speech import load_excerpts, synthesize
+from engine.machine import cpu_description
 from engine.recognizers.kinds import NAMES, POCKETSPHINX
 
 

@@ -252,8 +252,8 @@ def main(argv=None) -> int:
     log = lambda msg: print(f"e2e: {msg}", file=sys.stderr, flush=True)
     began = time.monotonic()
 
-    from engine.evaluation.bench import cpu_description
     from engine.files import paths
+    from engine.machine import cpu_description
     from engine.punctuation.model import PunctuationModel, model_folder
     from engine.recognizers.base import RecognizerError
     from engine.recognizers.select import open_recognizer

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sqlite3
 import statistics
@@ -230,14 +229,13 @@ def index_bytes(path: Path) -> int:
 
 
 def run(args) -> dict:
-    from engine.evaluation.bench import cpu_description
     from engine.history import HistoryIndex
+    from engine.machine import cpu_description
 
     rng = random.Random(args.seed)
     out: dict = {
         "date": time.strftime("%Y-%m-%d"),
         **cpu_description(),
-        "cores": os.cpu_count(),
         "python": sys.version.split()[0],
         "sqlite": sqlite3.sqlite_version,
         "words": args.words,

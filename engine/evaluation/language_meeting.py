@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import sys
 import tempfile
@@ -124,7 +123,7 @@ def main(argv=None) -> int:
     began = time.monotonic()
     import soundfile as sf
 
-    from engine.evaluation.bench import cpu_description
+    from engine.machine import cpu_description
 
     me, others, mine, theirs = tracks(args.language, args.turns, args.gap, args.speed, args.tts)
     log(f"{len(me) / SAMPLE_RATE:.0f} s, {args.turns} turns; running the meeting in real time...")
@@ -167,7 +166,6 @@ def main(argv=None) -> int:
         },  # fmt: skip
         "cpu_share_of_one_core": round(result["cpu"] / result["wall"], 3),
         "probe_decode_share_of_cadence": round(result["probe_share"], 3),
-        "cores": os.cpu_count(),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "error": result["error"],
         "elapsed_seconds": round(time.monotonic() - began, 1),

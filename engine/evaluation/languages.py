@@ -267,7 +267,7 @@ def _judge(results: dict, detected: dict | None, translate: bool) -> dict:
 
 def main(args, parse_whisper_options, argv_text: str) -> int:
     """The language benchmark, from ``e2e``'s parsed options."""
-    from engine.evaluation.bench import cpu_description
+    from engine.machine import cpu_description
     from engine.recognizers.base import RecognizerError
     from engine.recognizers.language_pack import check_language
 

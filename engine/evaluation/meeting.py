@@ -205,17 +205,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _benchmark(args) -> int:
-    from engine.evaluation.bench import cpu_description
     from engine.evaluation.meeting_score import score_run
     from engine.evaluation.meeting_speech import make_meeting
     from engine.evaluation.pipewire_server import sound_server
+    from engine.machine import cpu_description
 
     _progress(f"meeting: {args.turns} turns, {args.voices} voices among the others: synthesising")
     meeting = make_meeting(args.turns, args.voices, args.seed)
     out: dict = {
         "date": time.strftime("%Y-%m-%d"),
         **cpu_description(),
-        "cores": os.cpu_count(),
         "audio_s": round(meeting.seconds, 1),
         "turns": [
             {"speaker": t.speaker, "start": round(t.start, 2), "end": round(t.end, 2), "words": len(t.words)}

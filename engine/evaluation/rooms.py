@@ -291,8 +291,8 @@ def main(argv=None) -> int:
     log = lambda msg: print(f"rooms: {msg}", file=sys.stderr, flush=True)
     began = time.monotonic()
 
-    from engine.evaluation.bench import cpu_description
     from engine.evaluation.e2e import parse_whisper_options
+    from engine.machine import cpu_description
     from engine.punctuation.model import PunctuationModel, model_folder
     from engine.recognizers.whisper_options import WhisperOptions
     from engine.recognizers.whisper_rec import WhisperRecognizer

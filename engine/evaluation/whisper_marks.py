@@ -181,7 +181,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     log = lambda msg: print(f"whisper_marks: {msg}", file=sys.stderr, flush=True)  # noqa: E731
 
-    from engine.evaluation.bench import cpu_description
+    from engine.machine import cpu_description
     from engine.punctuation.model import PunctuationModel
     from engine.recognizers.whisper_rec import WhisperRecognizer
 
