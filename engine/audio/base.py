@@ -60,6 +60,9 @@ class AudioSource(ABC):
     """
 
     sample_rate = SAMPLE_RATE
+    # One line about the source itself, for the user before it plays (a file cut short); a source
+    # with nothing to say about itself leaves it None.
+    warning: str | None = None
 
     def __init__(self, name: str, on_event: EventCallback | None = None):
         self._name = name
@@ -87,6 +90,11 @@ class AudioSource(ABC):
     def finished(self) -> bool:
         """True once a source with an end (a file) has handed out everything."""
         return self._finished
+
+    @property
+    def duration(self) -> float | None:
+        """Seconds of audio in a source with an end (a file); None for a live one."""
+        return None
 
     @abstractmethod
     def start(self) -> AudioSource: ...

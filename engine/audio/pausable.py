@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.audio import SAMPLE_RATE
-from engine.audio.base import AudioError
+from engine.audio.base import AudioError, AudioSource
 from engine.audio.pacing import RealtimePacer
 
 SETTLE_SECONDS = 1.5  # > the decoder's default silence_gap (1.2 s)
@@ -83,7 +83,9 @@ def open_source(choice: SourceChoice, realtime: bool = True) -> PausableSource:
 class PausableSource:
     """Quacks like an engine ``AudioSource`` (what ``LiveSession`` uses of one)."""
 
-    def __init__(self, inner, live: bool, pace: bool = False, settle_seconds: float = SETTLE_SECONDS):
+    def __init__(
+        self, inner: AudioSource, live: bool, pace: bool = False, settle_seconds: float = SETTLE_SECONDS
+    ):
         self.inner = inner
         self.live = live
         self.pace = pace
@@ -109,12 +111,12 @@ class PausableSource:
 
     @property
     def duration(self) -> float | None:
-        return getattr(self.inner, "duration", None)
+        return self.inner.duration
 
     @property
     def warning(self) -> str | None:
         """The source's one warning about itself (a file cut short), if any."""
-        return getattr(self.inner, "warning", None)
+        return self.inner.warning
 
     @property
     def started_at(self) -> float:

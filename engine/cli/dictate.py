@@ -84,7 +84,7 @@ def _dictate(args) -> int:
             session.journal.close(clean=True)
         warn("stopped before dictation began; nothing was typed")
         return 0
-    if getattr(session.source, "warning", None):  # a WAV cut short
+    if session.source.warning:  # a WAV cut short
         warn(session.source.warning)
     return _run(session, typist, commands)
 

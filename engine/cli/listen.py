@@ -156,7 +156,7 @@ def cmd_listen(args) -> int:
 
     session = build_session(args)
     source, journal = session.source, session.journal
-    if getattr(source, "warning", None):  # a recorder that crashed left a WAV cut short
+    if source.warning:  # a recorder that crashed left a WAV cut short
         warn(source.warning)
     captions = TerminalCaptions()
     session.subscribe(captions)

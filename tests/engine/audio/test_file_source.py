@@ -267,3 +267,25 @@ def test_a_stopped_source_holds_no_native_resampler_at_exit(tmp_path, make):
     r = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stderr == "", r.stderr
+
+
+def test_every_source_declares_its_duration_and_warning_and_the_pausable_wrapper_passes_them_on(tmp_path):
+    from engine.audio.base import AudioSource
+    from engine.audio.pausable import PausableSource
+
+    class Endless(AudioSource):  # a live source: what the base class declares for it
+        def start(self):
+            return self
+
+        def read(self, timeout):
+            return None
+
+        def stop(self):
+            pass
+
+    live = PausableSource(Endless("mic"), live=True)
+    assert (live.duration, live.warning) == (None, None)
+    path = tmp_path / "half.wav"
+    sf.write(path, tone(SR, 0.5), SR)
+    played = PausableSource(FileSource(path), live=False)
+    assert played.duration == pytest.approx(0.5) and played.warning is None
