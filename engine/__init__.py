@@ -126,7 +126,7 @@ _PUBLIC = {
     "ControlServer": ("engine.dictation.control", "ControlServer"),
     "ControlUnavailable": ("engine.dictation.control", "ControlUnavailable"),
     # privacy: ONNX Runtime's telemetry off, before anything imports it
-    "disable_telemetry": ("engine.punctuation.runtime", "disable_telemetry"),
+    "disable_telemetry": ("engine.onnx_runtime", "disable_telemetry"),
     # files and folders
     "journal_dir": ("engine.files.paths", "journal_dir"),
     "vosk_models_dir": ("engine.files.paths", "vosk_models_dir"),

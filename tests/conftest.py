@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.punctuation.runtime import disable_telemetry
+from engine.onnx_runtime import disable_telemetry
 
 # First of all: ONNX Runtime's telemetry off, before any test module (``pytest.importorskip
 # ("piper")``) imports onnxruntime, which would write a device id and a telemetry queue into

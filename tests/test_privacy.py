@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.punctuation.runtime import TELEMETRY_ENV, disable_telemetry, import_onnxruntime
+from engine.onnx_runtime import TELEMETRY_ENV, disable_telemetry, import_onnxruntime
 from tests.speech import write_speech_wav
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -215,7 +215,7 @@ def extra_tables(model, files, args) -> dict:
 
 # ---- CLI ----------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
-    from engine.punctuation.runtime import disable_telemetry
+    from engine.onnx_runtime import disable_telemetry
 
     disable_telemetry()  # before anything imports onnxruntime: no device id, no telemetry queue
     parser = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n")[0])

@@ -76,7 +76,7 @@ KEEP_FP32 = ("/layers.0/attn_out/MatMul", "/layers.1/attn_out/MatMul")
 
 
 def quantize(fp32: Path, int8: Path, keep_fp32: Sequence[str] = KEEP_FP32) -> None:
-    from engine.punctuation.runtime import disable_telemetry
+    from engine.onnx_runtime import disable_telemetry
 
     disable_telemetry()  # before the import below: it would write a device id
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -150,7 +150,7 @@ def shipped_config() -> ModelConfig:
 
 
 def main(argv=None) -> int:
-    from engine.punctuation.runtime import disable_telemetry
+    from engine.onnx_runtime import disable_telemetry
 
     disable_telemetry()  # before anything imports onnxruntime: no device id, no telemetry queue
     parser = argparse.ArgumentParser(

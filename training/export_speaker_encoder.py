@@ -78,7 +78,7 @@ def export_onnx(model: VoiceEncoder, path: Path) -> None:
 
 def quantize_int8(fp32: Path, int8: Path) -> None:
     """Dynamic int8 quantization, per output channel: LSTM and Linear weights."""
-    from engine.punctuation.runtime import disable_telemetry
+    from engine.onnx_runtime import disable_telemetry
 
     disable_telemetry()  # before the import below: it would write a device id
     from onnxruntime.quantization import QuantType, quantize_dynamic

@@ -120,7 +120,7 @@ def agreement(model: PunctuationTagger, model_dir: Path, text: str) -> float:
 
 
 def main(argv=None) -> int:
-    from engine.punctuation.runtime import disable_telemetry
+    from engine.onnx_runtime import disable_telemetry
 
     disable_telemetry()
     parser = argparse.ArgumentParser(

@@ -128,7 +128,7 @@ def stats(docs: list[Document]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from engine.punctuation.runtime import disable_telemetry
+    from engine.onnx_runtime import disable_telemetry
 
     disable_telemetry()  # before anything imports onnxruntime: no device id, no telemetry queue
     parser = argparse.ArgumentParser(prog="python -m training.prepare", description=__doc__.split("\n")[0])

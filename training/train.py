@@ -448,7 +448,7 @@ def recipe_help(name: str, text: str) -> str:
 
 
 def main(argv=None) -> int:
-    from engine.punctuation.runtime import disable_telemetry
+    from engine.onnx_runtime import disable_telemetry
 
     disable_telemetry()  # before anything imports onnxruntime: no device id, no telemetry queue
     parser = argparse.ArgumentParser(

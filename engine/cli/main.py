@@ -327,7 +327,7 @@ def _keep_days(value: str) -> float | None:
 
 
 def main(argv: list[str] | None = None, extra_commands: Sequence[tuple[str, str]] = ()) -> int:
-    from engine.punctuation.runtime import disable_telemetry
+    from engine.onnx_runtime import disable_telemetry
 
     disable_telemetry()  # first: no command may let onnxruntime write its device id
     parser = build_parser(extra_commands)

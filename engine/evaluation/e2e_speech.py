@@ -239,7 +239,7 @@ def speak_piper(
     None keeps the voice's own. Pauses stretch less than phonemes, so a slow speed comes out a
     little faster than asked (130 measures ~145 wpm, as festival's ~148). ``style`` sets every
     parameter at once (``speed`` then must be None)."""
-    from engine.punctuation.runtime import import_onnxruntime
+    from engine.onnx_runtime import import_onnxruntime
 
     import_onnxruntime()  # piper imports onnxruntime: with its telemetry off, as everywhere in livecap
     try:

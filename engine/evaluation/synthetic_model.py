@@ -212,7 +212,7 @@ def write_model_dir(
 
     model = build_graph(shape, seed=seed, cues=len(CUE_NAMES) if cues else 0)
     if quantize:
-        from engine.punctuation.runtime import disable_telemetry
+        from engine.onnx_runtime import disable_telemetry
 
         disable_telemetry()  # before the import below: it would write a device id
         from onnxruntime.quantization import QuantType, quantize_dynamic

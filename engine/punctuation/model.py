@@ -247,7 +247,7 @@ class PunctuationModel:
     """Owns the ONNX session and the tokenizer; turns samples into class probabilities."""
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1, max_batch: int = 64):
-        from engine.punctuation.runtime import import_onnxruntime
+        from engine.onnx_runtime import import_onnxruntime
 
         ort = import_onnxruntime()
 

@@ -47,7 +47,7 @@ class StreamingVad:
     """Speech probabilities for 16 kHz float audio fed in chunks of any size."""
 
     def __init__(self, path: Path | None = None):
-        from engine.punctuation.runtime import import_onnxruntime
+        from engine.onnx_runtime import import_onnxruntime
 
         onnxruntime = import_onnxruntime()  # with its telemetry off: nothing leaves the computer
         options = onnxruntime.SessionOptions()

@@ -136,7 +136,7 @@ def load_whisper_model(folder: Path, threads: int):
     (``encoder_frames``); ``RecognizerError`` with the way out where it cannot load."""
     # Loaded by path; the hub must not be asked for anything, even a missing file's name.
     os.environ["HF_HUB_OFFLINE"] = "1"
-    from engine.punctuation.runtime import disable_telemetry
+    from engine.onnx_runtime import disable_telemetry
 
     disable_telemetry()  # faster-whisper's VAD module may import onnxruntime
     try:

@@ -149,7 +149,7 @@ class SpeakerEncoder:
     """The voice encoder in ONNX Runtime: ``embed(audio)`` gives a span's L2-normed embedding."""
 
     def __init__(self, path: str | Path | None = None, threads: int = 1):
-        from engine.punctuation.runtime import import_onnxruntime
+        from engine.onnx_runtime import import_onnxruntime
 
         ort = import_onnxruntime()  # with its telemetry off: nothing leaves the computer
         self.path = Path(path) if path is not None else shipped_encoder_path()
