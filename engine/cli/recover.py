@@ -1,6 +1,6 @@
 """``livecap recover``: save the transcripts of sessions that ended in a crash, or of any kept one.
 
-The journals are pruned first (``prune_journals``, ``--keep-days``). ``--list`` shows every
+The journals are pruned first (``apply_retention``, ``--keep-days``). ``--list`` shows every
 kept session, finished or not, oldest first (by the time each started). Without names, the
 unfinished ones are saved; with names (or ``--all``), those sessions, whatever their state. A
 saved transcript never replaces a file that is already there unless ``--overwrite`` says so.
@@ -57,8 +57,8 @@ def started_at(contents) -> float:
 def kept_sessions(folders: list[Path], keep_days) -> tuple[list, list[Path]]:
     """(every kept session's contents after pruning, oldest first, running sessions left out;
     the folders that could be read). A folder that does not exist was not read."""
+    from engine.history.retention import apply_retention
     from engine.transcript.journal import in_use, journals, read_journal
-    from engine.transcript.journal_folder import prune_journals
 
     found, read = [], []
     for folder in folders:
@@ -70,7 +70,7 @@ def kept_sessions(folders: list[Path], keep_days) -> tuple[list, list[Path]]:
             warn(f"cannot read the journal folder {folder}: {exc.strerror or exc}")
             continue
         read.append(folder)
-        prune_journals(folder, keep_days)
+        apply_retention(folder, keep_days)
         for path in journals(folder):
             if in_use(path):
                 continue

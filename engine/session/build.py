@@ -373,15 +373,16 @@ def _open_journal(spec: SessionSpec, header: dict):
     """(journal, notice): the session's journal, in the folder ``choose_journal_folder`` picks,
     after pruning that folder; None when no folder can be written (captions run anyway). The
     notice ("" when the preferred folder works) is logged and returned for the front end to show."""
+    from engine.history.retention import apply_retention
     from engine.transcript.journal import JournalWriter
-    from engine.transcript.journal_folder import choose_journal_folder, prune_journals
+    from engine.transcript.journal_folder import choose_journal_folder
 
     folder = choose_journal_folder(spec.journal_dir)
     if folder.notice:
         log.info("%s", folder.notice)  # the front end shows it (RecognizerInfo.journal_notice)
     if folder.path is None:
         return None, folder.notice
-    prune_journals(folder.path, spec.journal_keep_days)
+    apply_retention(folder.path, spec.journal_keep_days)
     observer = _live_indexer() if spec.history_index and folder.path == paths.journal_dir() else None
     return JournalWriter.create(folder.path, header=header, observer=observer), folder.notice or ""
 

@@ -6,7 +6,8 @@ words, cleanly closed or recovered sessions after ``DEFAULT_KEEP_DAYS``, and unf
 (crashed) ones when they expire the same way, unrecovered. A session the user pinned (History)
 is never deleted. It runs at the start of each live session and in ``livecap recover``; the age
 is the file's last change (the session's end, or its recovery), so a recovered session gets the
-full period again. What it deletes leaves the history index too.
+full period again. What it deletes leaves the history index too, where the front ends prune
+through ``engine.history.retention.apply_retention``.
 
 ``choose_journal_folder`` decides where a session journals when the per-user data folder
 cannot be written (``HOME`` read-only, full, or ``/proc`` in a sandbox): captions must run
@@ -168,7 +169,4 @@ def prune_journals(
             log.warning("cannot prune journal %s: %s", path, exc)
     if deleted:
         log.info("deleted %d journal(s) past the retention policy", len(deleted))
-        from engine.history.store import forget_journals
-
-        forget_journals(deleted)  # never raises either
     return deleted

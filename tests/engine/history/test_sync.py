@@ -10,7 +10,7 @@ import time
 import pytest
 
 from engine.history import HistoryIndex
-from engine.transcript.journal_folder import prune_journals
+from engine.history.retention import apply_retention
 from engine.transcript.journal_reading import mark_recovered
 from tests.engine.history.conftest import days_ago, write_session
 
@@ -82,14 +82,14 @@ def test_retention_never_deletes_a_pinned_session_and_drops_what_it_deletes(jour
         index.pin(kept.stem, True)
         age(kept, 60)
         age(doomed, 50)
-        assert prune_journals(journal_dir, keep_days=30) == [doomed]
+        assert apply_retention(journal_dir, keep_days=30) == [doomed]
         assert kept.exists() and not doomed.exists()
         # dropped at once, before any sync
         assert [s.id for s in index.sessions()] == [kept.stem]
         assert [h.session_id for h in index.search("pelican")] == [kept.stem]
         index.pin(kept.stem, False)
         age(kept, 60)
-        assert prune_journals(journal_dir, keep_days=30) == [kept]
+        assert apply_retention(journal_dir, keep_days=30) == [kept]
         assert index.sessions() == []
 
 
@@ -98,7 +98,7 @@ def test_pruning_without_an_index_makes_none(journal_dir):
 
     doomed = write_session(journal_dir, [("", "Old words.")], days_ago(50)).path
     age(doomed, 50)
-    assert prune_journals(journal_dir, keep_days=30) == [doomed]
+    assert apply_retention(journal_dir, keep_days=30) == [doomed]
     assert not default_index_path().exists()
 
 
