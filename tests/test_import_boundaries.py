@@ -3,7 +3,8 @@ forbidden import is found even where it sits in a function that no test calls.
 
 The rules: the runtime (``engine/``, ``app/``) never imports torch or ``training/``; ``engine/`` never
 imports Qt or ``app/``; ``app/`` reaches the engine only through its public API (``from engine import
-X``); and no module of ``engine/``, ``app/`` or ``training/`` takes part in an import cycle. Imports
+X``); the engine's stages import only the stages before their own (``ENGINE_STAGES``); and no
+module of ``engine/``, ``app/`` or ``training/`` takes part in an import cycle. Imports
 inside functions count (they run when the function does), and so does a module named in a string
 handed to a call (``importlib.import_module("engine.cli.listen")``, or a lazy loader such as the
 CLI's ``_lazy``). Imports under ``if TYPE_CHECKING:`` count for the boundaries but not for cycles:
@@ -187,6 +188,44 @@ def violations(sites, importer_packages, forbidden) -> list[ImportSite]:
     ]
 
 
+# The engine's stages, from the bottom up: audio is recognized, the words punctuated, the punctuated
+# text kept (and indexed), a session wires them, the front ends and measuring tools use sessions.
+# A stage imports only from itself and from the rows before its own; the stages of one row stand
+# beside each other and import none of each other. A new stage takes its place here.
+ENGINE_STAGES = (
+    ("words", "files", "fanout", "onnx_runtime", "machine", "version"),  # what every stage shares
+    ("events",),
+    ("audio", "vosk_models"),
+    ("recognizers", "prosody", "speakers"),
+    ("punctuation",),
+    ("transcript", "dictation"),
+    ("history",),
+    ("session",),
+    ("cli",),
+    ("evaluation",),
+)
+
+
+def engine_stage(module: str) -> str | None:
+    """The stage of an engine module (``engine.punctuation.model`` -> ``punctuation``); None for
+    the package itself (the public API, above every stage) and for anything outside the engine."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "engine" and len(parts) > 1 else None
+
+
+def upward_imports(sites: list[ImportSite], stages=ENGINE_STAGES) -> list[str]:
+    """Each import of an engine module from a later stage, or from a stage beside its own."""
+    row = {stage: n for n, names in enumerate(stages) for stage in names}
+    found = []
+    for site in sites:
+        own = engine_stage(site.module)
+        for target in site.targets:
+            other = engine_stage(target)
+            if own in row and other in row and other != own and row[other] >= row[own]:
+                found.append(f"{site}  ({own} -> {other})")
+    return found
+
+
 def check(found: list[ImportSite], rule: str):
     if found:
         pytest.fail(f"{rule}:\n" + "\n".join(f"    {site}" for site in found), pytrace=False)
@@ -297,3 +336,43 @@ def test_no_engine_module_imports_back_up_through_the_public_api(sites):
     check(
         found, "engine/ modules import the `engine` package itself (import the module that defines the name)"
     )
+
+
+# ---- the engine's stages ---------------------------------------------------------------------------
+
+
+def test_the_stage_rule_finds_imports_up_and_across_and_lets_imports_down_pass():
+    def site(module, target):
+        return ImportSite(
+            module, Path(module.replace(".", "/") + ".py"), 1, f"import {target}", (target,), False
+        )
+
+    sites = [
+        site("engine.punctuation.model", "engine.recognizers.kinds"),  # down: allowed
+        site("engine.speakers.embedding", "engine.punctuation.scoring"),  # up
+        site("engine.recognizers.vad", "engine.speakers.labels"),  # across one row
+        site("engine.transcript.journal", "engine.transcript.export"),  # within its own stage
+        site("engine.cli.main", "engine"),  # the public API: its own test
+        site("engine.words", "numpy"),
+    ]
+    assert upward_imports(sites) == [
+        "engine/speakers/embedding.py:1: import engine.punctuation.scoring  (speakers -> punctuation)",
+        "engine/recognizers/vad.py:1: import engine.speakers.labels  (recognizers -> speakers)",
+    ]
+
+
+def test_every_engine_stage_has_its_place():
+    stages = {engine_stage(module) for module in module_files(ROOT, ("engine",))} - {None}
+    listed = [stage for row in ENGINE_STAGES for stage in row]
+    assert len(listed) == len(set(listed)), "a stage listed twice in ENGINE_STAGES"
+    assert stages == set(listed), "ENGINE_STAGES must list exactly the engine's packages and modules"
+
+
+def test_no_engine_stage_imports_a_later_one_or_one_beside_it(sites):
+    found = upward_imports(sites)
+    if found:
+        pytest.fail(
+            "engine/ imports against the stage order (ENGINE_STAGES; move the shared thing down):\n"
+            + "\n".join(f"    {line}" for line in found),
+            pytrace=False,
+        )
