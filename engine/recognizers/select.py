@@ -116,7 +116,7 @@ def open_recognizer(
     if models_dir is _USER_MODELS:
         from engine.files import paths
 
-        models_dir = paths.vosk_models_dir()
+        models_dir = paths.recognizer_models_dir()
     chosen = None if kind in (None, AUTO) else recognizer_kind(kind)
     options = dict(options or {})
     try:
@@ -161,7 +161,8 @@ def _choose(
         return recognizer, notice
     if kind is not None and kind.built_in_model:  # the model named, else its own
         if model is None and kind is WHISPER and wants_base(wanted, live, tiny_named=True):
-            return _english_base(wanted, **settings)
+            base, notice = _english_base(wanted, **settings)
+            return (base, notice) if base is not None else (_open(WHISPER, None, **settings), notice)
         folder = resolve_model_folder(model, models_dir, kind) if model is not None else None
         return _open(kind, folder, **settings), ""
     if model is not None:
@@ -183,17 +184,18 @@ def _choose(
             f"run `livecap models download {DEFAULT_ENGLISH}` or pass a model folder"
         )
     user_whisper = installed_whisper_folders(models_dir)
+    not_base = ""  # why Whisper base, asked for, does not run
     if not user_whisper and wants_base(wanted, live):
-        try:
-            recognizer, notice = _english_base(wanted, **settings)
-            return recognizer, "; ".join(n for n in (why.strip(" ()"), notice) if n)
-        except RecognizerError:
-            pass  # tiny.en itself cannot load: the lines below say so
+        base, not_base = _english_base(wanted, **settings)
+        if base is not None:
+            return base, why.strip(" ()")
     try:
         whisper = _open(WHISPER, user_whisper[0] if user_whisper else None, **settings)
     except RecognizerError as exc:
         return _open(POCKETSPHINX, None, **settings), f"{exc}. {FALLBACK_NOTICE}{why}"
     if live:
+        # tiny.en's own probe runs where base was refused too: a CPU too slow for base may be too
+        # slow for tiny.en as well.
         share = live_load(whisper)
         if share > REALTIME_LIMIT:
             whisper.close()
@@ -203,13 +205,13 @@ def _choose(
                 f"PocketSphinx recognizer; `--recognizer whisper` forces Whisper, a Vosk model "
                 f"(`livecap models download {DEFAULT_ENGLISH}`) is faster."
             )
-    return whisper, (why.strip(" ()") + ": using Whisper") if why else ""
+    return whisper, "; ".join(n for n in (why.strip(" ()") + ": using Whisper" if why else "", not_base) if n)
 
 
-def _english_base(wanted: Accuracy, **settings) -> tuple[Recognizer, str]:
-    """(recognizer, notice): Whisper base told English where the language pack is installed and,
-    live, keeps up with speech here; else tiny.en, with one line saying why (none where "auto"
-    found no pack: nothing was asked of it)."""
+def _english_base(wanted: Accuracy, **settings) -> tuple[Recognizer | None, str]:
+    """(Whisper base told English, "") where the language pack is installed and, live, keeps up
+    with speech here; else (None, one line saying why tiny.en captions instead; none where "auto"
+    found no pack: nothing was asked of it). The caller opens tiny.en, with its own checks."""
     from engine.recognizers.language_pack import INSTALL, language_pack_status
 
     live = settings["live"]
@@ -219,19 +221,19 @@ def _english_base(wanted: Accuracy, **settings) -> tuple[Recognizer, str]:
             if wanted is Accuracy.AUTO
             else (f"Accuracy needs Whisper base, the language pack ({INSTALL}): captions use Whisper tiny.en")
         )
-        return _open(WHISPER, None, **settings), notice
+        return None, notice
     options = {"language": "en", **(settings["options"] or {})}
     try:
         base = _open(WHISPER_BASE, None, **{**settings, "options": options})
     except RecognizerError as exc:  # a damaged pack, say: captions go on, and the user hears why
-        return _open(WHISPER, None, **settings), f"{str(exc).rstrip('.')}: captions use Whisper tiny.en"
+        return None, f"{str(exc).rstrip('.')}: captions use Whisper tiny.en"
     if not live:
         return base, ""
     share = live_load(base)
     if share <= WHISPER_BASE.live_load_limit:
         return base, ""
     base.close()
-    return _open(WHISPER, None, **settings), (
+    return None, (
         f"Whisper base cannot keep up with live speech on this computer (one decode takes {share:.0%} "
         f"of the {WHISPER_BASE.live_cadence:g} s between decodes): live captions use Whisper tiny.en; "
         "`livecap transcribe` still uses base"

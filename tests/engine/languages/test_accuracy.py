@@ -9,7 +9,7 @@ from engine.cli.main import main
 from engine.recognizers import language_pack, select
 from engine.recognizers.accuracy import ACCURACIES, ACCURACY_OPTION, Accuracy, accuracy, wants_base
 from engine.recognizers.base import RecognizerError
-from engine.recognizers.kinds import WHISPER, WHISPER_BASE
+from engine.recognizers.kinds import POCKETSPHINX, WHISPER, WHISPER_BASE
 from engine.recognizers.select import open_recognizer
 from engine.session.build import SessionSpec
 
@@ -84,8 +84,11 @@ def test_fast_runs_tiny_en(pack_data):
 
 
 def test_live_where_base_cannot_keep_up_tiny_en_captions_and_one_line_says_why(pack_data, monkeypatch):
-    # The CPU is the absent hardware here: its probe reports a decode twice the cadence.
-    monkeypatch.setattr(select, "live_load", lambda recognizer: 2.0)
+    # The CPU is the absent hardware here: its probe reports base's decode at twice the cadence,
+    # tiny.en's at a tenth.
+    monkeypatch.setattr(
+        select, "live_load", lambda recognizer: 2.0 if recognizer.name == WHISPER_BASE.name else 0.1
+    )
     opened = _open("best", live=True)
     try:
         assert opened.recognizer.name == WHISPER.name
@@ -97,6 +100,21 @@ def test_live_where_base_cannot_keep_up_tiny_en_captions_and_one_line_says_why(p
     opened = _open("best", live=False)
     try:
         assert opened.recognizer.name == WHISPER_BASE.name
+    finally:
+        opened.recognizer.close()
+
+
+def test_where_neither_whisper_keeps_up_live_pocketsphinx_captions_and_both_reasons_are_given(
+    pack_data, monkeypatch
+):
+    # base refused by its probe must not skip tiny.en's own: this CPU is too slow for both.
+    probed = []
+    monkeypatch.setattr(select, "live_load", lambda recognizer: probed.append(recognizer.name) or 2.0)
+    opened = _open("best", live=True)
+    try:
+        assert probed == [WHISPER_BASE.name, WHISPER.name]
+        assert opened.recognizer.name == POCKETSPHINX.name
+        assert opened.notice.startswith("Whisper cannot keep up with live speech on this computer")
     finally:
         opened.recognizer.close()
 
