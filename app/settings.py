@@ -30,7 +30,8 @@ class Key:
 RECOGNIZER = Key("recognition/recognizer", "auto")  # one of the engine's RECOGNIZER_CHOICES
 # Whose marks and capitals: "auto" (the better for the recognizer), "engine", "recognizer" (Whisper's)
 MARKS = Key("recognition/marks", "auto")
-VOSK_MODEL = Key("recognition/vosk_model", "")  # catalogue name or folder path; "" = first installed
+# The recognizer's model (Vosk's or a Whisper folder): catalogue name or folder path; "" = the default
+RECOGNIZER_MODEL = Key("recognition/model", "")
 # The spoken language: "en" (Whisper tiny.en, English only), an ISO code ("de": Whisper base in that
 # language) or "auto" (Whisper base, the language detected on the first seconds of speech)
 LANGUAGE = Key("recognition/language", "en")
@@ -79,6 +80,11 @@ DICTATION_COMMANDS = Key("dictation/commands", "")
 
 ALL_KEYS = [v for v in list(globals().values()) if isinstance(v, Key)] + list(VOICE_NAMES)
 
+# Keys stored under another name by an earlier version: the old name -> the key now. The first time
+# the settings are opened the stored value moves to the new name and the old name goes, so a choice
+# the user made survives the rename (a value already under the new name wins).
+RENAMED = {"recognition/vosk_model": RECOGNIZER_MODEL}
+
 
 class AppSettings:
     """Typed access to the app's QSettings. Pass a QSettings (e.g. an INI file in a
@@ -86,6 +92,14 @@ class AppSettings:
 
     def __init__(self, store: QSettings | None = None):
         self.store = store if store is not None else QSettings(ORGANISATION, APPLICATION)
+        self._move_renamed_keys()
+
+    def _move_renamed_keys(self) -> None:
+        for old, key in RENAMED.items():
+            if self.store.contains(old):
+                if not self.store.contains(key.name):
+                    self.store.setValue(key.name, self.store.value(old))
+                self.store.remove(old)
 
     def get(self, key: Key) -> Any:
         raw = self.store.value(key.name, key.default)

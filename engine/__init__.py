@@ -129,7 +129,7 @@ _PUBLIC = {
     "disable_telemetry": ("engine.onnx_runtime", "disable_telemetry"),
     # files and folders
     "journal_dir": ("engine.files.paths", "journal_dir"),
-    "vosk_models_dir": ("engine.files.paths", "vosk_models_dir"),
+    "recognizer_models_dir": ("engine.files.paths", "recognizer_models_dir"),
     "atomic_write_text": ("engine.files.atomic", "atomic_write_text"),
     # the machine a measured figure was measured on
     "cpu_description": ("engine.machine", "cpu_description"),

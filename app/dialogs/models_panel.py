@@ -38,8 +38,8 @@ from engine import (
     InstalledModel,
     installed_models,
     load_catalogue,
+    recognizer_models_dir,
     remove_model,
-    vosk_models_dir,
 )
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
@@ -68,7 +68,7 @@ class ModelsPanel(QWidget):
         parent: QWidget | None = None,
     ):
         super().__init__(parent)
-        self.models_dir = Path(models_dir) if models_dir is not None else vosk_models_dir()
+        self.models_dir = Path(models_dir) if models_dir is not None else recognizer_models_dir()
         self.cache_dir, self._pool = cache_dir, pool
         self.download: ModelDownload | None = None
         self.progress_dialog: DownloadProgressDialog | None = None

@@ -58,7 +58,7 @@ class RecognitionPage(SettingsPage):
             keys.RECOGNIZER: (self.recognizer.currentData, lambda v: _select(self.recognizer, v)),
             keys.MARKS: (self.marks.currentData, lambda v: _select(self.marks, v)),
             keys.ACCURACY: (self.accuracy.currentData, lambda v: _select(self.accuracy, v)),
-            keys.VOSK_MODEL: (
+            keys.RECOGNIZER_MODEL: (
                 self.model_choice.currentData,
                 lambda v: _select(self.model_choice, v, f"{v} (not installed)"),
             ),

@@ -15,7 +15,7 @@ SOURCE = (
     keys.MEETING_OTHERS,
 )
 SPEAKER_NAMES = (keys.ME_NAME, keys.OTHERS_NAME, *keys.VOICE_NAMES)
-RECOGNITION = (keys.RECOGNIZER, keys.VOSK_MODEL, keys.MARKS, keys.ACCURACY)
+RECOGNITION = (keys.RECOGNIZER, keys.RECOGNIZER_MODEL, keys.MARKS, keys.ACCURACY)
 # What a running session cannot take up: it applies from the next Start.
 NEXT_SESSION = (
     (keys.CASING, keys.PAUSE_THRESHOLD, keys.JOURNAL_DIR, keys.JOURNAL_KEEP_DAYS) + RECOGNITION + SOURCE

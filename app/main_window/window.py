@@ -243,7 +243,7 @@ class CaptionWindow(QMainWindow):
             others=others,
             realtime=self.realtime,
             recognizer=s.get(keys.RECOGNIZER),
-            vosk_model=s.get(keys.VOSK_MODEL),
+            recognizer_model=s.get(keys.RECOGNIZER_MODEL),
             marks=s.get(keys.MARKS),
             accuracy=known_accuracy(s.get(keys.ACCURACY)),
             model_dir=self.model_dir,

@@ -182,7 +182,7 @@ class SessionBridge(QObject):
         try:
             model = self.punctuation_model(spec.model_dir)
             kind, options = spec.recognizer_choice()  # Whisper base for another language
-            recognizer, info = self.resources.recognizer(kind, spec.vosk_model, options)
+            recognizer, info = self.resources.recognizer(kind, spec.recognizer_model, options)
             info = replace(
                 info,
                 punctuation_notice=self.resources.punctuation_problem(spec.model_dir),

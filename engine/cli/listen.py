@@ -78,7 +78,7 @@ def session_spec(args) -> SessionSpec:
         journal_keep_days=args.keep_days,
         realtime=args.realtime,
         recognizer=args.recognizer or AUTO,
-        vosk_model=args.model or "",
+        recognizer_model=args.model or "",
         marks=getattr(args, "marks", "auto"),
         model_dir=args.model_dir,
         accuracy=getattr(args, "accuracy", None) or "auto",

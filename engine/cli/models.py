@@ -67,7 +67,7 @@ def cmd_models(args) -> int:
     if action == "path":
         from engine.files import paths
 
-        folder = paths.vosk_models_dir()
+        folder = paths.recognizer_models_dir()
         try:  # a printed folder should be one the user can open and copy a model into
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -127,7 +127,7 @@ def _list(lang: str | None) -> int:
     # A Whisper folder named *.en is English-only; any other Whisper model hears every language.
     whisper = [
         f
-        for f in installed_whisper_folders(paths.vosk_models_dir())
+        for f in installed_whisper_folders(paths.recognizer_models_dir())
         if _speaks("en" if f.name.endswith(".en") else None, lang)
     ]
     try:
@@ -251,7 +251,7 @@ def _remove(name: str) -> int:
     if not removed:
         names = ", ".join(m.name for m in installed_models()) or "none"
         raise CliError(
-            f"no model named {name!r} is installed in {paths.vosk_models_dir()} (installed: {names})"
+            f"no model named {name!r} is installed in {paths.recognizer_models_dir()} (installed: {names})"
         )
     print(f"Removed {name}", file=sys.stderr)
     return 0

@@ -271,7 +271,7 @@ def main(argv=None) -> int:
     }
     try:
         recognizer, notice, _ = open_recognizer(
-            args.recognizer, args.model, models_dir=paths.vosk_models_dir(), options=options
+            args.recognizer, args.model, models_dir=paths.recognizer_models_dir(), options=options
         )
     except RecognizerError as exc:
         parser.error(str(exc))

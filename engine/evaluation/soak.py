@@ -192,7 +192,7 @@ def run_soak(
             journal_dir=journal_dir or Path(scratch) / "journal",
             journal_keep_days=None,
             recognizer=recognizer,
-            vosk_model=recognizer_model,
+            recognizer_model=recognizer_model,
         )
         loaded = SessionResources(open_soak_recognizer, lambda folder: model)
         try:

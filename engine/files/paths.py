@@ -63,8 +63,10 @@ def own_dirs() -> list[Path]:
     return [data_dir(), cache_dir(), config_dir()]
 
 
-def vosk_models_dir() -> Path:
-    """Installed Vosk recognizer models, one folder per model, named as in the catalogue."""
+def recognizer_models_dir() -> Path:
+    """Installed recognizer models (Vosk's, and Whisper folders put beside them), one folder per
+    model, named as in the catalogue. The folder keeps the name it had when it held only Vosk
+    models: users' installed models are there."""
     return data_dir() / "vosk-models"
 
 

@@ -113,7 +113,7 @@ def vosk_ways_out(folder: Path) -> tuple[WayOut, ...]:
         catalogued = name in {entry.name for entry in load_catalogue()}
     except CatalogueError:
         catalogued = False
-    in_models_dir = _same_folder(folder.parent, paths.vosk_models_dir())
+    in_models_dir = _same_folder(folder.parent, paths.recognizer_models_dir())
     if catalogued:
         command = f"livecap models download {name}"
         if in_models_dir and is_vosk_model(folder):

@@ -43,7 +43,7 @@ class SessionSpec:
     source: SourceChoice = field(default_factory=lambda: SourceChoice("mic"))
     realtime: bool = True  # pace a file like live audio (False: as fast as it decodes, for tests)
     recognizer: str = AUTO  # one of ``kinds.CHOICES``
-    vosk_model: str = ""  # a Vosk or Whisper model's name or folder; "" = the default choice
+    recognizer_model: str = ""  # a Vosk or Whisper model's name or folder; "" = the default choice
     # Whose marks and capitals: "engine" (livecap's punctuation model), "recognizer" (the ones
     # Whisper writes), "auto" (the better of the two for the recognizer, ``marks_by_default``).
     marks: str = "auto"
@@ -219,10 +219,10 @@ class SessionResources:
         self.punctuation_model(folder)
         return self._model_problems.get(folder, "")
 
-    def recognizer(self, kind: str, vosk_model: str, options: dict | None = None):
-        """(recognizer, RecognizerInfo) for ``kind`` and ``vosk_model`` (and the kind's own
+    def recognizer(self, kind: str, model: str, options: dict | None = None):
+        """(recognizer, RecognizerInfo) for ``kind`` and its ``model`` (and the kind's own
         ``options``), made on first use (or after the cached one's process died)."""
-        key = (kind, vosk_model, tuple(sorted((options or {}).items())))
+        key = (kind, model, tuple(sorted((options or {}).items())))
         cached = self._recognizers.get(key)
         if cached is not None and cached[0].closed:
             del self._recognizers[key]  # its process died: the next session gets a new one
@@ -230,9 +230,9 @@ class SessionResources:
             # Options only where there are some: a front end's factory for English sessions
             # takes (kind, model) alone.
             made = (
-                self.recognizer_factory(kind, vosk_model, options=dict(options))
+                self.recognizer_factory(kind, model, options=dict(options))
                 if options
-                else self.recognizer_factory(kind, vosk_model)
+                else self.recognizer_factory(kind, model)
             )
             recognizer, notice, *ways = made
             self._recognizers[key] = (recognizer, notice, tuple(ways[0]) if ways else ())
@@ -292,7 +292,7 @@ def build_live_session(
 def _build(spec, resources, source, others, stabiliser, meeting) -> tuple[LiveSession, RecognizerInfo]:
     model = resources.punctuation_model(spec.model_dir)
     kind, options = spec.recognizer_choice()
-    recognizer, info = resources.recognizer(kind, spec.vosk_model, options)
+    recognizer, info = resources.recognizer(kind, spec.recognizer_model, options)
     decoder, marks_notice = choose_decoder(
         model, spec.decoder_settings(model.config.decoder), recognizer, spec.marks
     )

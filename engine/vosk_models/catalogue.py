@@ -124,7 +124,7 @@ def language_name(code: str) -> str:
 
 def installed_models(models_dir: str | os.PathLike[str] | None = None) -> list[InstalledModel]:
     """Loadable models in ``models_dir`` (``layout.installed_model_folders``), sorted by name."""
-    root = Path(models_dir) if models_dir is not None else paths.vosk_models_dir()
+    root = Path(models_dir) if models_dir is not None else paths.recognizer_models_dir()
     by_name = {e.name: e for e in load_catalogue()}
     return [
         InstalledModel(folder.name, folder, by_name.get(folder.name))
@@ -135,7 +135,7 @@ def installed_models(models_dir: str | os.PathLike[str] | None = None) -> list[I
 def incomplete_models(models_dir: str | os.PathLike[str] | None = None) -> list[InstalledModel]:
     """Folders in ``models_dir`` that are not loadable models, each with its ``problems``: listed so
     that a hand-unpacked model missing a file is not silently ignored. Nothing loads them."""
-    root = Path(models_dir) if models_dir is not None else paths.vosk_models_dir()
+    root = Path(models_dir) if models_dir is not None else paths.recognizer_models_dir()
     by_name = {e.name: e for e in load_catalogue()}
     return [
         InstalledModel(folder.name, folder, by_name.get(folder.name), tuple(problems))
@@ -151,7 +151,7 @@ def remove_model(name: str, models_dir: str | os.PathLike[str] | None = None) ->
     and a leftover hidden folder is swept by the next install of that model.
     """
     check_model_name(name)
-    root = Path(models_dir) if models_dir is not None else paths.vosk_models_dir()
+    root = Path(models_dir) if models_dir is not None else paths.recognizer_models_dir()
     target = root / name
     if not target.is_dir() or target.is_symlink():
         return False

@@ -109,7 +109,7 @@ def install_model(
     check_model_name(entry.name)
     check_url(entry.url)
     cancelled = cancel_fn(cancel)
-    models = Path(models_dir) if models_dir is not None else paths.vosk_models_dir()
+    models = Path(models_dir) if models_dir is not None else paths.recognizer_models_dir()
     kind = archive_kind(urllib.parse.urlsplit(entry.url).path)
     part = part_path(entry, cache_dir)
     _mkdir(models)

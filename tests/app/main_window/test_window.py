@@ -428,7 +428,7 @@ def test_the_model_download_offer_installs_the_english_model(window, qtbot, monk
         window.bridge.recognizer_factory = lambda kind, model: (PocketSphinxRecognizer(), "")
         with qtbot.waitSignal(window.models_ready, timeout=30000):
             window.banners.banners["model"].buttons["Download it"].click()
-        assert (paths.vosk_models_dir() / MODEL / "am" / "final.mdl").read_bytes() == model_files()[
+        assert (paths.recognizer_models_dir() / MODEL / "am" / "final.mdl").read_bytes() == model_files()[
             "am/final.mdl"
         ]
         assert window.banners.text("model") is None and window.model_offer.download is None
@@ -455,7 +455,7 @@ def test_the_model_download_offer_installs_the_english_model(window, qtbot, monk
         dialog.findChild(QPushButton).click()  # the dialog's Cancel button
         qtbot.waitUntil(lambda: window.model_offer.download is None, timeout=10000)
         assert "cancelled" in window.statusBar().currentMessage()
-        assert not (paths.vosk_models_dir() / "vosk-model-slow-0.1").exists()
+        assert not (paths.recognizer_models_dir() / "vosk-model-slow-0.1").exists()
         assert list(paths.downloads_dir().glob("vosk-model-slow-0.1*.part"))
         server.delay_s = 0
 

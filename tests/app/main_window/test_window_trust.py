@@ -162,7 +162,7 @@ VOSK_NAME = "vosk-model-small-en-us-0.15"  # a catalogue name: "Download again" 
 def _damaged_vosk_model():
     from tests.engine.recognizers.test_recognizers import write_tiny_vosk_model
 
-    model = write_tiny_vosk_model(paths.vosk_models_dir() / VOSK_NAME)
+    model = write_tiny_vosk_model(paths.recognizer_models_dir() / VOSK_NAME)
     final = model / "am" / "final.mdl"
     final.write_bytes(final.read_bytes()[: final.stat().st_size // 2])  # complete, but will not load
     return model

@@ -48,8 +48,9 @@ def test_download_shows_progress_installs_and_remove_deletes(entry, capsys):
     assert main(["models", "download", MODEL]) == 0
     err = capsys.readouterr().err
     assert f"Downloading {MODEL} (0.3 MB) from {published.url}" in err  # sizes in MB, as listed
-    assert "%" in err and f"Installed {MODEL} in {paths.vosk_models_dir() / MODEL}" in err  # the progress bar
-    assert layout.is_vosk_model(paths.vosk_models_dir() / MODEL)
+    installed = paths.recognizer_models_dir() / MODEL
+    assert "%" in err and f"Installed {MODEL} in {installed}" in err  # the progress bar
+    assert layout.is_vosk_model(paths.recognizer_models_dir() / MODEL)
     assert [m.name for m in catalogue.installed_models()] == [MODEL]
 
     assert main(["models", "remove", MODEL]) == 0
@@ -67,7 +68,7 @@ def test_a_failed_download_is_one_line_and_leaves_no_model(entry, capsys):
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("livecap:")]
     assert len(lines) == 1 and "Traceback" not in lines[0], lines
     assert catalogue.installed_models() == []
-    assert list(paths.vosk_models_dir().glob(".*.lock")) == []  # no empty lock file left behind
+    assert list(paths.recognizer_models_dir().glob(".*.lock")) == []  # no empty lock file left behind
 
 
 def test_an_offline_download_leaves_no_lock_file(entry, capsys):
@@ -75,7 +76,7 @@ def test_an_offline_download_leaves_no_lock_file(entry, capsys):
     server.close()  # nothing answers any more, as when offline
     assert main(["models", "download", MODEL]) == 2
     assert "Traceback" not in capsys.readouterr().err
-    assert [p.name for p in paths.vosk_models_dir().iterdir() if p.name.endswith(".lock")] == []
+    assert [p.name for p in paths.recognizer_models_dir().iterdir() if p.name.endswith(".lock")] == []
 
 
 def test_an_unknown_name_suggests_close_ones(entry, capsys):
@@ -86,7 +87,7 @@ def test_an_unknown_name_suggests_close_ones(entry, capsys):
 def test_replace_installs_afresh_over_a_damaged_copy_that_a_plain_download_keeps(entry, capsys):
     published, server = entry
     assert main(["models", "download", MODEL]) == 0
-    weights = paths.vosk_models_dir() / MODEL / "am" / "final.mdl"
+    weights = paths.recognizer_models_dir() / MODEL / "am" / "final.mdl"
     weights.write_bytes(b"damaged")  # the folder still looks complete: only loading would fail
     fetched = len(server.requests)
 
@@ -99,7 +100,7 @@ def test_replace_installs_afresh_over_a_damaged_copy_that_a_plain_download_keeps
     assert len(server.requests) > fetched
     assert weights.read_bytes() == model_files()["am/final.mdl"]
     # the old copy was moved aside and removed once the new one was in: nothing hidden is left
-    assert sorted(p.name for p in paths.vosk_models_dir().iterdir()) == [MODEL]
+    assert sorted(p.name for p in paths.recognizer_models_dir().iterdir()) == [MODEL]
 
 
 def test_the_catalogue_spells_its_language_names_as_users_search_for_them():

@@ -53,7 +53,7 @@ def data_dir(tmp_path, korean_model, monkeypatch) -> Path:
 
     data = tmp_path / "data"
     monkeypatch.setenv(paths.OVERRIDE_ENV, str(data))
-    shutil.copytree(korean_model, paths.vosk_models_dir() / NAME)
+    shutil.copytree(korean_model, paths.recognizer_models_dir() / NAME)
     return data
 
 

@@ -136,7 +136,7 @@ def test_a_vosk_model_that_will_not_load_falls_back_to_the_built_in_recognizer_w
 
     name = "vosk-model-small-en-us-0.15"
     monkeypatch.setenv(paths.OVERRIDE_ENV, str(tmp_path / "data"))
-    model = write_tiny_vosk_model(paths.vosk_models_dir() / name)
+    model = write_tiny_vosk_model(paths.recognizer_models_dir() / name)
     final = model / "am" / "final.mdl"
     final.write_bytes(final.read_bytes()[: final.stat().st_size // 2])  # complete, but damaged
     resources = SessionResources()

@@ -83,12 +83,12 @@ def publish(
 
 def leftovers() -> list[str]:
     """Everything in the models folder except lock files: no temp folders, no half models."""
-    folder = paths.vosk_models_dir()
+    folder = paths.recognizer_models_dir()
     return sorted(p.name for p in folder.iterdir() if not p.name.endswith(".lock")) if folder.exists() else []
 
 
 def assert_installed(files: dict[str, bytes]) -> None:
-    root = paths.vosk_models_dir() / MODEL
+    root = paths.recognizer_models_dir() / MODEL
     assert layout.is_vosk_model(root)
     for name, data in files.items():
         assert (root / name).read_bytes() == data
@@ -100,7 +100,7 @@ def test_install_reports_progress_and_cleans_up(server):
     entry = publish(server, make_zip(files))
     calls = []
     path = install_model(entry, progress=lambda done, total: calls.append((done, total)))
-    assert path == paths.vosk_models_dir() / MODEL
+    assert path == paths.recognizer_models_dir() / MODEL
     assert_installed(files)
     assert calls[0] == (0, entry.size) and calls[-1] == (entry.size, entry.size)
     assert len(calls) > 4 and all(total == entry.size for _, total in calls)
@@ -199,7 +199,7 @@ def test_unsafe_archives_are_refused(server, tmp_path, evil):
     entry = publish(server, data)
     with pytest.raises(UnsafeArchiveError):
         install_model(entry)
-    assert not target.exists() and not (paths.vosk_models_dir() / "evil.txt").exists()
+    assert not target.exists() and not (paths.recognizer_models_dir() / "evil.txt").exists()
     assert leftovers() == [] and not part_path(entry).exists()
 
 
@@ -248,7 +248,7 @@ def test_models_dir_below_a_file_is_a_storage_error(server, tmp_path):
     sys.platform == "win32" or os.geteuid() == 0, reason="root (and Windows ACLs) ignore a read-only mode bit"
 )
 def test_read_only_models_dir_is_a_storage_error(server):
-    folder = paths.vosk_models_dir()
+    folder = paths.recognizer_models_dir()
     folder.mkdir(parents=True)
     folder.chmod(0o555)
     try:
@@ -333,7 +333,7 @@ def test_disk_full_while_unpacking_keeps_verified_download(server, monkeypatch):
         patch.setattr(archives.shutil, "copyfileobj", full)
         with pytest.raises(StorageError, match="disk is full") as err:
             install_model(entry)
-    assert str(paths.vosk_models_dir()) in str(err.value) and leftovers() == []
+    assert str(paths.recognizer_models_dir()) in str(err.value) and leftovers() == []
     assert part_path(entry).stat().st_size == entry.size  # verified: no need to fetch it again
     install_model(entry)
     assert len(server.requests) == 1
@@ -374,7 +374,7 @@ def test_two_processes_install_once(server, data_dir):
     ctx = multiprocessing.get_context("spawn")
     results = ctx.Queue()
     procs = [ctx.Process(target=_install_in_child, args=(entry, str(data_dir), results)) for _ in range(2)]
-    models = paths.vosk_models_dir()
+    models = paths.recognizer_models_dir()
     models.mkdir(parents=True)
     # Hold the model's lock (the downloader's own lock file) until both children
     # are queued on it, so they really race for it when it is released.
@@ -386,7 +386,7 @@ def test_two_processes_install_once(server, data_dir):
     outcomes = [results.get(timeout=60) for _ in procs]
     for p in procs:
         p.join(timeout=10)
-    assert outcomes == [("ok", str(paths.vosk_models_dir() / MODEL))] * 2
+    assert outcomes == [("ok", str(paths.recognizer_models_dir() / MODEL))] * 2
     assert len(server.requests) == 1  # the second process waited, then found the model installed
     assert_installed(files)
 
@@ -423,7 +423,7 @@ def test_non_https_urls_are_refused(url):
     entry = CatalogueEntry(MODEL, "xx", "Test", url, 10, "", None, "0.1", "small")
     with pytest.raises(InsecureUrlError):
         install_model(entry)
-    assert not paths.vosk_models_dir().exists()
+    assert not paths.recognizer_models_dir().exists()
 
 
 def test_loopback_and_https_urls_are_allowed():
@@ -520,7 +520,7 @@ def test_model_layouts_installed_models_and_remove(tmp_path):
 
 
 def test_per_user_folders(monkeypatch, tmp_path):
-    assert paths.vosk_models_dir() == tmp_path / "data" / "vosk-models"  # the override
+    assert paths.recognizer_models_dir() == tmp_path / "data" / "vosk-models"  # the override
     assert paths.journal_dir() == tmp_path / "data" / "journal"
     monkeypatch.delenv(paths.OVERRIDE_ENV)
     monkeypatch.setattr(sys, "platform", "linux")
