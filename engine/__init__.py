@@ -45,8 +45,8 @@ _PUBLIC = {
     "voice_number": ("engine.speakers.labels", "voice_number"),
     # punctuation
     "PunctuationModel": ("engine.punctuation.model", "PunctuationModel"),
-    "ModelConfig": ("engine.punctuation.model", "ModelConfig"),
-    "ModelError": ("engine.punctuation.model", "ModelError"),
+    "ModelConfig": ("engine.punctuation.model_config", "ModelConfig"),
+    "ModelError": ("engine.punctuation.model_config", "ModelError"),
     "default_model_dir": ("engine.punctuation.model", "default_model_dir"),
     "model_folder": ("engine.punctuation.model", "model_folder"),
     "DecoderSettings": ("engine.punctuation.settings", "DecoderSettings"),

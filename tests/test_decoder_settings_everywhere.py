@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from engine.evaluation.synthetic_model import write_model_dir
-from engine.punctuation.model import ModelConfig
+from engine.punctuation.model_config import ModelConfig
 from engine.punctuation.offline import OfflineDecoder
 from engine.punctuation.settings import DecoderSettings
 from engine.punctuation.streaming import StreamingDecoder

@@ -198,7 +198,7 @@ def write_model_dir(
     ``cues``: one that reads ``word_cues`` too."""
     import onnx
 
-    from engine.punctuation.model import ModelConfig
+    from engine.punctuation.model_config import ModelConfig
     from engine.punctuation.settings import DecoderSettings
 
     directory = Path(directory)
