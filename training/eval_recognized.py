@@ -51,7 +51,7 @@ def engine_adds(own: list[tuple[str, str]], engine: list[tuple[str, str]]) -> li
 
 def recognized_tables(model, sets) -> dict:
     """Per recognizer and dev file: the conditions above, and each condition over all files."""
-    from engine.evaluation.recognized_dev import score_set
+    from engine.evaluation.recognized_sets import score_set
     from engine.session.batch import keep_written_marks, repunctuate
 
     out: dict = {}

@@ -195,7 +195,7 @@ def targets(report: dict) -> dict:
 def extra_tables(model, files, args) -> dict:
     out: dict = {}
     if args.recognized:
-        from engine.evaluation.recognized_dev import load_dev_sets
+        from engine.evaluation.recognized_sets import load_dev_sets
 
         readings = {}
         for path in args.recognized:

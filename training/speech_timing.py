@@ -39,12 +39,12 @@ from engine.evaluation.recognized_dev import (
     SetupError,
     check_tts,
     make_recognizer,
-    parts_folder,
     read_part,
     recognize_batches,
     recognizer_settings,
     write_json,
 )
+from engine.evaluation.recognized_sets import parts_folder
 from engine.words import PUNCT_LABELS, Word
 
 # Conversational text (game dialogue, chat) and narrative prose: the pauses differ.

@@ -69,7 +69,7 @@ def with_fusion(model, fusion: HintFusion | None):
 def score_sets(model, sets) -> dict:
     """Live marks F1 and non-lowercase F1 per file on the recognizer's words, with its writing as
     hints, and Whisper's own on the same words; percentages."""
-    from engine.evaluation.recognized_dev import score_set
+    from engine.evaluation.recognized_sets import score_set
     from engine.evaluation.whisper_marks import engine_live_marks
     from engine.session.batch import keep_written_marks
 
@@ -139,7 +139,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="also write the report (JSON) here")
     args = parser.parse_args(argv)
 
-    from engine.evaluation.recognized_dev import load_dev_sets
+    from engine.evaluation.recognized_sets import load_dev_sets
     from engine.machine import cpu_description
     from engine.punctuation.model import ModelError, PunctuationModel, model_folder
 

@@ -4,7 +4,7 @@ ONNX models and a hand-built recognized set."""
 import pytest
 
 from engine.evaluation.e2e_speech import Excerpt
-from engine.evaluation.recognized_dev import RecognizedSet
+from engine.evaluation.recognized_sets import RecognizedSet
 from engine.evaluation.synthetic_model import write_model_dir
 from engine.evaluation.whisper_marks import engine_live_marks
 from engine.punctuation.model import PunctuationModel

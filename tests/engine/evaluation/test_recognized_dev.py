@@ -8,14 +8,8 @@ import numpy as np
 import pytest
 
 from engine.evaluation.e2e_speech import SAMPLE_RATE, Excerpt, speak_with, synthesize
-from engine.evaluation.recognized_dev import (
-    RecognizedSet,
-    build_sets,
-    dev_excerpts,
-    load_dev_sets,
-    main,
-    score_set,
-)
+from engine.evaluation.recognized_dev import build_sets, dev_excerpts, main
+from engine.evaluation.recognized_sets import RecognizedSet, load_dev_sets, score_set
 from engine.evaluation.whisper_marks import Writings
 from engine.prosody.features import PROSODY_FIELDS
 from engine.words import Word
