@@ -93,7 +93,8 @@ def test_noise_adds_pauses_and_drops_and_never_loses_a_mark(tiny_dir):
 
 
 def test_loss_weights_favour_the_live_lookaheads_and_the_rare_marks():
-    from training.train import Recipe, class_weights, token_losses
+    from training.recipe import Recipe
+    from training.train_loop import class_weights, token_losses
 
     recipe = Recipe(far_weight=0.15, live_lookahead=4, case_loss_weight=0.0)
     # Two labelled words, both wrong with the same confidence: one at lookahead 1, one at 10.
@@ -262,7 +263,7 @@ def test_tiny_recipe_end_to_end(tmp_path):
 def test_batches_depend_only_on_the_step_whatever_the_workers(tiny_dir):
     """Resuming at step k, or building batches in worker processes, trains on the same data."""
     from training.batches import BatchPlan
-    from training.train import StepBatches
+    from training.train_loop import StepBatches
 
     tok = tokenizer(tiny_dir)
     stream = build_stream(prepare_folder(tiny_dir / "data"), tok)
@@ -298,7 +299,7 @@ def test_collate_pads_labels_with_ignore(tiny_dir):
 
 
 def test_training_reads_the_corpus_where_livecap_corpus_points(monkeypatch, tmp_path):
-    from training.train import Recipe
+    from training.recipe import Recipe
 
     monkeypatch.setenv("LIVECAP_CORPUS", str(tmp_path))
     assert Recipe().data == [str(tmp_path / "train"), str(tmp_path / "modern")]
@@ -320,7 +321,7 @@ def command_line(monkeypatch, tmp_path):
 def test_the_command_line_sets_the_recipes_lookahead_weight(command_line):
     # the lookahead-weight sweep (docs/experiments/2026-11-25-lookahead-loss-weights.md) runs the
     # recipe with --far-weight
-    from training.train import Recipe
+    from training.recipe import Recipe
 
     run, ran = command_line
     assert run("--far-weight", "0.5", "--steps", "1600", "--seed", "7") == 0
@@ -331,7 +332,7 @@ def test_the_command_line_sets_the_recipes_lookahead_weight(command_line):
 
 def test_the_command_line_sets_the_dropout_and_refuses_impossible_ones(command_line, capsys):
     # the dropout short runs (docs/experiments/2026-11-26-dropout.md) run the recipe with --dropout
-    from training.train import Recipe
+    from training.recipe import Recipe
 
     run, ran = command_line
     assert run("--dropout", "0") == 0
@@ -359,7 +360,7 @@ def test_the_command_line_sets_the_layers_kept_and_refuses_impossible_ones(comma
 
 def test_the_command_line_sets_the_window_lengths_and_refuses_impossible_ones(command_line, capsys):
     # the window-length sweep (docs/experiments/2026-11-26-windows-and-mix.md) runs the recipe with --windows
-    from training.train import Recipe
+    from training.recipe import Recipe
 
     run, ran = command_line
     assert run("--windows", "32") == 0
@@ -371,7 +372,7 @@ def test_the_command_line_sets_the_window_lengths_and_refuses_impossible_ones(co
 
 
 def test_the_command_line_weighs_sources_before_the_recipes_own_weights(command_line, capsys):
-    from training.train import SOURCE_WEIGHTS
+    from training.recipe import SOURCE_WEIGHTS
 
     run, ran = command_line
     assert run("--source-weight", "web_bible=0.5", "--source-weight", "chitchat=4") == 0
