@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel
 
 from app import settings as keys
 from app.dialogs.page_base import Controls, Problem, _combo, _hint, _select
-from app.main_window.language_controller import ENGLISH, choices, pack_note, pack_problem
+from app.languages import ENGLISH, choices, pack_note, pack_problem
 
 
 class LanguageChoice:

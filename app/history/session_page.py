@@ -205,7 +205,7 @@ class SessionPage(QWidget):
             self.export_to(path, chosen)
 
     def export_to(self, path, chosen_filter: str = ""):
-        """Write the session: TXT, SRT, WebVTT or JSON by extension (or the dialog's filter), with
+        """Write the session in the format its extension names (or the dialog's filter's), with
         the names its speakers had, atomically (the captions window's exporters)."""
         if self.contents is None or not self.contents.transcript.words:
             self._say("Nothing to export: this session has no words.")

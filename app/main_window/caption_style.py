@@ -28,7 +28,6 @@ Qt's own choice.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -44,6 +43,7 @@ from PySide6.QtGui import (
     QTextFormat,
 )
 
+from app.text_direction import strong_direction
 from engine import ParagraphRule, SpeakerNames
 
 SETTLED, PROVISIONAL, PARTIAL = "settled", "provisional", "partial"
@@ -125,18 +125,6 @@ def block_format(point_size: float) -> QTextBlockFormat:
     fmt.setLineHeight(LINE_HEIGHT, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
     fmt.setBottomMargin(point_size * PARAGRAPH_SPACING)
     return fmt
-
-
-def strong_direction(text: str) -> Qt.LayoutDirection:
-    """The direction of ``text``'s first strong letter (Unicode's bidi classes L, R and AL); Auto
-    when it has none (digits, marks, spaces only)."""
-    for char in text:
-        bidi = unicodedata.bidirectional(char)
-        if bidi == "L":
-            return Qt.LayoutDirection.LeftToRight
-        if bidi in ("R", "AL"):
-            return Qt.LayoutDirection.RightToLeft
-    return Qt.LayoutDirection.LayoutDirectionAuto
 
 
 def words_direction(block: QTextBlock) -> Qt.LayoutDirection:

@@ -14,17 +14,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine import DEFAULT_EXPORT_FORMAT, Transcript, repunctuate
 from engine import EXPORT_FORMATS as FORMATS
-from engine import Transcript, repunctuate
 from engine import export_format_from_path as format_from_path
 from engine import export_transcript as export
 
-FILTERS = {
-    "txt": "Plain text (*.txt)",
-    "srt": "SubRip subtitles (*.srt)",
-    "vtt": "WebVTT subtitles (*.vtt)",
-    "json": "livecap transcript JSON (*.json)",
-}
+# The export dialog's list of file types, one for each format the engine writes, in its order.
+FILTERS = {name: f.dialog_filter for name, f in FORMATS.items()}
 
 
 def refine(
@@ -48,8 +44,8 @@ def resolve_format(path: str | Path, chosen_filter: str = "") -> tuple[Path, str
     path = Path(path)
     fmt = format_from_path(path)
     if fmt is None:
-        fmt = next((f for f, text in FILTERS.items() if text == chosen_filter), "txt")
-        path = path.with_name(path.name + "." + fmt)
+        fmt = next((f for f, text in FILTERS.items() if text == chosen_filter), DEFAULT_EXPORT_FORMAT.name)
+        path = path.with_name(path.name + FORMATS[fmt].extension)
     return path, fmt
 
 

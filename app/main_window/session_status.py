@@ -96,7 +96,7 @@ def show_error(window, message: str) -> None:
 
 def caption_english(window) -> None:
     """Settings → Recognition back to English (Whisper tiny.en), and the session started in it."""
-    from app.main_window.language_controller import choose_language, choose_translate
+    from app.languages import choose_language, choose_translate
 
     window.banners.hide_banner("error")
     choose_translate(window.settings, False)

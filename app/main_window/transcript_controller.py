@@ -241,7 +241,7 @@ class TranscriptController(QObject):
             self.export_to(path, chosen)
 
     def export_to(self, path, chosen_filter: str = "") -> Job | None:
-        """Write the transcript: TXT, SRT, WebVTT or JSON by extension (or the dialog's filter)."""
+        """Write the transcript in the format its extension names (or the dialog's filter's)."""
         path, fmt = resolve_format(path, chosen_filter)
         final = self._showing_final()
         transcript = self.current_transcript()

@@ -20,7 +20,7 @@ plain word-wrapping:
   row overflow, and which row is on top never changes where lines break.
 * A line goes its turn's way: right to left for Arabic, Hebrew, Persian, Urdu (the first run at
   the right edge, the next ones leftwards, the line right-aligned), as the captions window lays
-  out a paragraph (``caption_style``). A turn's direction is its words', not its label's: the
+  out a paragraph (``main_window.caption_style``). A turn's direction is its words', not its label's: the
   first strong letter after the label. Where the text begins mid-turn (the caller passes a tail)
   or has no labels at all, its first word is wherever the tail happens to start, so that turn
   goes the way most of its words go (``strong_direction`` of each), which does not flip as the
@@ -41,7 +41,7 @@ from itertools import chain
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from app.main_window.caption_style import strong_direction
+from app.text_direction import strong_direction
 
 RTL, LTR = Qt.LayoutDirection.RightToLeft, Qt.LayoutDirection.LeftToRight
 # Qt orders a run's words by the run's own first strong letter; a run that opens with a word of

@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtGui import QActionGroup
 from PySide6.QtWidgets import QMenu
 
-from app.main_window.language_controller import fill_menu
+from app.languages import fill_menu
 from app.overlay.options import (
     CLICK_THROUGH_SHORTCUT,
     FONT_CHOICES,

@@ -29,6 +29,9 @@ _SECONDS = re.compile(r"\d+(\.\d+)?")
 
 def add_history_command(sub) -> None:
     """``history`` and its actions, on the subcommands of ``livecap`` (``main.build_parser``)."""
+    from engine.transcript.formats import FORMATS, NAMES, or_list
+
+    titles = [f.title for f in FORMATS.values()]
     p = sub.add_parser("history", help="list and search every kept session; show, export or delete one")
     actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=type(p))
     a = actions.add_parser("list", help="every kept session, newest first (default)")
@@ -45,12 +48,12 @@ def add_history_command(sub) -> None:
     a = actions.add_parser("show", help="print a session's transcript")
     a.add_argument("id", metavar="ID", help="the session, as history list names it")
     a.add_argument("--at", metavar="TIME", help=f"start at the paragraph around TIME: {TIME_FORMS}")
-    a = actions.add_parser("export", help="save a session's transcript as TXT, SRT, VTT or JSON")
+    a = actions.add_parser("export", help=f"save a session's transcript as {or_list(titles)}")
     a.add_argument("id", metavar="ID", help="the session, as history list names it")
     a.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="where; its extension names the format"
     )
-    a.add_argument("--format", choices=["txt", "srt", "vtt", "json"], default=None, help="instead of -o's")
+    a.add_argument("--format", choices=NAMES, default=None, help="instead of -o's")
     a.add_argument("--overwrite", action="store_true", help="replace FILE if it exists (default: stop)")
     a = actions.add_parser("delete", help="delete a session: its journal and its place in the index")
     a.add_argument("id", metavar="ID", help="the session, as history list names it")
@@ -174,8 +177,7 @@ def show(index, args) -> int:
 
 
 def export(index, args) -> int:
-    from engine.cli.transcribe import output_problem, pick_format, refuse_to_overwrite
-    from engine.transcript.export import ExportError, export
+    from engine.cli.transcribe import output_problem, pick_format, write_transcript
     from engine.transcript.journal_reading import read_journal
 
     summary = index.session(session_id(args.id))
@@ -187,27 +189,20 @@ def export(index, args) -> int:
     contents = read_journal(summary.path)
     if not contents.transcript.words:
         raise CliError(f"{summary.id} has no words to export")
-    if fmt in ("srt", "vtt") and not contents.transcript.has_times:
-        raise CliError(
-            f"{summary.id}: some words have no timings, which subtitles need; export to .txt or .json"
-        )
-    refuse_to_overwrite(target, args.overwrite)  # again: it may have appeared meanwhile
-    try:
-        # As ``recover`` saves it: the language's end mark, the speakers by the names last shown,
-        # the language spoken and whether the words are an English translation of it.
-        export(
-            contents.transcript,
-            fmt,
-            target,
-            end_sentence=contents.english,
-            names=contents.speaker_names,
-            language=contents.language,
-            translated=contents.translated,
-        )
-    except ExportError as exc:
-        raise CliError(f"{summary.id}: {exc}") from None
-    except OSError as exc:
-        raise CliError(f"cannot write {target}: {exc.strerror or exc}") from None
+    # As ``recover`` saves it: the language's end mark, the speakers by the names last shown, the
+    # language spoken and whether the words are an English translation of it. A format that needs
+    # times the words lack is refused, naming the formats that do not.
+    write_transcript(
+        contents.transcript,
+        fmt,
+        target,
+        summary.id,
+        args.overwrite,
+        end_sentence=contents.english,
+        names=contents.speaker_names,
+        language=contents.language,
+        translated=contents.translated,
+    )
     print(f"{summary.id} -> {target} ({len(contents.transcript.words):,} words)", file=sys.stderr)
     return 0
 

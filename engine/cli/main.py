@@ -175,15 +175,18 @@ def _add_recognizer_options(p) -> None:
 
 
 def _add_live_commands(sub) -> None:
+    from engine.transcript.formats import DEFAULT as DEFAULT_EXPORT
+    from engine.transcript.formats import NAMES as EXPORT_NAMES
+
     p = sub.add_parser(
         "transcribe", help="transcribe audio files (WAV, FLAC, OGG) to punctuated text or subtitles"
     )
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument(
         "--format",
-        choices=["txt", "srt", "vtt", "json"],
+        choices=EXPORT_NAMES,
         default=None,
-        help="output format (default: from -o's extension, else txt)",
+        help=f"output format (default: from -o's extension, else {DEFAULT_EXPORT.name})",
     )
     p.add_argument(
         "-o",
@@ -271,7 +274,13 @@ def _add_live_commands(sub) -> None:
         action="store_true",
         help="replace saved transcripts that already exist (default: stop)",
     )
-    p.add_argument("--format", choices=["txt", "srt", "vtt", "json"], default="txt")
+    p.add_argument(
+        "--format",
+        choices=EXPORT_NAMES,
+        default=DEFAULT_EXPORT.name,
+        help=f"what to save them as (default: {DEFAULT_EXPORT.name}; a session whose words lack the "
+        f"timings a format needs is saved as {DEFAULT_EXPORT.name})",
+    )
     p.add_argument(
         "--journal-dir",
         type=Path,

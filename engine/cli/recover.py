@@ -17,8 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 from engine.cli.common import CliError, load_model, warn
-
-EXTENSIONS = {"txt": ".txt", "srt": ".srt", "vtt": ".vtt", "json": ".json"}
+from engine.cli.transcribe import refuse_to_overwrite, write_transcript
 
 
 def journal_folders(args) -> list[Path]:
@@ -145,22 +144,18 @@ def describe(contents) -> str:
 
 
 def target_for(contents, fmt: str, out_dir: Path) -> tuple[Path, str]:
-    """(where the session's transcript goes, in what format): subtitles need every word's times."""
-    if fmt in ("srt", "vtt") and not contents.transcript.has_times:
-        fmt = "txt"
-    return out_dir / ("recovered-" + contents.path.stem + EXTENSIONS[fmt]), fmt
+    """(where the session's transcript goes, in what format): a format that needs every word's
+    times gives way to the default (txt) where some word has none."""
+    from engine.transcript.formats import DEFAULT, FORMATS
 
-
-def refuse_to_overwrite(target: Path, overwrite: bool) -> None:
-    """A transcript saved earlier may have been edited since: replaced only when asked (the same
-    rule and words as ``transcribe``)."""
-    if not overwrite and (target.exists() or target.is_symlink()):
-        raise CliError(f"{target} already exists; pass --overwrite to replace it, or -o another name")
+    chosen = FORMATS[fmt]
+    if chosen.needs_times and not contents.transcript.has_times:
+        chosen = DEFAULT
+    return out_dir / ("recovered-" + contents.path.stem + chosen.extension), chosen.name
 
 
 def save(contents, model, fmt: str, out_dir: Path, overwrite: bool = False) -> None:
     from engine.session.batch import repunctuate
-    from engine.transcript.export import ExportError, export
     from engine.transcript.journal import mark_recovered
 
     if not contents.transcript.words:  # a crash before the first word settled
@@ -170,27 +165,24 @@ def save(contents, model, fmt: str, out_dir: Path, overwrite: bool = False) -> N
         return
     target, written = target_for(contents, fmt, out_dir)
     if written != fmt:
-        print(f"  some words have no timings: saving as txt instead of {fmt}", file=sys.stderr)
-    refuse_to_overwrite(target, overwrite)  # again: it may have appeared meanwhile
+        print(f"  some words have no timings: saving as {written} instead of {fmt}", file=sys.stderr)
+    refuse_to_overwrite(target, overwrite)  # again, before the work: it may have appeared meanwhile
     # As the window's Restore: the settled marks are kept, the offline decoder fills the rest.
     transcript = repunctuate(contents.transcript.words, model, recognizer=contents.header.get("recognizer"))
-    try:
-        # Words of a language the punctuation model does not know were journaled unmarked: no
-        # English period after the last one. A meeting's speakers by the names the session showed;
-        # the language spoken (the detected one for "auto") and whether the words translate it.
-        export(
-            transcript,
-            written,
-            target,
-            end_sentence=contents.english,
-            names=contents.speaker_names,
-            language=contents.language,
-            translated=contents.translated,
-        )
-    except ExportError as exc:
-        raise CliError(f"{contents.path.name}: {exc}") from None
-    except OSError as exc:
-        raise CliError(f"cannot write {target}: {exc.strerror or exc}") from None
+    # Words of a language the punctuation model does not know were journaled unmarked: no English
+    # period after the last one. A meeting's speakers by the names the session showed; the
+    # language spoken (the detected one for "auto") and whether the words translate it.
+    write_transcript(
+        transcript,
+        written,
+        target,
+        contents.path.name,
+        overwrite,
+        end_sentence=contents.english,
+        names=contents.speaker_names,
+        language=contents.language,
+        translated=contents.translated,
+    )
     if state(contents) == "unfinished":
         mark_recovered(contents.path)
     print(f"  saved to {target}")

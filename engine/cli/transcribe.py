@@ -1,4 +1,5 @@
-"""``livecap transcribe FILE...``: audio files to punctuated TXT, SRT, VTT or JSON.
+"""``livecap transcribe FILE...``: audio files to punctuated text in any export format
+(``engine.transcript.formats``: TXT, subtitles, JSON, notes).
 
 Everything that can be checked is checked before any model is loaded, so a
 mistake fails in a second, not after an hour of recognizing: the output format,
@@ -29,30 +30,27 @@ from engine.cli.common import (
     warn,
 )
 from engine.recognizers.kinds import find_kind
+from engine.transcript.formats import DEFAULT, FORMATS, format_from_path
 
-EXTENSIONS = {"txt": ".txt", "srt": ".srt", "vtt": ".vtt", "json": ".json"}
-KNOWN_EXTENSIONS = ", ".join(EXTENSIONS.values())
 BAD_INPUT = 2  # the exit status when some files could not be transcribed (as for any bad input)
 INTERRUPTED = 130
 
 
 def pick_format(fmt: str | None, output: str | None) -> str:
-    """``--format``, else the one ``-o``'s extension names, else txt; an extension that names no
-    format is refused rather than written as TXT under a misleading name."""
+    """``--format``, else the one ``-o``'s extension names, else the default (txt); an extension
+    that names no format is refused rather than written as TXT under a misleading name."""
     if fmt is not None:
         return fmt
-    if output in (None, "-") or Path(output).is_dir():
-        return "txt"
-    suffix = Path(output).suffix.lower()
-    for name, extension in EXTENSIONS.items():
-        if suffix == extension:
-            return name
-    if not suffix:
-        return "txt"
-    raise CliError(
-        f"-o {output}: unknown extension {suffix}; end the name in one of {KNOWN_EXTENSIONS}, "
-        "or choose the format with --format"
-    )
+    if output in (None, "-") or Path(output).is_dir() or not Path(output).suffix:
+        return DEFAULT.name
+    named = format_from_path(output)
+    if named is None:
+        known = ", ".join(f.extension for f in FORMATS.values())
+        raise CliError(
+            f"-o {output}: unknown extension {Path(output).suffix.lower()}; end the name in one of "
+            f"{known}, or choose the format with --format"
+        )
+    return named
 
 
 def output_paths(
@@ -64,7 +62,7 @@ def output_paths(
     if output == "-":
         return [None] * len(files)
     if output is None:
-        targets = [f.with_suffix(EXTENSIONS[fmt]) for f in files]
+        targets = [f.with_suffix(FORMATS[fmt].extension) for f in files]
     else:
         out = Path(output)
         if not several and not out.is_dir():
@@ -72,7 +70,7 @@ def output_paths(
             targets = [out]
         elif out.is_dir():
             check_folder(out, f"-o {output}")
-            targets = [out / f.with_suffix(EXTENSIONS[fmt]).name for f in files]
+            targets = [out / f.with_suffix(FORMATS[fmt].extension).name for f in files]
         else:
             raise CliError(
                 f"-o {output}: with several input files, -o must be an existing folder (or - for stdout)"
@@ -127,17 +125,21 @@ def output_problem(source: Path, target: Path | None, overwrite: bool) -> str | 
     if target.is_dir():
         return f"{target} is a folder; pass -o another name"
     if not overwrite and (target.exists() or target.is_symlink()):
-        return f"{target} already exists; pass --overwrite to replace it, or -o another name"
+        return already_exists(target)
     problem = folder_problem(target.parent, "pass -o to write it elsewhere")
     if problem is not None:
         return f"{source}: cannot write {target}: {problem}"
     return None
 
 
+def already_exists(target: Path) -> str:
+    return f"{target} already exists; pass --overwrite to replace it, or -o another name"
+
+
 def refuse_to_overwrite(target: Path | None, overwrite: bool) -> None:
     """One line naming the file and the flag when ``target`` exists and may not be replaced."""
     if target is not None and not overwrite and (target.exists() or target.is_symlink()):
-        raise CliError(f"{target} already exists; pass --overwrite to replace it, or -o another name")
+        raise CliError(already_exists(target))
 
 
 def check_inputs(files: list[Path]) -> tuple[list[tuple[Path, float]], int]:
@@ -231,8 +233,18 @@ def cmd_transcribe(args) -> int:
             not_written = "" if target is None else f"; {target} was not written"
             warn(f"{path}: no speech was recognized in {seconds:.1f} s of audio{not_written}")
         if transcript.words:
-            about = {"language": recognizer.language, "translated": translating}
-            write_transcript(transcript, fmt, target, path, args.overwrite, english or translating, about)
+            write_transcript(
+                transcript,
+                fmt,
+                target,
+                path,
+                args.overwrite,
+                end_sentence=english or translating,
+                language=recognizer.language,
+                translated=translating,
+            )
+            if target is not None:
+                print(f"{path} -> {target} ({len(transcript.words)} words)", file=sys.stderr)
         if interrupted is not None:
             return INTERRUPTED
     if failed:
@@ -266,27 +278,31 @@ def write_transcript(
     transcript,
     fmt: str,
     target: Path | None,
-    source: Path,
+    who: Path | str,
     overwrite: bool,
-    english: bool = True,
-    about: dict | None = None,
+    *,
+    end_sentence: bool = True,
+    names=None,
+    language: str | None = None,
+    translated: bool = False,
 ) -> None:
-    """``english``: end the last sentence with a period, as ``render`` does; words of another
-    language are written unmarked, and that period would be the one English mark among them.
-    ``about``: the spoken ``language`` and whether the words are ``translated`` (``render``)."""
-    from engine.files.atomic import atomic_write_text
-    from engine.transcript.export import ExportError, render
+    """The command line's one way to write a transcript (``transcribe``, ``recover``, ``history
+    export``): to ``target`` by ``write_export`` (None: stdout), never over a file that appeared
+    since the checks unless ``overwrite``; a problem is one line, naming ``who`` (the audio file,
+    the session) where it is the transcript's. ``end_sentence``, ``names``, ``language`` and
+    ``translated``: as for ``render``."""
+    from engine.transcript.export import ExportError, render, write_export
 
+    about = {"end_sentence": end_sentence, "names": names, "language": language, "translated": translated}
     try:
-        text = render(transcript, fmt, end_sentence=english, **(about or {}))
         if target is None:
-            sys.stdout.write(text)
+            sys.stdout.write(render(transcript, fmt, **about))
             sys.stdout.flush()
         else:
-            refuse_to_overwrite(target, overwrite)  # again: it may have appeared meanwhile
-            atomic_write_text(target, text)
-            print(f"{source} -> {target} ({len(transcript.words)} words)", file=sys.stderr)
+            write_export(transcript, fmt, target, overwrite=overwrite, **about)
     except ExportError as exc:
-        raise CliError(f"{source}: {exc}") from None
+        raise CliError(f"{who}: {exc}") from None
+    except FileExistsError:  # it appeared since the checks
+        raise CliError(already_exists(target)) from None
     except OSError as exc:
         raise CliError(f"cannot write {target}: {exc.strerror or exc}") from None

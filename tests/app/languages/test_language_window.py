@@ -8,6 +8,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFormLayout, QMenu, QWidget
 
 from app import settings as keys
+from app.languages import fill_menu
 from app.main_window import language_controller as lc
 from app.workers.session_bridge import IDLE, RUNNING
 from engine import LanguageDetected
@@ -160,7 +161,7 @@ def test_a_missing_language_pack_shows_the_way_out(qtbot, settings, pack):
     assert widget is choice.language and "pip install 'livecap[languages]'" in message
     # The menus say it too, and offer only English.
     menu = QMenu()
-    lc.fill_menu(menu, settings)
+    fill_menu(menu, settings)
     actions = {a.objectName(): a for a in menu.actions()}
     assert "pip install 'livecap[languages]'" in actions["language-pack"].text()
     assert actions["language-en"].isEnabled() and not actions["language-de"].isEnabled()

@@ -167,3 +167,29 @@ def test_words_of_another_language_are_exported_without_an_english_period(contro
             assert job.error is None, job.error
             text = (tmp_path / f"{name}.{fmt}").read_text(encoding="utf-8")
             assert f"여러분{ends}\n" in text and ("." in text) == bool(ends), (name, text)
+
+
+def test_the_export_dialog_offers_every_engine_format_and_writes_the_one_chosen(
+    controller, qtbot, tmp_path, monkeypatch
+):
+    from PySide6.QtWidgets import QFileDialog
+
+    from engine import EXPORT_FORMATS
+
+    with qtbot.waitSignal(controller.final_shown, timeout=30000):
+        controller.show_final(live_words(4))
+    offered = []
+
+    def ask(parent, caption, suggested, filters):
+        offered.append(filters.split(";;"))
+        return str(tmp_path / "notes"), EXPORT_FORMATS["md"].dialog_filter  # no extension typed
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(ask))
+    statuses = []
+    controller.status.connect(lambda message, ms: statuses.append(message))
+    controller.export_dialog()
+    assert offered == [[f.dialog_filter for f in EXPORT_FORMATS.values()]]
+    assert "Markdown meeting notes (*.md)" in offered[0]
+    qtbot.waitUntil(lambda: f"Exported to {tmp_path / 'notes.md'}" in statuses, timeout=30000)
+    notes = (tmp_path / "notes.md").read_text(encoding="utf-8")
+    assert notes.startswith("# Transcript\n\n**[0:00]** ") and "word3" in notes.lower(), notes

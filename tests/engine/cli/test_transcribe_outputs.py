@@ -45,7 +45,7 @@ def test_an_unwritable_output_is_refused_before_any_recognizing(silent_wav, env,
 @pytest.mark.parametrize("name", ["out.xyz", "out.docx", "out.TXT.bak"])
 def test_an_unknown_output_extension_is_refused_naming_the_known_ones(silent_wav, tmp_path, env, name):
     r = transcribe(env, silent_wav, "-o", tmp_path / name)
-    one_line_error(r, Path(name).suffix, ".txt", ".srt", ".vtt", ".json", "--format")
+    one_line_error(r, Path(name).suffix, ".txt", ".srt", ".vtt", ".json", ".md", "--format")
     assert r.returncode == 2 and not (tmp_path / name).exists()
 
 

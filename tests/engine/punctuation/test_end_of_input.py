@@ -84,4 +84,4 @@ def test_every_export_ends_the_last_sentence(tmp_path, fmt):
     path = export(transcript, fmt, tmp_path / f"t.{fmt}")
     assert "sure." in path.read_text()
     assert transcript.words[-1].mark == "none"  # the caller's transcript is not changed
-    assert "sure." not in FORMATS[fmt](transcript)
+    assert "sure." not in FORMATS[fmt].render(transcript)

@@ -336,8 +336,13 @@ def test_timestamps_past_an_hour():
 def test_untimed_transcript_cannot_be_subtitled(tmp_path):
     t = Transcript(_words("no times here", {2: "period"}, timed=False))
     for fn in (to_srt, to_vtt):
-        with pytest.raises(ExportError, match="no word timings.*TXT or JSON"):
+        with pytest.raises(ExportError, match="no word timings"):
             fn(t)
+    # Through the registry, the message names every format that needs no times.
+    with pytest.raises(
+        ExportError, match="no word timings, which SRT needs; export as TXT, JSON or Markdown"
+    ):
+        FORMATS["srt"].render(t)
     target = tmp_path / "out.srt"
     target.write_text("previous export")
     with pytest.raises(ExportError):
@@ -352,12 +357,12 @@ def test_untimed_transcript_cannot_be_subtitled(tmp_path):
 
 def test_export_formats_and_guessing(tmp_path):
     t = _long_transcript()
-    assert set(FORMATS) == {"txt", "srt", "vtt", "json"}
+    assert set(FORMATS) == {"txt", "srt", "vtt", "json", "md"}
     assert format_from_path("x/Talk.SRT") == "srt"
     assert format_from_path("talk.docx") is None
-    for fmt, render in FORMATS.items():
+    for fmt, exported in FORMATS.items():
         path = export(t, None, tmp_path / "sub" / f"talk.{fmt}")
-        assert path.read_text(encoding="utf-8") == render(t)
+        assert path.read_text(encoding="utf-8") == exported.render(t)
     assert export(t, "JSON", tmp_path / "data.out").read_text(encoding="utf-8") == to_json(t)
     with pytest.raises(ExportError, match="Unknown export format"):
         export(t, "docx", tmp_path / "talk.docx")
@@ -386,8 +391,8 @@ def test_words_of_another_language_are_not_ended_with_an_english_period(tmp_path
     words = [TranscriptWord("안녕하세요", 0.0, 0.6), TranscriptWord("여러분", 0.7, 1.2)]
     t = Transcript(words)
     for fmt in FORMATS:
-        assert render(t, fmt, end_sentence=False) == FORMATS[fmt](t), fmt
+        assert render(t, fmt, end_sentence=False) == FORMATS[fmt].render(t), fmt
         path = export(t, fmt, tmp_path / f"ko.{fmt}", end_sentence=False)
-        assert path.read_text(encoding="utf-8") == FORMATS[fmt](t), fmt
+        assert path.read_text(encoding="utf-8") == FORMATS[fmt].render(t), fmt
     assert render(t, "txt", end_sentence=False) == "안녕하세요 여러분\n"
     assert render(t, "txt") == "안녕하세요 여러분.\n"  # the default still ends the sentence

@@ -146,7 +146,7 @@ def test_one_source_exports_are_unchanged_whatever_the_names():
     assert to_txt(t) == "Hello there. Hi, how are you? Sure thing Yes. Fine.\n"
     names = SpeakerNames(me="Sam", renamed={"others:1": "Ana"})
     for fmt, exporter in FORMATS.items():
-        assert exporter(t, names) == exporter(t, None), fmt
+        assert exporter.render(t, names) == exporter.render(t, None), fmt
     assert "speakers" not in json.loads(to_json(t)) and '"speaker"' not in to_json(t)
     assert "<v" not in to_vtt(t) and "Me" not in to_srt(t) and "Others" not in to_srt(t)
     assert [c.text for c in make_cues(t)] == ["Hello there.", "Hi, how are you?", "Sure thing Yes.", "Fine."]
