@@ -36,6 +36,9 @@ class RecognizerKind:
     label: str  # its line in the settings dialog
     # Its words carry its own marks and capitals (``Word.written``), which a session can keep.
     writes_marks: bool
+    # It writes numbers as they are said ("forty two thousand dollars"): a session writes them as
+    # a person does ("$42,000") before anything reads its words (``written_forms``).
+    writes_spoken_forms: bool
     # Its finals are its own commitments and its partials are for display only: the stabiliser
     # commits nothing from the partials (``WordStabiliser.for_recognizer``).
     commits_words: bool
@@ -136,6 +139,7 @@ VOSK = RecognizerKind(
     title="Vosk",
     label="Vosk (accurate, light; needs a downloaded model)",
     writes_marks=False,
+    writes_spoken_forms=True,
     commits_words=False,
     language=None,  # the model's, from its catalogue name
     models=(CATALOGUE, UNPACKED),
@@ -146,6 +150,7 @@ WHISPER = RecognizerKind(
     title="Whisper",
     label="Whisper tiny.en (built in, English; most of a core while you speak)",
     writes_marks=True,
+    writes_spoken_forms=False,
     commits_words=True,
     language=None,  # an English-only model hears English; a multilingual one says what it heard
     models=(BUILT_IN, UNPACKED),
@@ -158,6 +163,7 @@ POCKETSPHINX = RecognizerKind(
     title="PocketSphinx",
     label="PocketSphinx (built in, English only, many mistakes)",
     writes_marks=False,
+    writes_spoken_forms=True,
     commits_words=False,
     language="en-us",
     models=(BUILT_IN,),
@@ -173,6 +179,7 @@ WHISPER_BASE = RecognizerKind(
     title="Whisper base",
     label="Whisper base (language pack: other languages, English captions of them)",
     writes_marks=True,
+    writes_spoken_forms=False,
     commits_words=True,
     language="multilingual",  # the session's, or the one it tells from the first speech
     models=(LANGUAGE_PACK,),

@@ -22,6 +22,7 @@ from engine.audio import SAMPLE_RATE
 from engine.prosody.tracker import annotate_recording
 from engine.punctuation.settings import DecoderSettings
 from engine.recognizers.base import Recognizer
+from engine.recognizers.written_forms import spoken_to_written
 from engine.transcript.transcript import Transcript, TranscriptWord
 from engine.words import Word
 
@@ -85,20 +86,21 @@ def _recognize(
     audio: np.ndarray, recognizer: Recognizer, progress: Progress | None, chunk_seconds: float, interrupted
 ) -> list[Word]:
     """``recognize_audio``'s loop; ``interrupted`` (a ``threading.Event``) is the caller's Ctrl-C."""
+    written = spoken_to_written(recognizer)  # finals in written forms, as a live session has them
     recognizer.reset()
     step = int(chunk_seconds * SAMPLE_RATE)
     total = len(audio) / SAMPLE_RATE
     words: list[Word] = []
     for at in range(0, len(audio), step):
         if interrupted.is_set():
-            words.extend(annotate_recording(audio, recognizer.flush().final or [], _last(words)))
+            words.extend(annotate_recording(audio, written(recognizer.flush()).final or [], _last(words)))
             raise _PartialRecognition(words, at / SAMPLE_RATE)
-        update = recognizer.accept(audio[at : at + step])
+        update = written(recognizer.accept(audio[at : at + step]))
         if update.final:  # with their prosody, measured as a live session measures it
             words.extend(annotate_recording(audio, update.final, _last(words)))
         if progress:
             progress("recognizing", min(at + step, len(audio)) / SAMPLE_RATE, total)
-    words.extend(annotate_recording(audio, recognizer.flush().final or [], _last(words)))
+    words.extend(annotate_recording(audio, written(recognizer.flush()).final or [], _last(words)))
     if interrupted.is_set():  # during the last chunk: everything was heard, but stop as asked
         raise _PartialRecognition(words, total)
     return words

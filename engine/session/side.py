@@ -24,6 +24,7 @@ from engine.events import AudioLevel, SourceNotice
 from engine.prosody import ProsodyTracker
 from engine.recognizers.base import Recognizer
 from engine.recognizers.stabiliser import StabiliserOutput, WordStabiliser
+from engine.recognizers.written_forms import spoken_to_written
 
 __all__ = ["DRAIN_CHUNKS", "READ_TIMEOUT", "SessionSide", "rms_level"]
 
@@ -65,6 +66,8 @@ class SessionSide:
         self.source = source
         self.recognizer = recognizer
         self.stabiliser = stabiliser or WordStabiliser.for_recognizer(recognizer)
+        # Each hypothesis and final in written forms before the stabiliser commits any of it.
+        self.written = spoken_to_written(recognizer)
         self.speaker = speaker
         self.index = index
         self.read_timeout = read_timeout
@@ -159,7 +162,7 @@ class SessionSide:
             self.on_audio(chunk, self.samples)
         self.samples += len(chunk)
         self.prosody.hear(chunk)
-        update = self.recognizer.accept(chunk)
+        update = self.written(self.recognizer.accept(chunk))
         now = self.stream_time
         self._deliver(self, self._with_prosody(self.stabiliser.update(update, now)), now)
         events: list = [AudioLevel(rms_level(chunk), self.speaker)]
@@ -172,7 +175,8 @@ class SessionSide:
 
     def _finish_input(self) -> None:
         now = self.stream_time
-        self._deliver(self, self._with_prosody(self.stabiliser.update(self.recognizer.flush(), now)), now)
+        final = self.written(self.recognizer.flush())
+        self._deliver(self, self._with_prosody(self.stabiliser.update(final, now)), now)
         # recognizers without a final at the end
         self._deliver(self, self._with_prosody(self.stabiliser.flush()), now)
 
