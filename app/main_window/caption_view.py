@@ -18,6 +18,9 @@ Paragraphs (a new QTextBlock where ``engine.transcript.transcript.ParagraphRule`
 exports' rule, at settled sentence ends only) keep each edit's re-layout to one short block
 however long the session gets, and are the paragraphs the final text shows after Stop.
 
+The words come from the app's one caption feed (``app.caption_feed``): the view subscribes to
+it (``set_feed``) and redraws from the first word each change touches.
+
 Long sessions: the full transcript lives in the UI-side ``TranscriptBuilder`` (copy and
 export read it), while the document keeps only the last ``MAX_WORDS`` words; older
 paragraphs are cut from the top, and only while the reader follows the live end, so a
@@ -51,19 +54,9 @@ from app.main_window.caption_style import (  # the look's names, here too where 
     word_token,
 )
 from app.main_window.finished_text import FinishedText
-from app.main_window.speaker_labels import label_format, overlay_tail, partial_runs
-from app.main_window.unstable_words import UnstableWords
+from app.main_window.speaker_labels import label_format, partial_runs
 from app.profanity import mask as mask_word
-from engine import (
-    Appended,
-    Provisional,
-    Retracted,
-    Settled,
-    SpeakerNames,
-    SpeakersLabelled,
-    Transcript,
-    Withdrawn,
-)
+from engine import CaptionChange, SpeakerNames, Transcript
 
 __all__ = ["CaptionView", "Token", "LINE_HEIGHT", "PARAGRAPH_SPACING", "PARAGRAPHS"]
 __all__ += ["SETTLED", "PROVISIONAL", "PARTIAL"]
@@ -94,9 +87,8 @@ class CaptionView(QTextEdit):
         self.speaker_names = SpeakerNames()
         self.live = True
         self._finished = FinishedText()  # the text after Stop
-        self.builder = None
-        self._unstable = UnstableWords()  # each side's unstable words, less those just committed
-        self._partial: tuple = ()
+        self.feed = None  # the caption feed it shows (``set_feed``)
+        self._unsubscribe = None
         self._reset_state()
         self._formats = self._make_formats()
         self._label_formats: dict = {}
@@ -132,38 +124,35 @@ class CaptionView(QTextEdit):
         painter.end()
 
     # -- public ------------------------------------------------------------------------------------
-    def set_builder(self, builder) -> None:
-        """Render ``builder`` (a TranscriptBuilder kept in step on the UI thread) from scratch."""
-        self.builder = builder
+    def set_feed(self, feed) -> None:
+        """Show the captions of ``feed`` (an ``app.caption_feed.CaptionFeed``) from now on."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self.feed = feed
         self.reset()
+        self._unsubscribe = feed.subscribe(self.show_change)
+
+    @property
+    def builder(self):
+        """The words shown (the feed's ``TranscriptBuilder``); None before ``set_feed``."""
+        return self.feed.builder if self.feed is not None else None
 
     def reset(self) -> None:
         self.clear()
         self._set_block_format()
         self._reset_state()
-        self._unstable.reset()
-        self._partial = ()
         self.live = True
         self.setReadOnly(True)
         self.setUndoRedoEnabled(False)
         self.follow()
 
-    def apply(self, events: list, partial=None) -> None:
-        """One batch of engine events (already applied to the builder) and, unless None, new partial words."""
-        self._partial = self._unstable.update(events, partial)
-        dirty = None
-        for event in events:
-            if isinstance(event, (Appended, Provisional, Settled, Withdrawn)):
-                p = event.position
-            elif isinstance(event, Retracted):
-                p = event.from_position
-            elif isinstance(event, SpeakersLabelled) and event.labels:
-                p = min(position for position, _ in event.labels)  # its line and the next one's label
-            else:
-                continue
-            dirty = p if dirty is None else min(dirty, p)
+    def show_change(self, change: CaptionChange) -> None:
+        """The feed's subscriber: redraw from the first word ``change`` touches (a new session or
+        a cleared text: from an empty view)."""
+        if change.restarted:
+            self.reset()
         n = len(self.builder.words) if self.builder is not None else 0
-        self._render_from(n if dirty is None else max(self._base, dirty))
+        self._render_from(n if change.first is None else max(self._base, change.first))
 
     def rerender(self) -> None:
         """Redraw everything kept (a new palette, the profanity mask switched)."""
@@ -201,20 +190,6 @@ class CaptionView(QTextEdit):
             self.setTextInteractionFlags(Qt.TextEditorInteraction)
         self.document().setModified(False)
         self._reset_state()
-
-    def tail_texts(self, settled_words: int = 200) -> tuple[str, str]:
-        """(settled, provisional) text of the live end, for the caption overlay: the last
-        ``settled_words`` settled words (the overlay says how many it needs), then every word
-        still open. The builder's words, so after Stop too, until the next Start or Clear."""
-        return self.tail_captions(settled_words)[:2]
-
-    def tail_captions(self, settled_words: int = 200) -> tuple[str, str, dict[str, str]]:
-        """``tail_texts`` with a meeting's compact speaker labels among the words, and which
-        speaker each label names (the overlay colours them)."""
-        if self.builder is None:
-            return "", "", {}
-        words, settled = self.builder.words, self.builder.settled
-        return overlay_tail(words, settled, self._partial, self.speaker_names, self._show, settled_words)
 
     def set_font_size(self, points: int) -> None:
         font = QFont(self.font())
@@ -282,7 +257,7 @@ class CaptionView(QTextEdit):
         k += same
         fresh = fresh[same:]
         last_speaker = self.builder.words[n - 1].heard.speaker if n else None
-        partial = partial_runs(self._partial, last_speaker, self.speaker_names, self._show)
+        partial = partial_runs(self.feed.fold.unstable, last_speaker, self.speaker_names, self._show)
         if not force and not fresh and k == len(self._rendered) and partial == self._partial_runs:
             return  # nothing visible changed
         cut = self._offsets[k] if k < len(self._offsets) else self._partial_start

@@ -35,10 +35,10 @@ def apply_live(window, names) -> None:
     if keys.PROFANITY_MASK.name in names:
         window.view.mask_profanity = s.get(keys.PROFANITY_MASK)
         window.view.rerender()
-        window.overlay_controller.feed()
+        window.overlay_controller.reload_names()
     if names & _names(SPEAKER_NAMES):  # the captions, the overlay and the status bar use them
         window.view.set_speaker_names(speaker_names(s))
-        window.overlay_controller.feed()
+        window.overlay_controller.reload_names()
         window.bridge.name_speakers(speaker_names(s))  # the journal, so recovery shows them too
     if names & _names(SOURCE) and idle:
         window.sources.restore()

@@ -1,5 +1,7 @@
 """The captions window's side of the caption overlay: making it, showing and hiding it, and
-feeding it the captions.
+feeding it the captions, as a subscriber of the app's caption feed (``app.caption_feed``): the
+last lines of the feed's words with compact speaker labels (``speaker_labels.overlay_tail``),
+named and masked as the settings say.
 
 The overlay is optional: its import is guarded, so the window still opens (with the overlay
 command disabled and a note in the log) if it fails to load. Whether it is shown is a setting,
@@ -14,9 +16,12 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
 from app import settings as keys
+from app.caption_feed import CaptionFeed
 from app.main_window.actions import Actions
-from app.main_window.caption_view import CaptionView
-from app.settings import AppSettings
+from app.main_window.speaker_labels import overlay_tail
+from app.profanity import mask as mask_word
+from app.settings import AppSettings, speaker_names
+from engine import CaptionChange
 
 log = logging.getLogger(__name__)
 
@@ -25,12 +30,13 @@ class OverlayController(QObject):
     visibility_changed = Signal(bool)  # shown or hidden (by the menu, the tray or the overlay's own menu)
     click_through_changed = Signal(bool)
 
-    def __init__(self, settings: AppSettings, view: CaptionView, commands: Actions, window: QWidget):
-        """Captions come from ``view``; the click-through action is added to ``window`` (so its
+    def __init__(self, settings: AppSettings, feed: CaptionFeed, commands: Actions, window: QWidget):
+        """Captions come from ``feed``; the click-through action is added to ``window`` (so its
         shortcut works application-wide) and to the View menu."""
         super().__init__(window)
-        self.settings, self.view, self.commands = settings, view, commands
+        self.settings, self.feed, self.commands = settings, feed, commands
         self.overlay = None  # a CaptionOverlay, or None when it could not be made
+        self.reload_names()
         try:
             from app.overlay.caption_overlay import CaptionOverlay
 
@@ -43,6 +49,7 @@ class OverlayController(QObject):
         self.overlay.click_through_changed.connect(self.click_through_changed)
         action = self.overlay.click_through_action(window)
         commands.view_menu.insertAction(commands.view_separator, action)
+        self._unsubscribe = feed.subscribe(self._on_change)
 
     def is_visible(self) -> bool:
         return self.overlay is not None and self.overlay.isVisible()
@@ -55,7 +62,7 @@ class OverlayController(QObject):
             return
         self.overlay.setVisible(bool(visible))
         if visible:  # shown fed: what was said while it was hidden, or before a session ended
-            self.feed()
+            self.feed_overlay()
         self._on_visibility(bool(visible))
 
     def toggle(self) -> None:
@@ -65,10 +72,26 @@ class OverlayController(QObject):
         if self.overlay is not None:
             self.overlay.toggle_click_through()
 
-    def feed(self) -> None:
-        """Show the view's latest captions (only while the overlay is visible: it is shown fed)."""
+    def feed_overlay(self) -> None:
+        """Show the feed's latest captions (only while the overlay is visible: it is shown fed).
+        The feed's words stay after Stop, until the next Start or Clear."""
         if self.is_visible():
-            self.overlay.set_captions(*self.view.tail_captions())
+            self.overlay.set_captions(*self.captions())
+
+    def captions(self) -> tuple[str, str, dict[str, str]]:
+        """(settled text, open text, {compact label: speaker id}) of the feed's live end."""
+        return overlay_tail(self.feed.fold, self.names, self._show)
+
+    def reload_names(self) -> None:
+        """The speakers' names and the profanity mask as the settings say now (changed live)."""
+        self.names, self.masked = speaker_names(self.settings), self.settings.get(keys.PROFANITY_MASK)
+        self.feed_overlay()
+
+    def _show(self, text: str) -> str:
+        return mask_word(text) if self.masked else text
+
+    def _on_change(self, _change: CaptionChange) -> None:
+        self.feed_overlay()
 
     def reload_settings(self) -> None:
         if self.overlay is not None:
@@ -76,6 +99,7 @@ class OverlayController(QObject):
 
     def close(self) -> None:
         if self.overlay is not None:
+            self._unsubscribe()
             self.overlay.close()
 
     def _on_visibility(self, visible: bool) -> None:

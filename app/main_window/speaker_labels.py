@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextDocu
 
 from app.main_window.caption_style import LABEL_PROPERTY
 from app.theme import speaker_color
-from engine import SpeakerNames, Transcript
+from engine import CaptionFold, SpeakerNames, Transcript, words_by_speaker
 
 COMPACT_END = "›"  # after the overlay's compact name: "Me›"
 COMPACT_MAX = 8  # letters of a one-word name the overlay shows whole
@@ -53,15 +53,6 @@ def label_format(speaker: str, dark: bool, italic: bool = False) -> QTextCharFor
     return fmt
 
 
-def by_speaker(words: Iterable, first: str | None) -> list[tuple[str, list]]:
-    """``words`` (``Word``s) grouped by speaker, in the order speakers first appear, the group of
-    ``first`` (the speaker whose line the text ends on) first, so it continues that line."""
-    groups: dict[str, list] = {}
-    for word in words:
-        groups.setdefault(word.speaker, []).append(word)
-    return sorted(groups.items(), key=lambda group: group[0] != first)
-
-
 def partial_runs(
     partial: Iterable, last_speaker: str | None, names: SpeakerNames, show: Callable[[str], str]
 ) -> tuple[tuple[str, str], ...]:
@@ -71,7 +62,7 @@ def partial_runs(
     other starts a new line with its label. In a one-source session: " word word"."""
     runs: list[tuple[str, str | None]] = []
     line = last_speaker
-    for speaker, words in by_speaker(partial, last_speaker):
+    for speaker, words in words_by_speaker(partial, last_speaker):
         text = " ".join(show(w.text) for w in words)
         before = line is not None or bool(runs)
         if speaker == line or (not speaker and line is None):
@@ -112,17 +103,14 @@ def label_speakers(names: SpeakerNames, speakers: Iterable[str]) -> dict[str, st
 
 
 def overlay_tail(
-    words: list,
-    settled: list[bool],
-    partial: Iterable,
-    names: SpeakerNames,
-    show: Callable[[str], str],
-    settled_words: int,
+    fold: CaptionFold, names: SpeakerNames, show: Callable[[str], str] = str, settled_words: int = 200
 ) -> tuple[str, str, dict[str, str]]:
-    """(settled text, open text, {compact label: speaker id}) for the overlay: the last
-    ``settled_words`` settled words, then the words still open and each side's unstable words,
-    with a compact label where the speaker changes and before the first word passed (the overlay
-    repeats the label in force on its top row, so it needs to know whose words begin the text)."""
+    """(settled text, open text, {compact label: speaker id}) for the overlay from ``fold`` (the
+    caption feed's): the last ``settled_words`` settled words (more than the overlay's most lines
+    hold), then the words still open and each side's unstable words, with a compact label where
+    the speaker changes and before the first word passed (the overlay repeats the label in force
+    on its top row, so it needs to know whose words begin the text)."""
+    words, settled, partial = fold.words, fold.settled, fold.unstable
     first_open = len(words)
     while first_open > 0 and not settled[first_open - 1]:
         first_open -= 1
@@ -145,7 +133,7 @@ def overlay_tail(
     done = tokens([(w.heard.speaker, show(w.display)) for w in words[start:first_open]])
     pending = [(w.heard.speaker, show(w.display)) for w in words[first_open:]]
     last = words[-1].heard.speaker if words else None
-    for speaker, group in by_speaker(partial, last):
+    for speaker, group in words_by_speaker(partial, last):
         pending += [(speaker, show(w.text)) for w in group]
     return " ".join(done), " ".join(tokens(pending)), labels
 

@@ -226,7 +226,7 @@ class TranscriptController(QObject):
         if self.bridge.state != IDLE or (self.unsaved and not self.confirm_discard()):
             return
         self.bridge.builder = TranscriptBuilder()
-        self.view.set_builder(self.bridge.builder)
+        self.view.feed.restart(self.bridge.builder)
         self.final_transcript = None
         self.cleared.emit()
 

@@ -6,10 +6,11 @@ so the UI thread never waits. The window is composed of parts that own their sta
 ``SourcesController`` (the source picker, device scan and audio banner),
 ``TranscriptController`` (the finished text: re-punctuation, editing, copy, export),
 ``OverlayController`` (the caption overlay) and ``ModelOffer`` (the speech-model banner and
-download). The window runs the session and wires the parts together; the commands and their
-shortcuts are in ``actions``, what the window shows of the session's state and reports in
-``session_status``, and the tray, the History, the settings dialog, crash recovery and closing
-in ``companions``.
+download). The window runs the session and wires the parts together; the session's captions
+reach the caption view and the overlay through one ``CaptionFeed`` (``app.caption_feed``) that
+both subscribe to. The commands and their shortcuts are in ``actions``, what the window shows
+of the session's state and reports in ``session_status``, and the tray, the History, the
+settings dialog, crash recovery and closing in ``companions``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QMessageBox, QVBoxLayout, QWidget
 
 from app import settings as keys
+from app.caption_feed import CaptionFeed
 from app.dialogs.recovery import RecoveryDialog
 from app.main_window.actions import ActionButton, build_actions, shortcuts_text
 from app.main_window.caption_view import CaptionView
@@ -99,7 +101,9 @@ class CaptionWindow(QMainWindow):
         self.view = CaptionView(font_size=self.settings.get(keys.WINDOW_FONT_SIZE))
         self.view.mask_profanity = self.settings.get(keys.PROFANITY_MASK)
         self.view.speaker_names = speaker_names(self.settings)
-        self.view.set_builder(self.bridge.builder)
+        self.captions = CaptionFeed(parent=self)  # the session's captions, for the view and the overlay
+        self.captions.listen_to(self.bridge)
+        self.view.set_feed(self.captions)
         self.job_progress = JobProgress()
         self.sources = SourcesController(self.settings, self.banners, self.jobs, self)
         self.text = TranscriptController(
@@ -112,7 +116,7 @@ class CaptionWindow(QMainWindow):
             self.model_dir,
             self,
         )
-        self.overlay_controller = OverlayController(self.settings, self.view, a, self)
+        self.overlay_controller = OverlayController(self.settings, self.captions, a, self)
         self.model_offer = ModelOffer(self.banners, self.jobs, self)
 
         self.start_button = ActionButton(a.start_stop)
@@ -212,7 +216,6 @@ class CaptionWindow(QMainWindow):
         text.status.connect(show)
         text.final_shown.connect(self._update_text_actions)
         text.final_shown.connect(self.session_done)
-        text.cleared.connect(overlay.feed)
         text.cleared.connect(self._update_text_actions)
         self.model_offer.status.connect(show)
         self.model_offer.installed.connect(self._on_model_installed)
@@ -276,7 +279,7 @@ class CaptionWindow(QMainWindow):
         if self.language.pack_missing(self.banners) or not self.bridge.start(self.spec()):
             return False
         self.text.forget_final()
-        self.view.set_builder(self.bridge.builder)
+        self.captions.restart(self.bridge.builder)
         self.banners.hide_banner("error")
         self.input_hint.clear_hint()
         self.elapsed_label.reset()
@@ -292,9 +295,8 @@ class CaptionWindow(QMainWindow):
         show_state(self, state)
 
     def _on_captions(self, events: list, partial) -> None:
-        self.view.apply(events, partial)
+        """The captions themselves reach the view and the overlay through ``self.captions``."""
         self.input_hint.apply(events)
-        self.overlay_controller.feed()
         if events:
             self._update_text_actions()
 

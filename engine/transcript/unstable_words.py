@@ -1,5 +1,5 @@
 """The recognizer's unstable words as the captions show them: each side's latest, less those that
-words just committed have replaced.
+words just committed have replaced (part of ``engine.transcript.caption_fold``).
 
 A side's committed words and its unstable words reach the window by different roads: the words go
 through the punctuation engine (``Appended``, from the engine thread), the unstable words come
@@ -20,12 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine import SPEAKER_OTHERS, Appended, is_others
+from engine.events import Appended
+from engine.speakers.labels import OTHERS, is_others
+
+__all__ = ["UnstableWords", "side_of"]
 
 
 def side_of(speaker: str) -> str:
     """The side a speaker's words come from: the others' voices ("others:N") share one."""
-    return SPEAKER_OTHERS if is_others(speaker) else speaker
+    return OTHERS if is_others(speaker) else speaker
 
 
 def _by_side(words: Iterable) -> dict[str, tuple]:

@@ -9,7 +9,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QImage, QTextLayout
 
-from engine import Appended, TranscriptBuilder, Word
+from app.caption_feed import CaptionFeed
+from engine import Appended, Word
 
 pytestmark = [pytest.mark.gui]
 
@@ -57,11 +58,11 @@ def show_in_view(qtbot, text: str):
     qtbot.addWidget(view)
     view.resize(700, 240)
     view.show()
-    builder = TranscriptBuilder()
-    view.set_builder(builder)
+    view.set_feed(CaptionFeed(parent=view))
+    builder = view.feed.builder
     events = [Appended(i, Word(w)) for i, w in enumerate(text.split())] or [Appended(0, Word(text))]
     builder.apply(events)
-    view.apply(events)
+    view.feed.receive(events)
     qtbot.wait(20)
     return view
 
@@ -150,21 +151,21 @@ def test_a_meeting_paragraph_goes_its_words_way_not_its_labels(qtbot, name):
     qtbot.addWidget(view)
     view.resize(700, 240)
     view.show()
-    builder = TranscriptBuilder()
-    view.set_builder(builder)
+    view.set_feed(CaptionFeed(parent=view))
+    builder = view.feed.builder
     rtl, ltr = Qt.LayoutDirection.RightToLeft, Qt.LayoutDirection.LeftToRight
     expected = [(f"Me: {TEXTS[name]}", rtl), ("Others: thanks everyone", ltr)]
     for i, word in enumerate(heard):  # word by word, as a session shows them
         events = [Appended(i, word)]
         builder.apply(events)
-        view.apply(events)
+        view.feed.receive(events)
         if i == 0:  # the label and one word: already the words' direction
             assert block_directions(view) == [(f"Me: {word.text}", rtl)]
     assert block_directions(view) == expected
     # The unstable words of the other side start a line of their own, in their direction.
-    view.apply([], partial=(Word(TEXTS[name].split()[0], speaker="me"),))
+    view.feed.receive([], partial=(Word(TEXTS[name].split()[0], speaker="me"),))
     assert block_directions(view)[-1] == (f"Me: {TEXTS[name].split()[0]}", rtl)
-    view.apply([], partial=())
+    view.feed.receive([], partial=())
     assert block_directions(view) == expected
     qtbot.wait(20)
     line = view.document().firstBlock().layout().lineAt(0)

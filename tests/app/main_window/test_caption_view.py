@@ -5,9 +5,9 @@ import time
 
 import pytest
 
+from app.caption_feed import CaptionFeed
 from app.main_window.caption_view import PARTIAL, PROVISIONAL, SETTLED, CaptionView
 from engine.events import Appended, Provisional, Retracted, Settled, Withdrawn
-from engine.transcript.builder import TranscriptBuilder
 from engine.transcript.transcript import Transcript, TranscriptWord
 from engine.words import Word
 
@@ -20,13 +20,13 @@ def view(qtbot):
     qtbot.addWidget(v)
     v.resize(500, 300)
     v.show()
-    v.set_builder(TranscriptBuilder())
+    v.set_feed(CaptionFeed(parent=v))
     return v
 
 
 def feed(view, events, partial=None):
     view.builder.apply(events)  # the bridge applies events to the UI-side builder first
-    view.apply(events, partial)
+    view.feed.receive(events, partial)
 
 
 def word(text, at):
@@ -193,21 +193,6 @@ def test_profanity_mask_is_display_only(view):
     view.rerender()
     assert view.toPlainText() == "Oh s***."
     assert view.builder.words[1].text == "shit"  # the transcript keeps what was said
-    assert view.tail_texts() == ("Oh s***.", "")
-
-
-def test_tail_texts_split_settled_from_pending(view):
-    feed(
-        view,
-        [
-            Appended(0, word("good", 0)),
-            Settled(0, "none", "capitalized", 1, "Good"),
-            Appended(1, word("morning", 0.4)),
-            Provisional(1, "comma", "lower", 0.5, "morning"),
-        ],
-        partial=(Word("every"),),
-    )
-    assert view.tail_texts() == ("Good", "morning, every")
 
 
 def test_a_finished_transcript_becomes_editable_text(view):

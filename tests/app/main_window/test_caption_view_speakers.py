@@ -6,8 +6,9 @@ really paints (a screenshot)."""
 import pytest
 from PySide6.QtGui import QColor, QTextCursor
 
+from app.caption_feed import CaptionFeed
 from app.main_window.caption_view import CaptionView
-from app.main_window.speaker_labels import compact_label
+from app.main_window.speaker_labels import compact_label, overlay_tail
 from app.theme import (
     caption_colors,
     contrast_ratio,
@@ -43,7 +44,7 @@ def view(qtbot):
     v.setPalette(light_palette())
     v.resize(640, 360)
     v.show()
-    v.set_builder(TranscriptBuilder())
+    v.set_feed(CaptionFeed(parent=v))
     return v
 
 
@@ -125,7 +126,7 @@ def test_a_label_corrected_before_it_settles_rerenders_the_lines(view):
 def test_one_source_sessions_show_no_labels(view):
     feed(view, said(view, 0, "", "hello", "world"), partial=(Word("and"),))
     assert view.toPlainText() == "Hello world. and"
-    assert view.tail_captions() == ("Hello world.", "and", {})
+    assert overlay_tail(view.feed.fold, view.speaker_names) == ("Hello world.", "and", {})
 
 
 def test_speaker_colours_keep_contrast_in_both_themes(qtbot, view):
@@ -172,7 +173,7 @@ def test_a_screenshot_shows_each_speakers_label_in_their_colour(qtbot, view, pal
     for speaker in (SPEAKER_ME, ANA):
         assert matching_pixels(image, speaker_color(speaker, dark)) > 20, speaker
     # Nothing else on the page is drawn in a speaker's colour: a one-source text has none.
-    view.set_builder(TranscriptBuilder())
+    view.feed.restart(TranscriptBuilder())
     feed(view, said(view, 0, "", "what", "about", "the", "budget"))
     image = view.grab().toImage()
     assert matching_pixels(image, speaker_color(SPEAKER_ME, dark)) == 0

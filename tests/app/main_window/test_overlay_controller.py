@@ -6,12 +6,12 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMainWindow
 
 from app import settings as keys
+from app.caption_feed import CaptionFeed
 from app.main_window.actions import build_actions
 from app.main_window.caption_view import CaptionView
 from app.main_window.overlay_controller import OverlayController
 from app.settings import AppSettings
 from engine.events import Appended, Settled
-from engine.transcript.builder import TranscriptBuilder
 from engine.words import Word
 
 
@@ -22,10 +22,9 @@ def parts(qtbot, tmp_path):
     settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     commands = build_actions(window)
     view = CaptionView()
-    builder = TranscriptBuilder()
-    view.set_builder(builder)
-    controller = OverlayController(settings, view, commands, window)
-    yield controller, commands, settings, view, builder
+    view.set_feed(CaptionFeed(parent=view))
+    controller = OverlayController(settings, view.feed, commands, window)
+    yield controller, commands, settings, view, view.feed.builder
     controller.close()
 
 
@@ -33,11 +32,10 @@ def test_the_shown_overlay_is_fed_and_showing_it_is_remembered(parts, qtbot):
     controller, commands, settings, view, builder = parts
     events = [Appended(0, Word("hello", 0, 0.3)), Settled(0, "period", "capitalized", 1, "Hello")]
     builder.apply(events)
-    view.apply(events, None)
+    view.feed.receive(events, None)  # the bridge's frame: the view and the overlay subscribe
     shown = []
     controller.visibility_changed.connect(shown.append)
-    controller.set_visible(True)
-    controller.feed()  # as the window does on every caption update
+    controller.set_visible(True)  # shown fed
     assert controller.is_visible() and controller.overlay.laid_out_lines()[0].text == "Hello."
     assert shown[-1] is True and commands.overlay.isChecked() and settings.get(keys.OVERLAY_VISIBLE)
     controller.toggle()

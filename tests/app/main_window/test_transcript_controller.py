@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QWidget
 
+from app.caption_feed import CaptionFeed
 from app.main_window.caption_view import CaptionView
 from app.main_window.controls import BannerArea
 from app.main_window.job_progress import JobProgress
@@ -23,7 +24,7 @@ def controller(qtbot, tmp_path, tiny_model_dir):
     settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     bridge = SessionBridge(window)
     view = CaptionView()
-    view.set_builder(bridge.builder)
+    view.set_feed(CaptionFeed(bridge.builder, parent=view))
     text = TranscriptController(
         settings,
         bridge,

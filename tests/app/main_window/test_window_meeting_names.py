@@ -32,7 +32,7 @@ def speak(window, turns):
             ]
             p += 1
     window.bridge.builder.apply(events)
-    window._on_captions(events, None)
+    window.bridge.captions_changed.emit(events, None)  # as the bridge's frame: the caption feed's
 
 
 def test_renaming_others_1_shows_the_new_name_in_the_captions(make_window, settings, qtbot, tmp_path):

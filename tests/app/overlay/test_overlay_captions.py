@@ -1,5 +1,5 @@
 """What the caption overlay shows of a real transcript: fed by the window's overlay controller from
-the caption view's builder (offscreen Qt, real widgets), during a session and after Stop."""
+the app's caption feed (offscreen Qt, real widgets), during a session and after Stop."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMainWindow
 
+from app.caption_feed import CaptionFeed
 from app.main_window.actions import build_actions
 from app.main_window.caption_view import CaptionView
 from app.main_window.overlay_controller import OverlayController
 from app.settings import AppSettings
 from engine.events import Appended, Settled
-from engine.transcript.builder import TranscriptBuilder
 from engine.words import Word
 
 pytestmark = [pytest.mark.gui]
@@ -46,18 +46,18 @@ def parts(qtbot, tmp_path):
     settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     view = CaptionView()
     qtbot.addWidget(view)
-    view.set_builder(TranscriptBuilder())
-    controller = OverlayController(settings, view, build_actions(window), window)
+    view.set_feed(CaptionFeed(parent=view))
+    controller = OverlayController(settings, view.feed, build_actions(window), window)
     yield controller, view
     controller.close()
 
 
 def play(controller: OverlayController, view: CaptionView, text: str) -> None:
-    """The window's caption path: each batch applied to the builder and the view, then fed."""
+    """The window's caption path: each batch applied to the builder, then to the feed that the
+    view and the overlay subscribe to."""
     for event in settled_events(text):
         view.builder.apply([event])
-        view.apply([event], None)
-        controller.feed()
+        view.feed.receive([event], None)
 
 
 def shown_words(controller: OverlayController) -> list[str]:
@@ -76,7 +76,7 @@ def test_after_stop_the_overlay_shown_again_has_the_last_lines_not_its_placehold
     shown = shown_words(controller)
     assert shown and shown == TALK.split()[-len(shown) :]
     # First shown after Stop too (it was hidden during the whole session).
-    other = OverlayController(controller.settings, view, controller.commands, controller.parent())
+    other = OverlayController(controller.settings, view.feed, controller.commands, controller.parent())
     try:
         other.set_visible(True)
         later = shown_words(other)

@@ -1,6 +1,6 @@
 """A meeting on the caption overlay: compact speaker labels ("Me›", "O1›") where the speaker
 changes, each a run of its own, drawn in the speaker's colour (the caption view's, dark scheme),
-fed from the caption view as the window feeds it."""
+fed from the caption feed the caption view shows, as the window's overlay controller feeds it."""
 
 from dataclasses import replace
 
@@ -8,7 +8,9 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QColor, QImage, QPainter
 
+from app.caption_feed import CaptionFeed
 from app.main_window.caption_view import CaptionView
+from app.main_window.speaker_labels import overlay_tail
 from app.overlay.caption_overlay import CaptionOverlay
 from app.settings import AppSettings
 from app.theme import speaker_color
@@ -31,7 +33,7 @@ def overlay(qtbot, tmp_path):
 def view(qtbot):
     v = CaptionView()
     qtbot.addWidget(v)
-    v.set_builder(TranscriptBuilder())
+    v.set_feed(CaptionFeed(parent=v))
     return v
 
 
@@ -44,7 +46,12 @@ def speak(view, turns):
             events.append(Settled(p, "period" if last else "none", "lower", 1, w))
             p += 1
     view.builder.apply(events)
-    view.apply(events)
+    view.feed.receive(events)
+
+
+def tail(view) -> tuple[str, str, dict[str, str]]:
+    """What the overlay is given of the feed the view shows, with the view's speaker names."""
+    return overlay_tail(view.feed.fold, view.speaker_names)
 
 
 def on_black(overlay) -> QImage:
@@ -72,7 +79,7 @@ def pixels_near(image: QImage, colour: QColor, tolerance: int = 6) -> int:
 
 def test_labels_at_speaker_changes_are_runs_of_their_own_in_the_speakers_colour(overlay, view):
     speak(view, [(SPEAKER_ME, "is the budget ready"), (ANA, "yes it is")])
-    overlay.set_captions(*view.tail_captions())
+    overlay.set_captions(*tail(view))
     overlay.show()
     text = " ".join(line.text for line in overlay.laid_out_lines())
     assert text == "Me› is the budget ready. O1› yes it is."
@@ -86,11 +93,11 @@ def test_labels_at_speaker_changes_are_runs_of_their_own_in_the_speakers_colour(
 def test_renamed_speakers_show_on_the_overlay_and_one_source_has_no_labels(overlay, view):
     view.set_speaker_names(SpeakerNames(renamed={ANA: "Ana"}))
     speak(view, [(SPEAKER_ME, "hello"), (ANA, "hi")])
-    overlay.set_captions(*view.tail_captions())
+    overlay.set_captions(*tail(view))
     assert " ".join(line.text for line in overlay.laid_out_lines()) == "Me› hello. Ana› hi."
-    view.set_builder(TranscriptBuilder())
+    view.feed.restart(TranscriptBuilder())
     speak(view, [("", "hello there")])
-    overlay.set_captions(*view.tail_captions())
+    overlay.set_captions(*tail(view))
     lines = overlay.laid_out_lines()
     assert " ".join(line.text for line in lines) == "hello there."
     assert not any(run.label for line in lines for run in line.runs)
@@ -119,9 +126,9 @@ def test_a_narrow_overlay_repeats_the_speakers_label_on_its_top_row(overlay, vie
             events = [Appended(p, Word(w, p * 0.4, p * 0.4 + 0.3, speaker=speaker))]
             events.append(Settled(p, "none", "lower", 1, w))
             view.builder.apply(events)
-            view.apply(events)
+            view.feed.receive(events)
             p += 1
-            overlay.set_captions(*view.tail_captions())
+            overlay.set_captions(*tail(view))
             lines = overlay.laid_out_lines()
             assert all(line.width <= available + 0.5 for line in lines)  # the label never overflows
             top = lines[0].runs[0]
@@ -150,15 +157,15 @@ def test_a_turn_committed_at_once_shows_its_voice_label(overlay, view):
     speak(view, [(SPEAKER_ME, "is the design ready")])
     text = "the design team finished the new website last week and everyone likes it a lot"
     heard = [Word(w, 2 + i * 0.4, 2.3 + i * 0.4, speaker="others") for i, w in enumerate(text.split())]
-    view.apply([], partial=tuple(heard))
-    overlay.set_captions(*view.tail_captions())
+    view.feed.receive([], partial=tuple(heard))
+    overlay.set_captions(*tail(view))
     assert overlay.laid_out_lines()[0].runs[0].text == "Others›"
     events = []
     for i, word in enumerate(heard):
         events += [Appended(4 + i, replace(word, speaker=ANA)), Settled(4 + i, "none", "lower", 1, word.text)]
     view.builder.apply(events)
-    view.apply(events, partial=())
-    overlay.set_captions(*view.tail_captions())
+    view.feed.receive(events, partial=())
+    overlay.set_captions(*tail(view))
     lines = overlay.laid_out_lines()
     assert lines[0].runs[0].label and lines[0].runs[0].text == "O1›", [line.text for line in lines]
     assert "Others›" not in " ".join(line.text for line in lines)
@@ -175,31 +182,31 @@ def test_the_others_stale_unstable_words_go_when_their_words_are_appended(overla
         Word(w, 2 + i * 0.4, 2.3 + i * 0.4, speaker="others")
         for i, w in enumerate("website last week".split())
     ]
-    view.apply([], partial=(*said, Word("and", 2.0, 2.3, speaker=SPEAKER_ME)))
-    overlay.set_captions(*view.tail_captions())
+    view.feed.receive([], partial=(*said, Word("and", 2.0, 2.3, speaker=SPEAKER_ME)))
+    overlay.set_captions(*tail(view))
     assert "Others› website last week" in " ".join(line.text for line in overlay.laid_out_lines())
     events = []
     for i, word in enumerate(said):
         events += [Appended(4 + i, replace(word, speaker=ANA)), Settled(4 + i, "none", "lower", 1, word.text)]
     view.builder.apply(events)
-    view.apply(events)  # no new partial words in this batch
-    overlay.set_captions(*view.tail_captions())
+    view.feed.receive(events)  # no new partial words in this batch
+    overlay.set_captions(*tail(view))
     text = " ".join(line.text for line in overlay.laid_out_lines())
     assert text.count("website") == 2 and "Others›" not in text, text  # "how is the website", Ana's
     assert text == "Me› how is the website. O1› website last week Me› and"
     assert view.toPlainText().count("website") == 2
     # Me's unstable words change in the next batch: the others' stale ones stay gone.
-    view.apply(
+    view.feed.receive(
         [],
         partial=(*said, Word("and", 2.0, 2.3, speaker=SPEAKER_ME), Word("so", 2.4, 2.6, speaker=SPEAKER_ME)),
     )
-    overlay.set_captions(*view.tail_captions())
+    overlay.set_captions(*tail(view))
     text = " ".join(line.text for line in overlay.laid_out_lines())
     assert text.count("website") == 2 and "Others›" not in text and text.endswith("and so"), text
     # The others' next words are shown as they come.
     nxt = Word("then", 4.0, 4.3, speaker="others")
-    view.apply([], partial=(nxt, Word("and", 2.0, 2.3, speaker=SPEAKER_ME)))
-    overlay.set_captions(*view.tail_captions())
+    view.feed.receive([], partial=(nxt, Word("and", 2.0, 2.3, speaker=SPEAKER_ME)))
+    overlay.set_captions(*tail(view))
     text = " ".join(line.text for line in overlay.laid_out_lines())
     assert text == "Me› how is the website. O1› website last week Others› then Me› and"
 
@@ -208,9 +215,9 @@ def test_unstable_words_heard_after_the_appended_ones_stay(view):
     # The usual order: the side's new partial words come first, then its appended words. Those
     # newer unstable words are heard after the appended ones, and stay.
     speak(view, [(SPEAKER_ME, "hello")])
-    view.apply([], partial=(Word("next", 3.0, 3.3, speaker="others"),))
+    view.feed.receive([], partial=(Word("next", 3.0, 3.3, speaker="others"),))
     events = [Appended(1, Word("hi", 2.0, 2.3, speaker=ANA)), Settled(1, "none", "lower", 1, "hi")]
     view.builder.apply(events)
-    view.apply(events)
-    assert view.tail_captions()[:2] == ("Me› hello. O1› hi", "Others› next")
+    view.feed.receive(events)
+    assert tail(view)[:2] == ("Me› hello. O1› hi", "Others› next")
     assert view.toPlainText() == "Me: hello.\nOthers 1: hi\nOthers: next"
