@@ -1,7 +1,7 @@
 """How a session and a search hit read in the History window's lists: plain text for screen readers
 and copying, rich text (escaped) for the eye, with the words that matched highlighted.
 
-Qt-light: only the date needs QtCore (the user's locale).
+Qt-light: only the date needs QtCore (the user's locale: ``app.dates``).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import html
 import re
 from datetime import datetime
 
+from app.dates import short_date_time
 from app.profanity import mask
 
 # The matched words: dark text on amber, the same in either scheme, so a match reads as a marker
@@ -40,16 +41,14 @@ def duration_text(seconds: float | None) -> str:
 
 
 def started_text(started: datetime | None) -> str:
-    """When a session started, in the user's locale's short format, in local time."""
-    from PySide6.QtCore import QDateTime, QLocale
-
+    """When a session started, in local time: the user's locale's short format, or ISO 8601 where
+    the locale has no date format (``app.dates``)."""
     if started is None:
         return "unknown time"
     try:
-        stamp = int(started.timestamp())  # a naive time is taken as local, as the journal wrote it
+        return short_date_time(started)  # a naive time is taken as local, as the journal wrote it
     except (OverflowError, OSError, ValueError):
         return str(started)
-    return QLocale().toString(QDateTime.fromSecsSinceEpoch(stamp), QLocale.FormatType.ShortFormat)
 
 
 def session_heading(summary) -> str:

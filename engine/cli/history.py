@@ -47,7 +47,7 @@ def add_history_command(sub) -> None:
     a.add_argument("--json", action="store_true", help="one JSON array of hits, for programs")
     a = actions.add_parser("show", help="print a session's transcript")
     a.add_argument("id", metavar="ID", help="the session, as history list names it")
-    a.add_argument("--at", metavar="TIME", help=f"start at the paragraph around TIME: {TIME_FORMS}")
+    a.add_argument("--at", metavar="TIME", help=f"start at the sentence said at TIME: {TIME_FORMS}")
     a = actions.add_parser("export", help=f"save a session's transcript as {or_list(titles)}")
     a.add_argument("id", metavar="ID", help="the session, as history list names it")
     a.add_argument(
@@ -148,32 +148,45 @@ def search(index, args) -> int:
 
 
 def show(index, args) -> int:
+    from engine.history.indexing import session_length
     from engine.transcript.journal_reading import read_journal
 
     summary = index.session(session_id(args.id))
     contents = read_journal(summary.path)
     transcript, names = contents.transcript, contents.speaker_names
+    length = session_length(transcript.words)  # the header's and --at's: one length
     paragraphs = transcript.paragraphs()
-    first = 0
     if args.at is not None:
         at = parse_time(args.at)
-        ends = [w.end for w in transcript.words if w.end is not None]
-        if at > max(ends, default=0.0):
-            raise CliError(f"--at {args.at}: {summary.id} is only {duration(max(ends, default=0.0))} long")
-        starts = [transcript.words[p.start_index].start for p in paragraphs]
-        first = max([i for i, start in enumerate(starts) if start is not None and start <= at], default=0)
+        if at > length:
+            raise CliError(f"--at {args.at}: {summary.id} is only {duration(length)} long")
+        paragraphs = from_time(transcript, paragraphs, at)
     print(
         f"{summary.id}: {summary.title or 'untitled'}, started {summary.started:%Y-%m-%d %H:%M}, "
-        f"{duration(summary.duration_s)}, {summary.words:,} words"
+        f"{duration(length)}, {summary.words:,} words"
     )
     speaker = None
-    for paragraph in paragraphs[first:]:
+    for paragraph in paragraphs:
         word = transcript.words[paragraph.start_index]
         label = names.line_label(word.speaker) if word.speaker != speaker else ""
         stamp = f"[{duration(word.start)}] " if word.start is not None else ""
         print(f"\n{stamp}{label}{transcript.segment_text(paragraph)}")
         speaker = transcript.words[paragraph.last_index].speaker
     return 0
+
+
+def from_time(transcript, paragraphs, at: float) -> list:
+    """``paragraphs`` from the sentence said at ``at`` on (the last to start by then; sentences end
+    at the settled marks): the paragraph holding it is cut to start there, so a session that is one
+    long paragraph is not printed from its start. Where a speaker's paragraph starts inside that
+    sentence, it starts there."""
+    from engine.transcript.transcript import Segment
+
+    words = transcript.words
+    starts = {s.start_index for s in transcript.sentences()} | {p.start_index for p in paragraphs}
+    said = [i for i in starts if words[i].start is not None and words[i].start <= at]
+    first = max(said, default=0)
+    return [Segment(max(p.start_index, first), p.end_index) for p in paragraphs if p.end_index > first]
 
 
 def export(index, args) -> int:

@@ -3,7 +3,7 @@
 Reading is ``journal_reading``'s own (``read_journal_words``: one reader of the format, whatever
 reads it), with the words made as the index keeps them. What the index holds of a session beyond
 its words is derived here once, for the full index and the live one alike: when it started, how
-long it ran, who spoke, its first words.
+long its audio is (``session_length``), who spoke, its first words.
 
 A journal that does not read to its end (cut off, or edited by hand) is indexed as far as it
 reads, with a warning: its lines are independent, so what reads is right.
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -36,9 +37,8 @@ __all__ = [
     "IndexedSession",
     "first_line",
     "index_journal",
-    "last_end",
     "read_session",
-    "session_duration",
+    "session_length",
     "session_started",
     "speaker_numbers",
     "write_session",
@@ -87,7 +87,7 @@ def read_session(path: Path, warn: bool = True) -> IndexedSession:
         size=info.st_size,
         mtime_ns=info.st_mtime_ns,
         started=started,
-        duration_s=session_duration(contents.ended, started, last_end(words)),
+        duration_s=session_length(words),
         sources=tuple(str(header[k]) for k in ("source", "others_source") if header.get(k)),
         recognizer=str(header.get("recognizer") or ""),
         title=contents.title,
@@ -111,20 +111,11 @@ def session_started(contents: JournalContents, path: Path, mtime: float) -> date
     return datetime.fromtimestamp(mtime).astimezone()
 
 
-def session_duration(ended: str | None, started: datetime, last_end: float) -> float:
-    """From its start to its clean end (``ended``); else (still running, or crashed) to the end of
-    its last word (``last_end``, seconds from its start)."""
-    if ended is not None:
-        try:
-            seconds = (datetime.fromisoformat(ended).astimezone() - started).total_seconds()
-            if seconds >= 0:
-                return seconds
-        except (TypeError, ValueError, OverflowError, OSError):
-            pass
-    return last_end
-
-
-def last_end(words: list[IndexedWord]) -> float:
+def session_length(words: Iterable) -> float:
+    """How long a session is: the end of its last word, in seconds of its audio. The one length
+    every front end shows (the History window, ``history list`` and ``show``), on the same clock as
+    a search hit's time and ``show --at``. Not the time from its start to its close: a file decodes
+    faster than it plays, so that would be how long the decoding took."""
     return max((w.end for w in words if w.end is not None), default=0.0)
 
 

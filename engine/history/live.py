@@ -181,7 +181,7 @@ class LiveIndexer:
         """Index the journal whole (it holds every line handed over, and maybe a few not yet)."""
         self._reread.clear()
         session, sid, numbers, chunks = index_journal(self._conn, self._path, live=True, owner=self._owner)
-        self._tail = LiveTail(sid, numbers, session.names, session.words, chunks, session.started)
+        self._tail = LiveTail(sid, numbers, session.names, session.words, chunks)
 
     def _finish(self) -> None:
         """The journal closed: commit the rest, then record its final size (or drop the session,

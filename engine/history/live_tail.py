@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import bisect
 import sqlite3
-from datetime import datetime
 
 from engine.history.chunks import Chunk, IndexedWord, chunk_words, indexed_word
-from engine.history.indexing import first_line, last_end, session_duration, write_speakers
+from engine.history.indexing import first_line, session_length, write_speakers
 from engine.history.store import chunk_range, chunk_rowid, insert_chunks
 from engine.speakers.labels import SpeakerNames
 from engine.transcript.speaker_labels import names_from_dict
@@ -36,19 +35,17 @@ class LiveTail:
     """The session's recent words and their chunks, as the index has them (or will at the next
     commit); everything older is written and forgotten (``frozen_*``)."""
 
-    def __init__(self, sid: int, numbers: dict[str, int], names: SpeakerNames, words, chunks, started):
+    def __init__(self, sid: int, numbers: dict[str, int], names: SpeakerNames, words, chunks):
         self.sid = sid
         self.numbers = numbers  # speaker id → number, as in the ``speakers`` table
         self.names = names
         self.words: list[IndexedWord] = list(words)
         self.chunks: list[Chunk] = list(chunks)
         self.next_seq = self.chunks[-1].seq + 1 if self.chunks else 0  # a new chunk's number
-        self.started: datetime = started
         self.frozen_words = 0
         self.frozen_through = -1  # the last position forgotten: a change there reads the journal
         self.first_line = first_line(self.words)
-        self.last_end = last_end(self.words)
-        self.ended: str | None = None
+        self.length = session_length(self.words)  # kept up to date word by word
         self.dirty_from: int | None = None  # the first chunk number to write again
         self.speakers_dirty = False
         self.meta_dirty = False
@@ -102,14 +99,13 @@ class LiveTail:
             self.names = names_from_dict(record)
             self.speakers_dirty = True
         elif kind == "closed":
-            self.ended = record.get("ended") if isinstance(record.get("ended"), str) else None
             self.meta_dirty = True
         return True
 
     def _set_word(self, word: IndexedWord) -> bool:
         self._number(word.speaker)
         if word.end is not None:
-            self.last_end = max(self.last_end, word.end)
+            self.length = max(self.length, word.end)
         if not self.words or word.position > self.words[-1].position:
             self.words.append(word)
             self.meta_dirty = True
@@ -177,7 +173,7 @@ class LiveTail:
             # The session's row first: that it is still this indexer's is the check.
             updated = conn.execute(
                 "UPDATE sessions SET words = ?, duration_s = ?, first_line = ? WHERE sid = ? AND owner = ?",
-                (self.frozen_words + len(self.words), self.duration(), self.first_line, self.sid, owner),
+                (self.frozen_words + len(self.words), self.length, self.first_line, self.sid, owner),
             )
             if updated.rowcount != 1:
                 raise NotOwner
@@ -204,9 +200,6 @@ class LiveTail:
         self.dirty_from, self.speakers_dirty, self.meta_dirty, self.changed_words = None, False, False, 0
         if len(self.words) > KEEP_POSITIONS + FORGET_BATCH:
             self.forget_old()
-
-    def duration(self) -> float:
-        return session_duration(self.ended, self.started, self.last_end)
 
     def forget_old(self) -> None:
         """Forget written chunks far behind the newest word (never one still open)."""

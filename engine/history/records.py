@@ -21,7 +21,7 @@ class SessionSummary:
     id: str  # the journal's file name without ".jsonl": "session-20261128-093000"
     path: Path  # the journal
     started: datetime  # with its time zone
-    duration_s: float
+    duration_s: float  # the length of its audio: the end of its last word (``session_length``)
     sources: tuple[str, ...]  # the audio sources it captioned (a meeting has two)
     speakers: tuple[str, ...]  # display names, in the order each first spoke; () for one source
     recognizer: str

@@ -66,7 +66,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 FILE_NAME = "history.sqlite3"
-SCHEMA_VERSION = 2
+# A new version makes every index afresh: also where a column's meaning changed (duration_s is the
+# audio's length, no longer the time from start to close), since the old rows would mislead.
+SCHEMA_VERSION = 3
 APPLICATION_ID = 0x4C564849  # "LVHI": the file is livecap's history index, not any SQLite file
 BUSY_TIMEOUT_S = 5.0
 
@@ -87,7 +89,7 @@ CREATE TABLE sessions(
     size INTEGER NOT NULL,          -- the journal's size when indexed; -1: index it again
     mtime_ns INTEGER NOT NULL,
     started TEXT NOT NULL,          -- ISO 8601 with its offset
-    duration_s REAL NOT NULL,
+    duration_s REAL NOT NULL,       -- seconds of audio: the end of the last word
     sources TEXT NOT NULL,          -- JSON list
     recognizer TEXT NOT NULL,
     first_line TEXT NOT NULL,

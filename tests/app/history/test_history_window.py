@@ -201,3 +201,46 @@ def test_a_row_says_when_how_long_and_who(window, meetings):
     text = window.sessions_list.item(2).text()
     assert started_text(meeting.started) in text and duration_text(meeting.duration_s) in text
     assert meeting.duration_s > 60 and duration_text(meeting.duration_s).endswith("min")
+
+
+@pytest.fixture
+def locale():
+    """``set(name)`` makes ``name`` the locale Qt formats with; the one before comes back after."""
+    from PySide6.QtCore import QLocale
+
+    before = QLocale()
+    yield lambda name: QLocale.setDefault(QLocale(name))
+    QLocale.setDefault(before)
+
+
+@pytest.mark.parametrize("name", ["C", "en_US"])
+def test_a_row_dates_its_session_by_the_locale_and_iso_where_it_has_no_format(
+    make_window, qtbot, meetings, locale, name
+):
+    locale(name)  # "C": what LANG=C.UTF-8 gives, whose date format Qt writes "7 12 2026 04:17"
+    window = make_window()
+    with qtbot.waitSignal(window.sessions_shown, timeout=30000):
+        window.show()
+    row = window.sessions_list.row_data(0)
+    text = window.sessions_list.item(0).text().replace("\u202f", " ")
+    t = row.started.astimezone()
+    if name == "C":
+        expected = f"{t:%Y-%m-%d %H:%M}"
+    else:
+        expected = f"{t.month}/{t.day}/{t:%y} {t.hour % 12 or 12}:{t:%M} {'AM' if t.hour < 12 else 'PM'}"
+    assert text.startswith(expected), text
+
+
+def test_a_row_gives_the_length_of_the_audio_not_how_long_decoding_took(make_window, qtbot, journal_folder):
+    """A file of 20 s decoded in 5 s is 20 s long, in the list and on its page."""
+    from datetime import timedelta
+
+    from tests.app.history.conftest import write_session
+
+    words = " ".join(f"word{k}" for k in range(50))  # the last one ends at 49 × 0.4 + 0.3 s
+    write_session(journal_folder, datetime.now().astimezone() - timedelta(seconds=5), [("", words)])
+    window = make_window()
+    with qtbot.waitSignal(window.sessions_shown, timeout=30000):
+        window.show()
+    assert window.sessions_list.row_data(0).duration_s == pytest.approx(19.9)
+    assert " · 20 s · " in window.sessions_list.item(0).text()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -150,3 +151,35 @@ def test_reindex_reports_progress_on_stderr(capsys, session_id):
 @pytest.mark.parametrize("text, seconds", [("90", 90), ("1:30", 90), ("1:01:30", 3690), ("2.5", 2.5)])
 def test_times_are_read_as_seconds_mm_ss_or_hh_mm_ss(text, seconds):
     assert parse_time(text) == seconds
+
+
+def test_a_session_is_as_long_as_its_audio_in_list_show_and_search(capsys, journal_dir):
+    """A file of 20.9 s decoded in 5 s: its length is the audio's, the clock its hits and ``--at``
+    read, not the 5 s from its start to its close."""
+    words = " ".join(f"word{k}" for k in range(41)) + " budget."
+    started = (datetime.now().astimezone() - timedelta(seconds=5)).replace(microsecond=0)
+    session = write_session(journal_dir, [("", words)], started).path.stem
+    code, out, _ = run(capsys, "list")
+    assert code == 0 and out.split()[3] == "0:20", out  # id, day, time, length
+    _, out, _ = run(capsys, "list", "--json")
+    assert json.loads(out)[0]["duration_s"] == 20.9
+    _, out, _ = run(capsys, "search", "budget")
+    assert "at    0:20" in out
+    _, out, _ = run(capsys, "show", session)
+    assert out.splitlines()[0].endswith(", 0:20, 42 words")
+    assert run(capsys, "show", session, "--at", "0:20")[0] == 0
+    one_line_error(*run(capsys, "show", session, "--at", "0:21"), "is only 0:20 long")
+
+
+def test_show_at_a_time_starts_at_the_sentence_said_then(capsys, journal_dir):
+    """One paragraph of four sentences: ``--at`` starts at the sentence that holds the time, with
+    that sentence's time, not at the paragraph's start."""
+    text = "First we met. Then we planned the budget. After that we ate lunch. Finally we went home."
+    session = write_session(journal_dir, [("", text)], days_ago(1)).path.stem
+    _, out, _ = run(capsys, "show", session)
+    assert len(out.split("\n\n")) == 2  # the header, and one paragraph
+    code, out, _ = run(capsys, "show", session, "--at", "0:05")  # "After" starts at 4.0 s
+    assert code == 0
+    assert out.split("\n\n")[1:] == ["[0:04] After that we ate lunch. Finally we went home.\n"]
+    _, out, _ = run(capsys, "show", session, "--at", "1.4")  # before the second sentence starts
+    assert out.split("\n\n")[1].startswith("[0:00] First we met. Then")

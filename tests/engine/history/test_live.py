@@ -75,12 +75,13 @@ def test_the_live_session_is_found_from_another_thread_while_it_runs(journal_dir
         assert found[0].speaker == "Me"
         (session,) = index.sessions()
         assert session.live and session.words >= 30
+        assert session.duration_s == pytest.approx((session.words - 1) * 0.5 + 0.4)  # the audio's
         assert live.flush()
         assert [h.position for h in index.search("ocelot50")] == [50]
         writer.close()
         (session,) = index.sessions()
         assert not session.live and session.words == 60
-        assert session.duration_s >= 0
+        assert session.duration_s == pytest.approx(29.9)  # the last word's end, not the seconds it ran
     conn = sqlite3.connect(default_index_path())
     size, owner = conn.execute("SELECT size, owner FROM sessions").fetchone()
     conn.close()
