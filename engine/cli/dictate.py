@@ -19,7 +19,7 @@ import sys
 import threading
 
 from engine.cli.common import CliError, terminate_as_ctrl_c, warn
-from engine.cli.listen import build_session
+from engine.cli.listen import build_session, exit_now, left_unfinished
 
 NOT_RUNNING = "not running"  # what --status answers when no livecap listens (dictating, paused)
 
@@ -137,6 +137,7 @@ def _run(session, typist, commands) -> int:
         if session.journal is not None:
             session.journal.close(clean=True)
         raise CliError(str(exc)) from None
+    gave_up = False
     try:
         with terminate_as_ctrl_c():
             try:
@@ -163,10 +164,12 @@ def _run(session, typist, commands) -> int:
                 dictation.close()  # nothing is typed after this
                 transcript = session.stop()
             except KeyboardInterrupt:  # a second Ctrl-C: stop now, without settling the last marks
-                kept = "" if session.journal is None else "; livecap recover saves what was heard"
-                warn(f"dictation ended before its last words settled{kept}")
-                return 0
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # a third must not cut what follows short
+                warn(f"dictation ended before its last words settled; {left_unfinished(session.journal)}")
+                gave_up = True
     finally:
         control.stop()
+    if gave_up:
+        exit_now(0)  # the session still runs: nothing may be said after the line above
     warn(f"{len(transcript.words)} words heard; dictation ended")
     return 1 if session.error else 0

@@ -3,18 +3,21 @@
 Ctrl-C (or SIGTERM) is the normal way to end, and exits 0: the session then stops its
 source, drains it (the audio already captured is still recognized), runs the recognizer's
 last decode, settles every mark and closes the journal cleanly; the summary line is the last
-thing printed. A SIGTERM during that drain lets it finish; a second Ctrl-C gives up at once
-(the journal then stays "unfinished" and ``livecap recover`` offers it).
+thing printed. A SIGTERM during that drain lets it finish; a second Ctrl-C gives up at once and
+exits 130: the caption line is cleared and nothing follows the one line saying that ``livecap
+recover`` will save the session (its journal stays "unfinished"), so the prompt starts a line.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 from engine.audio.pausable import SourceChoice
 from engine.cli.common import (
@@ -135,6 +138,26 @@ def _detected_language_line(info):
     return say
 
 
+def left_unfinished(journal) -> str:
+    """What becomes of a session given up before it closed (a second Ctrl-C): its journal stays
+    "unfinished", and ``livecap recover`` saves it."""
+    if journal is None:
+        return "its words were not kept (crash recovery was off)"
+    return "`livecap recover` will save the unfinished session"
+
+
+def exit_now(status: int) -> NoReturn:
+    """End the process at once, printing nothing more: the session given up still runs on its
+    threads, and finalising the interpreter around them would print (native bindings report the
+    objects still alive). Nothing is lost by it: the journal's lines are flushed as written."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can be said anyway
+            pass
+    os._exit(status)
+
+
 @contextmanager
 def stopping_already() -> Iterator[None]:
     """Outside the wait for the session, SIGTERM asks for what is under way (the session stops):
@@ -173,11 +196,18 @@ def cmd_listen(args) -> int:
                     pass
         except KeyboardInterrupt:  # the normal way to stop (SIGTERM too)
             interrupted = True
-            captions.pause()  # the stopping line gets a line of its own; the captions follow it
-            print("livecap: stopping (settling the last marks)...", file=sys.stderr, flush=True)
-        # The source stops, what it captured is recognized, the recognizer's last decode is
-        # committed and every mark settles: the words heard up to Ctrl-C are all kept.
-        transcript = session.stop()
+        try:
+            if interrupted:
+                captions.pause()  # the stopping line gets a line of its own; the captions follow it
+                print("livecap: stopping (settling the last marks)...", file=sys.stderr, flush=True)
+            # The source stops, what it captured is recognized, the recognizer's last decode is
+            # committed and every mark settles: the words heard up to Ctrl-C are all kept.
+            transcript = session.stop()
+        except KeyboardInterrupt:  # a second Ctrl-C: give up the last decode, and say so last
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a third must not cut that line short
+            captions.abandon()
+            warn(f"stopped at once, before the last words settled; {left_unfinished(journal)}")
+            exit_now(130)
         captions.finish()  # the last captions; from here on nothing but the summary is printed
         session.unsubscribe(captions)
         if journal is None:

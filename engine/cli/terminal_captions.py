@@ -70,11 +70,14 @@ class TerminalCaptions:
         self._printed_speaker = ""  # who said the last word printed for good
         self._held: list[str] = []  # "finished" notices: said after the last caption line, not inside it
         self._finished = False  # after finish(): no more caption lines (``listen`` prints its summary)
+        self._silent = False  # after abandon(): nothing more at all (the caller's line is the last)
         self._hint: str | None = None  # the input hint said last (its kind); None: none or cleared
 
     # -- the subscriber ---------------------------------------------------------------------------
     def __call__(self, events: list) -> None:
         with self._lock:
+            if self._silent:
+                return
             if self._finished:  # no caption line after the last one; a notice is still said
                 events = [e for e in events if isinstance(e, SourceNotice)]
             changed = False
@@ -90,6 +93,18 @@ class TerminalCaptions:
             if self.interactive and not self._finished:
                 self.out.write(ERASE)
                 self.out.flush()
+
+    def abandon(self) -> None:
+        """The session was given up before its last words settled (a second Ctrl-C): the line
+        being redrawn is cleared, and from now on nothing is drawn or said, not even a notice, so
+        that the caller's line is the terminal's last and the shell's prompt gets a line of its
+        own. (Its settled words are in the journal, which ``livecap recover`` saves.)"""
+        with self._lock:
+            if self.interactive and not self._finished and not self._silent:
+                self.out.write(ERASE)
+                self.out.flush()
+            self._silent = self._finished = True
+            self._held.clear()
 
     def finish(self) -> None:
         """End of session: whatever is left, printed for good; later caption events draw nothing."""

@@ -329,6 +329,54 @@ def test_sigterm_while_listen_stops_lets_it_finish_saving(long_wav, env, tiny_mo
 
 @pytest.mark.slow
 @pytest.mark.needs_espeak
+def test_a_second_ctrl_c_gives_up_at_once_and_says_so_on_the_last_line(long_wav, env, tiny_model_dir):
+    """Ctrl-C twice: the second gives up the last decode. The caption line is cleared, one line
+    says that ``livecap recover`` will save the session, and nothing follows it (the shell's
+    prompt starts a line of its own); the journal is left for ``recover``."""
+    import os
+    import subprocess
+    import sys
+
+    from engine.transcript.journal import recover
+
+    master, slave = os.openpty()
+    args = ["listen", "--source", long_wav, "--realtime", "--model-dir", tiny_model_dir]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SLOW_LAST_DECODE.format(root=str(ROOT)), *map(str, args)]
+        + ["--recognizer", "pocketsphinx"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=ROOT,
+    )
+    os.close(slave)
+    seen = bytearray()
+    try:
+        until_mid_utterance(master, seen, env)
+        proc.send_signal(signal.SIGINT)
+        read_until(master, seen, b"stopping (settling the last marks)")
+        proc.send_signal(signal.SIGINT)  # during the last decode
+        read_to_the_end(master, proc, seen)
+        proc.wait(60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    text = seen.decode(errors="replace")
+    assert proc.returncode == 130, text
+    assert "Traceback" not in text and "interrupted" not in text and "leaked" not in text, text
+    last = (
+        "livecap: stopped at once, before the last words settled; "
+        "`livecap recover` will save the unfinished session"
+    )
+    assert text.endswith("\r\x1b[K" + last + "\r\n"), f"not the last line: {text[-300:]!r}"
+    assert text.count("livecap recover") == 1
+    [unfinished] = recover(Path(env["LIVECAP_DATA_DIR"]) / "journal")
+    assert unfinished.transcript.words  # what had settled is there to save
+
+
+@pytest.mark.slow
+@pytest.mark.needs_espeak
 def test_kill_9_mid_session_then_recover_keeps_what_had_settled(wav, env, tiny_model_dir):
     """The whole live path in a real process, killed with SIGKILL: the journal it leaves holds every
     word settled well before the kill (here the whole first sentence), exactly as a clean run has them."""
@@ -594,3 +642,24 @@ def test_after_the_last_captions_a_late_event_draws_nothing():
             [PartialWords((Word("week"),)), Appended(1, Word("week")), Settled(1, "none", "lower", 0, "week")]
         )
         assert out.getvalue() == done
+
+
+def test_given_up_captions_clear_their_line_and_say_nothing_more():
+    """After ``abandon`` (a second Ctrl-C) no event draws or says anything, a notice included:
+    the caller's line stays the last."""
+    import io
+
+    from engine.cli.terminal_captions import TerminalCaptions
+    from engine.events import Appended, SourceNotice
+    from engine.words import Word
+
+    out, err = io.StringIO(), io.StringIO()
+    captions = TerminalCaptions(out, err, interactive=True, width=80)
+    captions([Appended(0, Word("half"))])
+    captions.abandon()
+    assert out.getvalue().endswith("half\x1b[0m\r\x1b[K")  # the half-drawn line is cleared
+    done = out.getvalue()
+    captions([Appended(1, Word("more")), SourceNotice("error", "the microphone went away")])
+    captions.pause()
+    captions.finish()
+    assert out.getvalue() == done and err.getvalue() == ""
