@@ -142,7 +142,7 @@ _PUBLIC = {
     "run_cli": ("engine.cli.main", "main"),
     "CommandParser": ("engine.cli.main", "CommandParser"),
     "add_model_options": ("engine.cli.main", "add_model_options"),
-    "format_bytes": ("engine.cli.progress", "format_bytes"),
+    "format_bytes": ("engine.files.sizes", "format_bytes"),
 }
 
 __all__ = sorted(_PUBLIC)

@@ -15,7 +15,7 @@ class DownloadProgressDialog(QProgressDialog):
     def __init__(self, download: ModelDownload, parent: QWidget | None = None):
         entry = download.entry
         super().__init__(
-            f"Downloading {entry.name} ({entry.size_text or format_bytes(entry.size)})…",
+            f"Downloading {entry.name} ({format_bytes(entry.size)})…",
             "&Cancel",
             0,
             1000,

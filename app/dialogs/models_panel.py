@@ -36,6 +36,7 @@ from engine import (
     CatalogueEntry,
     CatalogueError,
     InstalledModel,
+    format_bytes,
     installed_models,
     load_catalogue,
     recognizer_models_dir,
@@ -152,7 +153,7 @@ class ModelsPanel(QWidget):
         for name, state in states.items():
             entry = self.entries.get(name)
             if entry is not None:
-                item = QTreeWidgetItem([name, entry.lang_text, entry.size_text, ""])
+                item = QTreeWidgetItem([name, entry.lang_text, format_bytes(entry.size), ""])
             else:
                 item = QTreeWidgetItem([name, "(added by hand)", "", ""])
             item.setData(0, NAME_ROLE, name)

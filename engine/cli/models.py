@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 from engine.cli.common import CliError, warn
+from engine.files.sizes import format_bytes
 
 
 def cmd_devices(args) -> int:
@@ -79,13 +80,6 @@ def cmd_models(args) -> int:
     return _list(getattr(args, "lang", None))
 
 
-def megabytes(size: int) -> str:
-    """A model's size, always in MB (10^6 bytes), so that sizes compare at a glance; a tenth
-    below 10 MB, where a rounded size would say too little."""
-    mb = size / 1e6
-    return f"{mb:.1f} MB" if mb < 10 else f"{mb:,.0f} MB"
-
-
 def _speaks(code: str | None, lang: str | None) -> bool:
     """Whether a model of language ``code`` is listed for ``--lang lang``: "en" lists en-us and
     en-in, and a model for every English ("en") is listed for en-us too. A model whose language
@@ -143,19 +137,18 @@ def _list(lang: str | None) -> int:
     width = max((len(n) for n in [e.name for e in shown] + [SHIPPED_NAME]), default=10)
     print(f"{'':2}{'NAME':{width}}  {'LANGUAGE':18} {'SIZE':>9}  TYPE")
     for e in shown:
-        size = megabytes(e.size)
+        size = format_bytes(e.size)
         print(f"{marks.get(e.name, '  ')}{e.name:{width}}  {e.lang_text[:18]:18} {size:>9}  {e.type}")
     for m in by_hand:
         print(f"* {m.name:{width}}  (added by hand: {m.path})")
     for folder in whisper:
         print(f"* {folder.name:{width}}  (Whisper, added by hand: {folder})")
     if built_in:
-        print(f"* {SHIPPED_NAME:{width}}  {'English':18} {megabytes(SHIPPED_SIZE):>9}  Whisper, built in")
+        print(f"* {SHIPPED_NAME:{width}}  {'English':18} {format_bytes(SHIPPED_SIZE):>9}  Whisper, built in")
     if pack_row:
         joined, language, kind = pack_row
-        print(
-            f"{'* ' if joined else '  '}{PACK_NAME:{width}}  {language:18} {megabytes(MODEL_SIZE):>9}  {kind}"
-        )
+        size = format_bytes(MODEL_SIZE)
+        print(f"{'* ' if joined else '  '}{PACK_NAME:{width}}  {language:18} {size:>9}  {kind}")
     for m in broken:
         # A folder that is not loadable is skipped by every recognizer choice; say why, and how to
         # repair it, rather than leave the user wondering where their model went.
@@ -216,11 +209,11 @@ def _download(name: str, replace: bool = False) -> int:
         entry = find(name)
     except (UnknownModelError, CatalogueError) as exc:
         raise CliError(str(exc)) from None
-    print(f"Downloading {entry.name} ({megabytes(entry.size)}) from {entry.url}", file=sys.stderr)
+    print(f"Downloading {entry.name} ({format_bytes(entry.size)}) from {entry.url}", file=sys.stderr)
     bar = ProgressBar(entry.name)
 
     def progress(done: int, total: int | None) -> None:
-        amount = f"{done / 1e6:,.1f} MB" + (f" of {total / 1e6:,.1f} MB" if total else "")
+        amount = format_bytes(done) + (f" of {format_bytes(total)}" if total else "")
         bar.update(done, total, amount)
 
     try:

@@ -23,14 +23,6 @@ def format_elapsed(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def format_bytes(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} GB"
-
-
 def render(fraction: float | None, elapsed: float, label: str = "", rate: str = "") -> str:
     """One line of the bar; ``fraction`` None when the total is unknown; ``rate``: e.g. "1,200
     words/s, 0:41 left"."""

@@ -32,6 +32,7 @@ from importlib import metadata
 from pathlib import Path
 
 from engine.files.atomic import fsync_directory
+from engine.files.sizes import format_bytes
 from engine.recognizers.base import RecognizerError
 
 PACK_NAME = "whisper-base"
@@ -191,7 +192,7 @@ def ensure_language_pack(progress: Progress | None = None) -> Path:
     except OSError as exc:
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
             raise LanguagePackError(
-                f"no room to unpack the language pack ({MODEL_SIZE / 1e6:.0f} MB) in {folder}: "
+                f"no room to unpack the language pack ({format_bytes(MODEL_SIZE)}) in {folder}: "
                 "free some space"
             ) from None
         raise LanguagePackError(

@@ -21,6 +21,7 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from engine.files.sizes import format_bytes
 from engine.vosk_models.errors import CorruptArchiveError, StorageError, UnsafeArchiveError
 
 CHUNK = 64 * 1024
@@ -127,6 +128,6 @@ def _check_plan(plan: list, target: Path, archive: Path) -> None:
     if needed > free:  # refuse up front rather than fill the disk halfway (or feed a zip bomb)
         raise StorageError(
             f"Not enough disk space in {target.parent}: unpacking needs "
-            f"{needed // 2**20} MiB, {free // 2**20} MiB are free.",
+            f"{format_bytes(needed)}, {format_bytes(free)} are free.",
             target.parent,
         )
