@@ -99,11 +99,17 @@ def recognizer_request(args, live: bool = True) -> tuple[str, dict]:
 
 def describe_recognizer(name: str, language: str | None, translating: bool, detected: bool = False) -> str:
     """The status line's words for the recognizer and its language: "whisper-base, German",
-    "whisper-base, translating to English from German (detected)"."""
+    "whisper-base, translating to English from German (detected)". Asked to translate English
+    speech, it says that there is nothing to translate (the words are English already) rather
+    than "translating to English from English"."""
     from engine.recognizers.language_pack import language_title
+    from engine.words import is_english
 
     spoken = "the language it hears first" if language is None else language_title(language)
     spoken += " (detected)" if detected else ""
+    if translating and language is not None and is_english(language):
+        told = " (detected)" if detected else ""
+        return f"{name}, English speech{told}: the captions are in English; nothing to translate"
     return f"{name}, translating to English from {spoken}" if translating else f"{name}, {spoken}"
 
 

@@ -262,14 +262,14 @@ def whose_marks_in_files(recognizer, marks: str) -> tuple[bool, bool]:
     window, not live) the offline decoder with its marks folded in is not level with them on every
     file (docs/QUALITY.md). The punctuation model is English: words of another language pass
     through as recognized, which is said once."""
-    from engine.session.marks import spoken_language_name, whose_marks, words_are_english
+    from engine.session.marks import language_heard, whose_marks, words_are_english
 
     english = words_are_english(recognizer)
     if not english:
-        writes = "with its own marks" if recognizer.writes_marks else "without punctuation"
+        writes = "with the recognizer's own punctuation" if recognizer.writes_marks else "without punctuation"
         warn(
-            f"the recognizer hears {spoken_language_name(recognizer)} and livecap's punctuation model is "
-            f"English: the words are written as recognized, {writes}"
+            f"{language_heard(recognizer)}; livecap's punctuation model is English only, so the words "
+            f"are written as recognized, {writes}"
         )
     return whose_marks(recognizer, marks) == "recognizer", english
 

@@ -13,7 +13,7 @@ __all__ = [
     "MARKS",
     "choose_decoder",
     "keeps_written_marks",
-    "spoken_language_name",
+    "language_heard",
     "whose_marks",
     "words_are_english",
 ]
@@ -32,10 +32,11 @@ def choose_decoder(model, settings, recognizer: Recognizer, marks: str = "auto")
         raise ValueError(f"marks must be one of {', '.join(MARKS)}, got {marks!r}")
     settles_on_arrival = not recognizer.revises_writing
     if not words_are_english(recognizer):
-        writes = "its own marks" if recognizer.writes_marks else "no punctuation"
+        writes = "with the recognizer's own punctuation" if recognizer.writes_marks else "without punctuation"
+        heard = language_heard(recognizer)
         return RecognizerMarksDecoder(settings, settles_on_arrival), (
-            f"The recognizer hears {spoken_language_name(recognizer)} and livecap's punctuation "
-            f"model is English: the words are shown as recognized, with {writes}."
+            f"{heard[:1].upper()}{heard[1:]}. livecap's punctuation model is English only, so the "
+            f"words are shown as recognized, {writes}."
         )
     if whose_marks(recognizer, marks, model) == "recognizer":
         return RecognizerMarksDecoder(settings, settles_on_arrival), ""
@@ -59,17 +60,18 @@ def words_are_english(recognizer: Recognizer) -> bool:
     return is_english(recognizer.language)
 
 
-def spoken_language_name(recognizer: Recognizer) -> str:
-    """How a notice names what ``recognizer`` hears: "German", "a language it tells from the speech"."""
+def language_heard(recognizer: Recognizer) -> str:
+    """What a notice says of the language ``recognizer`` hears, in plain words: "the speech is
+    German", or "the language is detected from the first words spoken" (not known yet)."""
     if recognizer.language is None:
-        return "a language it tells from the first speech"
+        return "the language is detected from the first words spoken"
     if recognizer.multilingual:
         from engine.recognizers.language_pack import language_title
 
-        return language_title(recognizer.language)
+        return f"the speech is {language_title(recognizer.language)}"
     from engine.vosk_models.catalogue import language_name
 
-    return language_name(recognizer.language)
+    return f"the speech is {language_name(recognizer.language)}"
 
 
 def whose_marks(recognizer: Recognizer, marks: str = "auto", model=None, offline: bool = False) -> str:
