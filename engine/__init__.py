@@ -143,6 +143,9 @@ _PUBLIC = {
     "CommandParser": ("engine.cli.main", "CommandParser"),
     "add_model_options": ("engine.cli.main", "add_model_options"),
     "format_bytes": ("engine.files.sizes", "format_bytes"),
+    # what Help → About says: the licences and the folders
+    "about_licences": ("engine.about", "licences"),
+    "about_folders": ("engine.about", "folders"),
 }
 
 __all__ = sorted(_PUBLIC)

@@ -201,7 +201,7 @@ ENGINE_STAGES = (
     ("transcript", "dictation"),
     ("history",),
     ("session",),
-    ("cli",),
+    ("cli", "about"),
     ("evaluation",),
 )
 

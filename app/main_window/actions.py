@@ -50,6 +50,7 @@ class Actions:
     larger: QAction
     smaller: QAction
     shortcuts_help: QAction
+    about: QAction
     quit: QAction
     view_menu: object = None  # the overlay adds its click-through action here,
     view_separator: object = None  # before this separator
@@ -104,6 +105,7 @@ def build_actions(window) -> Actions:
         larger=make("larger", "&Larger text"),
         smaller=make("smaller", "&Smaller text"),
         shortcuts_help=make("shortcuts_help", "&Keyboard shortcuts"),
+        about=make("about", "&About livecap"),
         quit=make("quit", "&Quit"),
     )
     bar = window.menuBar()
@@ -129,6 +131,7 @@ def build_actions(window) -> Actions:
     tools.addAction(a.download_model)
     help_menu = bar.addMenu("&Help")
     help_menu.addAction(a.shortcuts_help)
+    help_menu.addAction(a.about)
     return a
 
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QMessageBox, QVB
 from app import settings as keys
 from app.caption_feed import CaptionFeed
 from app.dialogs.recovery import RecoveryDialog
+from app.main_window.about import show_about
 from app.main_window.actions import ActionButton, build_actions, shortcuts_text
 from app.main_window.caption_view import CaptionView
 from app.main_window.companions import (
@@ -208,6 +209,7 @@ class CaptionWindow(QMainWindow):
             (a.larger, lambda: self.change_font_size(+2)),
             (a.smaller, lambda: self.change_font_size(-2)),
             (a.shortcuts_help, self.show_shortcuts),
+            (a.about, self.show_about),
             (a.quit, self.close),
         ):
             action.triggered.connect(slot)
@@ -371,6 +373,10 @@ class CaptionWindow(QMainWindow):
     # -- small things ------------------------------------------------------------------------------
     def show_shortcuts(self) -> None:
         QMessageBox.information(self, "Keyboard shortcuts", shortcuts_text())
+
+    def show_about(self) -> QMessageBox:
+        self.about_box = show_about(self, self.settings.store.fileName())
+        return self.about_box
 
     def change_font_size(self, delta: int) -> None:
         size = max(10, min(72, self.settings.get(keys.WINDOW_FONT_SIZE) + delta))
