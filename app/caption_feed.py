@@ -9,14 +9,17 @@ words, their settled and provisional marks, their speakers and the unstable word
 
 A subscriber is a callable taking a ``CaptionChange``, called on the UI thread, in the order they
 subscribed. One that subscribes late is called at once with a change that redraws everything, so
-it starts from the current captions. A subscriber on another thread (a caption page's server)
-copies what it needs here, ``fold.lines()`` or the change's events, into its own bounded queue:
-the feed never waits for it.
+it starts from the current captions. A bound method is held weakly: the feed keeps no widget
+alive, and no reference cycle runs through one (``app.garbage_collection`` says why that
+matters). A subscriber on another thread (a caption page's server) copies what it needs here,
+``fold.lines()`` or the change's events, into its own bounded queue: the feed never waits for it.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
+from inspect import ismethod
 
 from PySide6.QtCore import QObject
 
@@ -30,7 +33,7 @@ class CaptionFeed(QObject):
     def __init__(self, builder: TranscriptBuilder | None = None, parent: QObject | None = None):
         super().__init__(parent)
         self.fold = CaptionFold(builder)
-        self._subscribers: list[Subscriber] = []
+        self._subscribers: list[Callable[[], Subscriber | None]] = []  # each a (weak) reference
 
     @property
     def builder(self) -> TranscriptBuilder:
@@ -43,9 +46,10 @@ class CaptionFeed(QObject):
 
     def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
         """Call ``subscriber`` with each change, and now with everything; returns how to stop."""
-        self._subscribers.append(subscriber)
+        held = weakref.WeakMethod(subscriber) if ismethod(subscriber) else (lambda: subscriber)
+        self._subscribers.append(held)
         subscriber(CaptionFold.EVERYTHING)
-        return lambda: self._subscribers.remove(subscriber) if subscriber in self._subscribers else None
+        return lambda: self._subscribers.remove(held) if held in self._subscribers else None
 
     def restart(self, builder: TranscriptBuilder) -> None:
         """Captions from ``builder`` on (a session started, the text was cleared): all redrawn."""
@@ -63,5 +67,9 @@ class CaptionFeed(QObject):
     def _tell(self, change: CaptionChange) -> None:
         if not change.changed:
             return
-        for subscriber in list(self._subscribers):
-            subscriber(change)
+        for held in list(self._subscribers):
+            subscriber = held()
+            if subscriber is None:  # its object is gone
+                self._subscribers.remove(held)
+            else:
+                subscriber(change)

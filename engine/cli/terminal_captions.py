@@ -1,10 +1,14 @@
 """Live captions in a terminal: settled text plain, provisional marks and unstable words dim.
 
+The words, their marks, their speakers and the unstable words are the engine's caption fold
+(``engine.transcript.caption_fold``), the one the app's caption feed keeps too: a session's
+events make the same captions here as in the window. This module only draws them.
+
 On a terminal the current line is redrawn in place (``\\r`` and erase-line);
 once it would overflow the width, its leading *settled* words are printed for
 good and the line starts over with what is left, so the scrollback reads as a
-plain transcript. Only the words of the current line are kept, so a long
-session costs nothing here.
+plain transcript. Only the words of the current line are drawn, so a long
+session's redraws cost no more than a short one's.
 
 When stdout is not a terminal (a pipe, a file) there is no redrawing and no
 colour: each sentence is written once all its marks have settled.
@@ -26,19 +30,9 @@ import sys
 import threading
 from typing import TextIO
 
-from engine.events import (
-    Appended,
-    InputHint,
-    PartialWords,
-    Provisional,
-    Retracted,
-    Settled,
-    SourceNotice,
-    SpeakersLabelled,
-    Withdrawn,
-)
+from engine.events import InputHint, SourceNotice
 from engine.speakers.labels import SpeakerNames
-from engine.words import MARK_TEXT, SENTENCE_END_MARKS
+from engine.transcript.caption_fold import CaptionFold, by_speaker
 
 DIM, RESET, ERASE = "\x1b[2m", "\x1b[0m", "\r\x1b[K"
 
@@ -62,10 +56,8 @@ class TerminalCaptions:
         self.interactive = interactive
         self._width = width
         self._lock = threading.Lock()
-        self._line_start = 0  # first position of the current line
-        # position -> [text with mark, settled, ends sentence, speaker]
-        self._words: dict[int, list] = {}
-        self._partials: dict[str, list[str]] = {}  # speaker -> unstable words
+        self._line_start = 0  # first position of the current line: those before it are printed for good
+        self.captions = CaptionFold()
         self.names = names or SpeakerNames()
         self._printed_speaker = ""  # who said the last word printed for good
         self._held: list[str] = []  # "finished" notices: said after the last caption line, not inside it
@@ -82,8 +74,13 @@ class TerminalCaptions:
                 events = [e for e in events if isinstance(e, SourceNotice)]
             changed = False
             for event in events:
-                changed |= self._apply(event)
-            if changed:
+                say = self._SAY.get(type(event))
+                changed |= say(self, event) if say is not None else False
+            change = self.captions.apply(events)
+            if change.retracted is not None:
+                # Words already printed for good cannot be unprinted; their replacements follow them.
+                self._line_start = min(self._line_start, change.retracted)
+            if changed or change.changed:
                 self._draw()
 
     def pause(self) -> None:
@@ -112,9 +109,8 @@ class TerminalCaptions:
             if self._finished:
                 return
             self._finished = True
-            self._partials = {}
-            tokens = [self._token(p) for p in sorted(self._words)]
-            self._words.clear()
+            tokens = [self._token(p) for p in self._positions()]
+            self._line_start = len(self.captions.words)
             if self.interactive:
                 self.out.write(ERASE)
             if tokens:
@@ -124,47 +120,18 @@ class TerminalCaptions:
                 print(f"livecap: {message}", file=self.err, flush=True)
             self._held.clear()
 
-    # -- bookkeeping --------------------------------------------------------------------------------
-    def _apply(self, event) -> bool:
-        if isinstance(event, Appended):
-            self._words[event.position] = [event.word.text, False, False, event.word.speaker]
-        elif isinstance(event, SpeakersLabelled):
-            for position, speaker in event.labels:
-                if position in self._words:
-                    self._words[position][3] = speaker
-        elif isinstance(event, (Provisional, Settled)):
-            entry = self._words.get(event.position)
-            if entry is None:
-                return False  # a position already printed for good
-            entry[0] = event.form + MARK_TEXT[event.mark]
-            entry[1] = isinstance(event, Settled)
-            entry[2] = event.mark in SENTENCE_END_MARKS
-        elif isinstance(event, Withdrawn):
-            if event.position in self._words:
-                self._words[event.position][1] = False
-        elif isinstance(event, Retracted):
-            for p in [p for p in self._words if p >= event.from_position]:
-                del self._words[p]
-            # Words already printed for good cannot be unprinted; their replacements follow them.
-            self._line_start = min(self._line_start, event.from_position)
-        elif isinstance(event, PartialWords):
-            self._partials[event.speaker] = [w.text for w in event.words]
-        elif isinstance(event, SourceNotice):
-            if self.interactive and event.kind == "finished":
-                # The end of a file comes while its last words are still being decided: on a
-                # terminal the notice would split the caption line. It follows the captions.
-                self._held.append(event.message)
-                return False
-            if self.interactive:
-                self.out.write(ERASE)
-                self.out.flush()
-            print(f"livecap: {event.message}", file=self.err, flush=True)
-            return self.interactive
-        elif isinstance(event, InputHint):
-            return self._say_hint(event)
-        else:
-            return False  # audio levels and the like: nothing to draw
-        return True
+    # -- what is said on stderr (each returns whether the caption line must be drawn again) -------
+    def _say_notice(self, notice: SourceNotice) -> bool:
+        if self.interactive and notice.kind == "finished":
+            # The end of a file comes while its last words are still being decided: on a
+            # terminal the notice would split the caption line. It follows the captions.
+            self._held.append(notice.message)
+            return False
+        if self.interactive:
+            self.out.write(ERASE)
+            self.out.flush()
+        print(f"livecap: {notice.message}", file=self.err, flush=True)
+        return self.interactive
 
     def _say_hint(self, hint: InputHint) -> bool:
         """One quiet line on stderr when the input's hint changes (the engine already holds each
@@ -181,20 +148,28 @@ class TerminalCaptions:
         print(f"livecap: {line}", file=self.err, flush=True)
         return self.interactive
 
-    def _positions(self) -> list[int]:
-        return sorted(p for p in self._words if p >= self._line_start)
+    _SAY = {SourceNotice: _say_notice, InputHint: _say_hint}
+
+    # -- the caption line ---------------------------------------------------------------------------
+    def _positions(self) -> range:
+        return range(self._line_start, len(self.captions.words))
+
+    def _settled(self, p: int) -> bool:
+        return self.captions.settled[p]
 
     def _token(self, p: int) -> str:
         """The word at ``p`` as shown: after its speaker's name where the speaker changes."""
-        text, _, _, speaker = self._words[p]
-        before = self._words[p - 1][3] if p - 1 in self._words else self._printed_speaker
-        return self.names.line_label(speaker) + text if speaker != before else text
+        words = self.captions.words
+        speaker = words[p].heard.speaker
+        before = words[p - 1].heard.speaker if p > self._line_start else self._printed_speaker
+        return self.names.line_label(speaker) + words[p].display if speaker != before else words[p].display
 
     @property
     def _unstable(self) -> list[str]:
         words = []
-        for speaker, texts in self._partials.items():
-            if texts and speaker:
+        for speaker, group in by_speaker(self.captions.unstable, None):
+            texts = [w.text for w in group]
+            if speaker:
                 words += [self.names.line_label(speaker) + texts[0], *texts[1:]]
             else:
                 words += texts
@@ -202,9 +177,7 @@ class TerminalCaptions:
 
     def _printed(self, positions: list[int]) -> None:
         """``positions`` were printed for good: they leave the line."""
-        self._printed_speaker = self._words[positions[-1]][3]
-        for p in positions:
-            del self._words[p]
+        self._printed_speaker = self.captions.words[positions[-1]].heard.speaker
 
     # -- drawing --------------------------------------------------------------------------------------
     def _draw(self) -> None:
@@ -224,7 +197,7 @@ class TerminalCaptions:
             # Too long: print the leading settled words that fit, for good, and start a new line.
             done, length = [], -1
             for p in positions:
-                text, settled = self._token(p), self._words[p][1]
+                text, settled = self._token(p), self._settled(p)
                 if not settled or length + 1 + len(text) > width:
                     break
                 done.append(p)
@@ -236,7 +209,7 @@ class TerminalCaptions:
             self._line_start = done[-1] + 1
         parts = []
         for p in self._positions():
-            text, settled = self._token(p), self._words[p][1]
+            text, settled = self._token(p), self._settled(p)
             parts.append(text if settled else f"{DIM}{text}{RESET}")
         parts += [f"{DIM}{w}{RESET}" for w in self._unstable]
         line = " ".join(parts)
@@ -249,11 +222,10 @@ class TerminalCaptions:
         positions = self._positions()
         sentence = []
         for p in positions:
-            _, settled, ends, _ = self._words[p]
-            if not settled:
+            if not self._settled(p):
                 break
             sentence.append(p)
-            if ends:
+            if self.captions.words[p].ends_sentence:
                 self.out.write(" ".join(self._token(q) for q in sentence) + "\n")
                 self._printed(sentence)
                 self._line_start = p + 1
