@@ -25,32 +25,54 @@ class TranscriptBuilder:
         return self.transcript.words
 
     def apply(self, events) -> None:
-        words = self.transcript.words
+        """Each of ``events`` in turn; events that change no word (levels, notices) pass by."""
         for event in events:
-            if isinstance(event, Appended):
-                if event.position != len(words):
-                    raise ValueError(f"word appended at {event.position}, transcript has {len(words)}")
-                words.append(TranscriptWord(heard=event.word))
-                self.settled.append(False)
-                self.lookahead.append(None)
-            elif isinstance(event, (Provisional, Settled)):
-                word = words[event.position]
-                word.mark, word.case, word.form = event.mark, event.case, event.form
-                if isinstance(event, Settled):
-                    self.settled[event.position] = True
-                    self.lookahead[event.position] = event.lookahead_used
-                word.settled = self.settled[event.position]
-            elif isinstance(event, Withdrawn):
-                self.settled[event.position] = False
-                words[event.position].settled = False
-            elif isinstance(event, Retracted):
-                del words[event.from_position :]
-                del self.settled[event.from_position :]
-                del self.lookahead[event.from_position :]
-                self.labels.retracted(event.from_position)
-            elif isinstance(event, SpeakersLabelled):
-                for position, speaker in self.labels.accepted(event, self._label_of):
-                    words[position].speaker = speaker
+            step = self._STEPS.get(type(event))
+            if step is not None:
+                step(self, event)
+
+    def _appended(self, event: Appended) -> None:
+        words = self.transcript.words
+        if event.position != len(words):
+            raise ValueError(f"word appended at {event.position}, transcript has {len(words)}")
+        words.append(TranscriptWord(heard=event.word))
+        self.settled.append(False)
+        self.lookahead.append(None)
+
+    def _marked(self, event: Provisional | Settled) -> None:
+        word = self.transcript.words[event.position]
+        word.mark, word.case, word.form = event.mark, event.case, event.form
+        word.settled = self.settled[event.position]
+
+    def _settled(self, event: Settled) -> None:
+        self.settled[event.position] = True
+        self.lookahead[event.position] = event.lookahead_used
+        self._marked(event)
+
+    def _withdrawn(self, event: Withdrawn) -> None:
+        self.settled[event.position] = False
+        self.transcript.words[event.position].settled = False
+
+    def _retracted(self, event: Retracted) -> None:
+        del self.transcript.words[event.from_position :]
+        del self.settled[event.from_position :]
+        del self.lookahead[event.from_position :]
+        self.labels.retracted(event.from_position)
+
+    def _labelled(self, event: SpeakersLabelled) -> None:
+        words = self.transcript.words
+        for position, speaker in self.labels.accepted(event, self._label_of):
+            words[position].speaker = speaker
+
+    # What each event type does to the transcript, defined once.
+    _STEPS = {
+        Appended: _appended,
+        Provisional: _marked,
+        Settled: _settled,
+        Withdrawn: _withdrawn,
+        Retracted: _retracted,
+        SpeakersLabelled: _labelled,
+    }
 
     def _label_of(self, position: int) -> str | None:
         words = self.transcript.words
