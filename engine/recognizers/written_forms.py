@@ -166,21 +166,27 @@ def _oh_digit(items: list[_Item], i: int) -> int | None:
 
 def _two_digits(items: list[_Item], i: int, least: int) -> tuple[int, int] | None:
     """(value, items read) of the two-digit group at ``i``: ``least``–99 in one number, or "oh"
-    and a digit; None where there is none."""
+    and a digit (one number "05" where ``text2num`` read "o five" so); None where there is none."""
     number = _number(items, i)
     if number is not None and number.integer is not None and least <= number.integer <= 99:
         return number.integer, 1
+    if number is not None and number.integer is not None and number.spoken[:1] in {(z,) for z in ZERO_WORDS}:
+        return (number.integer, 1) if len(number.spoken) == 2 else None
     digit = _oh_digit(items, i)
     return None if digit is None else (digit, 2)
 
 
 # -- the rules, each one pass over the items --------------------------------------------------------
 def _meridiem(items: list[_Item]) -> None:
-    """ "a m" and "p m" after a number are "a.m." and "p.m."."""
-    for i in range(len(items) - 2, 0, -1):
+    """ "a m", "am" and "p m", "pm" after a number are "a.m." and "p.m."."""
+    for i in range(len(items) - 1, 0, -1):
+        if not items[i - 1].is_number:
+            continue
         pair = f"{_word(items, i)}{_word(items, i + 1)}"
-        if items[i - 1].is_number and pair in ("am", "pm"):
+        if pair in ("am", "pm"):
             items[i : i + 2] = [_Item(MERIDIEM[pair], items[i].first, items[i + 1].last)]
+        elif _word(items, i) in ("am", "pm"):
+            items[i] = _Item(MERIDIEM[items[i].text], items[i].first, items[i].last)
 
 
 def _clock_times(items: list[_Item]) -> None:

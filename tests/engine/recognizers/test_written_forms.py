@@ -30,6 +30,8 @@ def written(text: str) -> str:
         ("which is twelve percent over plan", "which is 12% over plan"),
         ("let's meet at ten thirty", "let's meet at 10:30"),
         ("the store opens at eight a m", "the store opens at 8 a.m."),
+        ("the store opens at eight am", "the store opens at 8 a.m."),  # PocketSphinx's "am"
+        ("it starts at nine o five", "it starts at 9:05"),
         ("it cost four dollars and fifty cents", "it cost $4.50"),
         ("the project needs three point five million dollars", "the project needs $3.5 million"),
         ("her fortieth birthday", "her 40th birthday"),
