@@ -14,6 +14,8 @@ from PySide6.QtWidgets import QMenu
 
 from app import settings as keys
 from app.settings import AppSettings
+from engine import AUTO_LANGUAGE as AUTO
+from engine import ENGLISH_LANGUAGE as ENGLISH
 
 __all__ = [
     "AUTO",
@@ -31,7 +33,6 @@ __all__ = [
     "pack_problem",
 ]
 
-ENGLISH, AUTO = "en", "auto"
 INSTALL = "pip install 'livecap[languages]'"
 
 

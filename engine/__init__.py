@@ -82,8 +82,12 @@ _PUBLIC = {
     "RecognizerInfo": ("engine.session.build", "RecognizerInfo"),
     "build_live_session": ("engine.session.build", "build_live_session"),
     "isolated_recognizer": ("engine.session.build", "isolated_recognizer"),
-    "whose_marks": ("engine.session.build", "whose_marks"),
+    "RecognitionChoice": ("engine.session.plan", "RecognitionChoice"),
+    "RecognitionPlan": ("engine.session.plan", "RecognitionPlan"),
+    "ENGLISH_LANGUAGE": ("engine.session.plan", "ENGLISH"),
+    "AUTO_LANGUAGE": ("engine.session.plan", "AUTO_LANGUAGE"),
     "MARK_CHOICES": ("engine.session.marks", "MARKS"),
+    "MARK_LABELS": ("engine.session.marks", "MARK_LABELS"),
     "repunctuate": ("engine.session.batch", "repunctuate"),
     # transcripts
     "Transcript": ("engine.transcript.transcript", "Transcript"),

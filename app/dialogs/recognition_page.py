@@ -15,7 +15,7 @@ from app import settings as keys
 from app.dialogs.language_choice import LanguageChoice
 from app.dialogs.models_panel import ModelsPanel
 from app.dialogs.page_base import Controls, Problem, SettingsPage, _combo, _select
-from engine import RECOGNIZER_KINDS, Accuracy
+from engine import MARK_CHOICES, MARK_LABELS, RECOGNIZER_KINDS, Accuracy
 
 
 class RecognitionPage(SettingsPage):
@@ -29,14 +29,7 @@ class RecognitionPage(SettingsPage):
             [("Automatic: Vosk if a model is installed, else Whisper", "auto")]
             + [(kind.label, kind.name) for kind in RECOGNIZER_KINDS],
         )
-        self.marks = _combo(
-            "Punctuation and capitals",
-            [
-                ("Automatic: the better one for the recognizer", "auto"),
-                ("Punctuation by livecap (its model, taking Whisper's into account)", "engine"),
-                ("Punctuation by Whisper (it comes with Whisper's words)", "recognizer"),
-            ],
-        )
+        self.marks = _combo("Punctuation and capitals", [(MARK_LABELS[m], m) for m in MARK_CHOICES])
         self.accuracy = _combo("Speed or accuracy", [(a.label, a.value) for a in Accuracy])
         self.model_choice = _combo("Vosk model to use")
         self.languages = LanguageChoice()

@@ -28,14 +28,16 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QLabel, QMenu, QPushButton, QWidget
 
 from app import settings as keys
-from app.languages import AUTO, ENGLISH, fill_menu, language_changes, language_name, languages, pack_problem
+from app.languages import AUTO, ENGLISH, fill_menu, language_changes, language_name, pack_problem
 from app.settings import AppSettings
+from engine import RecognitionChoice
 
 TITLE = "livecap — live captions"
 
 
 def model_label(language: str) -> str:
-    return "Whisper tiny.en" if language == ENGLISH else "Whisper base"
+    """The Whisper model the engine's plan runs for ``language`` (``RecognitionChoice``)."""
+    return "Whisper base" if RecognitionChoice(language=language).uses_language_pack else "Whisper tiny.en"
 
 
 def status_line(language: str, translate: bool, detected: str | None = None, sides=None) -> str:
@@ -95,24 +97,34 @@ class LanguageController(QObject):
 
     # -- what a session is built with ------------------------------------------------------------
     @property
+    def choice(self) -> RecognitionChoice:
+        """The language settings as the engine takes them (English speech has nothing to
+        translate); English for a language it does not know (a hand-edited setting)."""
+        translate = bool(self.settings.get(keys.TRANSLATE))
+        try:
+            return RecognitionChoice(
+                language=self.settings.get(keys.LANGUAGE) or ENGLISH, translate=translate
+            )
+        except ValueError:
+            return RecognitionChoice(translate=translate)
+
+    @property
     def language(self) -> str:
-        """The language chosen; English for one the engine does not know (a hand-edited setting)."""
-        code = self.settings.get(keys.LANGUAGE) or ENGLISH
-        known = languages()
-        return code if code in (ENGLISH, AUTO) or not known or code in known else ENGLISH
+        return self.choice.language
 
     @property
     def translate(self) -> bool:
-        return bool(self.settings.get(keys.TRANSLATE)) and self.language != ENGLISH
+        return self.choice.translate
 
     def spec_fields(self) -> dict:
         """``SessionSpec``'s language fields, from the settings."""
-        return {"language": self.language, "translate": self.translate}
+        choice = self.choice
+        return {"language": choice.language, "translate": choice.translate}
 
     def pack_missing(self, banners) -> bool:
         """Whether the language chosen needs the language pack and it is missing: then the banner
         says the way out (``banners``: the window's ``BannerArea``), and Start waits for it."""
-        problem = pack_problem() if self.language != ENGLISH else ""
+        problem = pack_problem() if self.choice.uses_language_pack else ""
         if problem:
             banners.show_banner("error", "error", problem)
         return bool(problem)

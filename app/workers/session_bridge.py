@@ -49,7 +49,6 @@ from engine import (
     TranscriptBuilder,
     build_live_session,
     isolated_recognizer,
-    whose_marks,
 )
 
 log = logging.getLogger(__name__)
@@ -180,15 +179,8 @@ class SessionBridge(QObject):
     # -- worker thread -------------------------------------------------------------------------
     def _preload_work(self, spec: SessionSpec) -> None:
         try:
-            model = self.punctuation_model(spec.model_dir)
-            kind, options = spec.recognizer_choice()  # Whisper base for another language
-            recognizer, info = self.resources.recognizer(kind, spec.recognizer_model, options)
-            info = replace(
-                info,
-                punctuation_notice=self.resources.punctuation_problem(spec.model_dir),
-                marks=whose_marks(recognizer, spec.marks, model),
-                final_marks=whose_marks(recognizer, spec.marks, model, offline=True),
-            )
+            _, _, info = self.resources.plan(spec)  # the session's plan: whose marks, which model
+            info = replace(info, punctuation_notice=self.resources.punctuation_problem(spec.model_dir))
         except Exception as exc:
             call_on_ui_thread(self, "_on_preloaded", None, _message(exc))
             return

@@ -1,5 +1,5 @@
-"""What the CLI's subcommands share: the user-facing error, loading the punctuation model and
-picking a recognizer.
+"""What the CLI's subcommands share: the user-facing error, loading the punctuation model, the
+recognition choice from the flags, and opening a recognizer for files.
 
 ``CliError`` lives here rather than in ``cli.py`` so that subcommand modules
 can raise it without importing ``engine.cli.main``: run as ``python -m engine.cli.main``
@@ -62,39 +62,30 @@ def interrupt_deferred():
             raise KeyboardInterrupt
 
 
-def language_choice(args) -> tuple[str, bool]:
-    """(language, translate) from ``--language`` and ``--translate``: "en", a Whisper code ("de")
-    or "auto"; a bad code, or ``--recognizer`` beside a language only Whisper base hears, is one line."""
+def recognition_choice(args):
+    """What ``args`` ask of recognition (``--recognizer``, ``--language``, ``--translate``,
+    ``--accuracy``, ``--marks``) as the engine checks it (``plan.RecognitionChoice``); a bad
+    code, or ``--recognizer`` beside a language only Whisper base hears, is one line."""
     from engine.recognizers.kinds import AUTO
-    from engine.recognizers.language_pack import check_language
+    from engine.session.plan import ENGLISH, RecognitionChoice
 
     try:
-        language = check_language(getattr(args, "language", None) or "en")
+        choice = RecognitionChoice(
+            recognizer=getattr(args, "recognizer", None) or AUTO,
+            language=getattr(args, "language", None) or ENGLISH,
+            translate=bool(getattr(args, "translate", False)),
+            accuracy=getattr(args, "accuracy", None) or "auto",
+            marks=getattr(args, "marks", None) or "auto",
+        )
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    translate = bool(getattr(args, "translate", False))
-    chosen = getattr(args, "recognizer", None) or AUTO
-    if (language != "en" or translate) and chosen != AUTO:
-        what = "--translate" if translate else f"--language {language}"
+    if choice.uses_language_pack and choice.recognizer != AUTO:
+        what = "--translate" if choice.translate else f"--language {choice.language}"
         raise CliError(
-            f"{what} runs Whisper base (the language pack), not --recognizer {chosen}: drop --recognizer"
+            f"{what} runs Whisper base (the language pack), not --recognizer {choice.recognizer}: "
+            "drop --recognizer"
         )
-    return language, translate
-
-
-def recognizer_request(args, live: bool = True) -> tuple[str, dict]:
-    """(kind, options) of the recognizer ``args`` ask for, ``live`` or for a file: ``--recognizer``
-    with ``--accuracy``, or Whisper base with the language and the task for ``--language`` other
-    than English, or ``--translate``."""
-    from engine.recognizers.kinds import AUTO
-    from engine.session.build import SessionSpec
-
-    language, translate = language_choice(args)
-    spec = SessionSpec(
-        recognizer=getattr(args, "recognizer", None) or AUTO, language=language, translate=translate,
-        accuracy=getattr(args, "accuracy", None) or "auto",
-    )  # fmt: skip
-    return spec.recognizer_choice(live)
+    return choice
 
 
 def describe_recognizer(name: str, language: str | None, translating: bool, detected: bool = False) -> str:
@@ -120,19 +111,9 @@ def make_recognizer(
     notice goes to stderr, an error is one line. ``live=False``: for a whole file at once;
     ``verbose``: Kaldi's log too; ``options``: the kind's own (Whisper base's language and task)."""
     from engine.recognizers import RecognizerError
-    from engine.recognizers.accuracy import ACCURACY_OPTION
-    from engine.recognizers.kinds import LANGUAGE_PACK, find_kind
     from engine.recognizers.select import open_recognizer
 
-    chosen = find_kind(kind)
-    if chosen is not None and LANGUAGE_PACK in chosen.models or ACCURACY_OPTION in (options or {}):
-        from engine.recognizers.language_pack import MODEL_SIZE, language_pack_status
-
-        status = language_pack_status()
-        if status.installed and not status.joined:  # a few seconds' wait, once: say why
-            from engine.files.sizes import format_bytes
-
-            warn(f"unpacking the language pack ({format_bytes(MODEL_SIZE)}) into {status.folder}, once")
+    say_unpacking(kind, options)
     try:
         recognizer, notice, _ = open_recognizer(kind, model, live=live, verbose=verbose, options=options)
     except RecognizerError as exc:
@@ -140,6 +121,22 @@ def make_recognizer(
     if notice:
         warn(notice)
     return recognizer
+
+
+def say_unpacking(kind: str | None, options: dict | None) -> None:
+    """Where the recognizer asked for runs the language pack and the pack is not unpacked yet: a
+    few seconds' wait, once, said before it starts."""
+    from engine.recognizers.accuracy import ACCURACY_OPTION
+    from engine.recognizers.kinds import LANGUAGE_PACK, find_kind
+
+    chosen = find_kind(kind)
+    if chosen is not None and LANGUAGE_PACK in chosen.models or ACCURACY_OPTION in (options or {}):
+        from engine.files.sizes import format_bytes
+        from engine.recognizers.language_pack import MODEL_SIZE, language_pack_status
+
+        status = language_pack_status()
+        if status.installed and not status.joined:
+            warn(f"unpacking the language pack ({format_bytes(MODEL_SIZE)}) into {status.folder}, once")
 
 
 def load_model(model_dir: Path | None, threads: int = 1):

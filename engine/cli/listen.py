@@ -24,12 +24,12 @@ from engine.cli.common import (
     CliError,
     describe_recognizer,
     load_model,
-    make_recognizer,
+    recognition_choice,
+    say_unpacking,
     terminate_as_ctrl_c,
     warn,
 )
-from engine.recognizers.kinds import AUTO
-from engine.session.build import SessionResources, SessionSpec, build_live_session
+from engine.session.build import SessionResources, SessionSpec, build_live_session, opened_recognizers
 
 
 def source_choice(spec: str, device: str | None, realtime: bool) -> SourceChoice:
@@ -69,50 +69,48 @@ def source_choices(args) -> tuple[SourceChoice, SourceChoice | None]:
 def session_spec(args) -> SessionSpec:
     """The session ``livecap listen`` asks for: the model's decoder settings, a journal in the
     per-user folder (or the fallback the session's factory chooses, said once by ``build_session``)."""
-    from engine.cli.common import language_choice
-
     source, others = source_choices(args)
-    language, translate = language_choice(args)
+    choice = recognition_choice(args)
     return SessionSpec(
-        language=language,
-        translate=translate,
+        language=choice.language,
+        translate=choice.translate,
         source=source,
         others=others,
         journal_keep_days=args.keep_days,
         realtime=args.realtime,
-        recognizer=args.recognizer or AUTO,
+        recognizer=choice.recognizer,
         recognizer_model=args.model or "",
-        marks=getattr(args, "marks", "auto"),
+        marks=choice.marks,
         model_dir=args.model_dir,
-        accuracy=getattr(args, "accuracy", None) or "auto",
+        accuracy=choice.accuracy,
     )
 
 
 def session_resources(args) -> SessionResources:
-    """Recognizers made in this process (nothing here must stay responsive while PocketSphinx
-    decodes), errors as one line, the model on ``--threads``."""
-
-    def recognizer(kind: str, model: str, options: dict | None = None):
-        verbose = getattr(args, "verbose", False)
-        # The notice is printed here, so none goes back to the session.
-        return make_recognizer(kind, model, verbose=verbose, options=options), ""
-
-    return SessionResources(recognizer, lambda folder: load_model(folder, args.threads))
+    """Recognizers opened in this process (nothing here must stay responsive while PocketSphinx
+    decodes), the model on ``--threads``, its errors as one line."""
+    recognizers = opened_recognizers(isolated=False, verbose=getattr(args, "verbose", False))
+    return SessionResources(recognizers, lambda folder: load_model(folder, args.threads))
 
 
 def build_session(args):
     """The live session ``args`` ask for (``listen``, ``dictate``), not started; errors in one line."""
     from engine.audio.base import AudioError
+    from engine.recognizers import RecognizerError
 
+    spec = session_spec(args)
+    say_unpacking(*spec.recognition.request(live=True))
     try:
-        session, info = build_live_session(session_spec(args), session_resources(args))
-    except AudioError as exc:
+        session, info = build_live_session(spec, session_resources(args))
+    except (AudioError, RecognizerError) as exc:
         raise CliError(str(exc)) from None
     except OSError as exc:
         if exc.filename is not None or "PortAudio" not in str(exc):  # the journal's folder
             where = f" in {Path(exc.filename).parent}" if exc.filename else ""
             raise CliError(f"cannot create the session journal{where}: {exc.strerror or exc}") from None
         raise CliError(f"audio capture is unavailable: {exc}") from None  # sounddevice without PortAudio
+    if info.notice:  # the recognizer's (one that cannot keep up, a fallback)
+        warn(info.notice)
     if info.punctuation_notice:  # another language than the model's, or the shipped model instead
         warn(info.punctuation_notice)
     if info.journal_notice:  # the journal went to a fallback folder, or crash recovery is off

@@ -26,7 +26,7 @@ from engine.cli.common import (
     describe_recognizer,
     load_model,
     make_recognizer,
-    recognizer_request,
+    recognition_choice,
     warn,
 )
 from engine.recognizers.kinds import find_kind
@@ -169,7 +169,8 @@ def cmd_transcribe(args) -> int:
     from engine.recognizers import RecognizerError
     from engine.session.batch import Interrupted, transcribe_file
 
-    kind, options = recognizer_request(args, live=False)  # a bad --language before any file is read
+    choice = recognition_choice(args)  # a bad --language before any file is read
+    kind, options = choice.request(live=False)
     files = [Path(f) for f in args.files]
     fmt = pick_format(args.format, args.output)
     if args.output not in (None, "-"):  # the folder all transcripts go to, before anything else
@@ -190,12 +191,12 @@ def cmd_transcribe(args) -> int:
         kind, args.model, live=False, verbose=getattr(args, "verbose", False), options=options
     )
     model = load_model(args.model_dir, args.threads)
-    written, english = whose_marks_in_files(recognizer, getattr(args, "marks", "auto"))
+    plan = file_plan(choice, recognizer)
+    written, english = plan.marks == "recognizer", plan.english
     detects = recognizer.detects_language
-    translating = recognizer.translating
+    translating = plan.translating
     if find_kind(recognizer.name).language == "multilingual":
-        language = None if detects else recognizer.language
-        print(f"livecap: {describe_recognizer(recognizer.name, language, translating)}", file=sys.stderr)
+        print(f"livecap: {describe_recognizer(recognizer.name, plan.language, translating)}", file=sys.stderr)
     for path, seconds, target in jobs:
         bar = ProgressBar(path.name)
 
@@ -253,25 +254,29 @@ def cmd_transcribe(args) -> int:
     return 0
 
 
+def file_plan(choice, recognizer):
+    """The recognition plan for whole files (``plan.resolve_plan``, not live), its notices said
+    once: the language heard where the punctuation model (English) cannot mark it.
+
+    A whole file keeps the recognizer kind's default marks (``marks_by_default``), not the live
+    one, so the plan is resolved with no punctuation model: on Whisper's words of a whole file
+    (decoded once per window, not live) the offline decoder with its marks folded in is not level
+    with them on every file (docs/QUALITY.md)."""
+    from engine.session.plan import resolve_plan
+
+    plan = resolve_plan(choice, recognizer, live=False)
+    for notice in plan.notices:
+        warn(notice)
+    return plan
+
+
 def whose_marks_in_files(recognizer, marks: str) -> tuple[bool, bool]:
     """(whether the recognizer's words keep the marks it wrote, or pass unmarked, instead of
-    getting the punctuation model's; whether its words are English).
+    getting the punctuation model's; whether its words are English): ``file_plan``'s."""
+    from engine.session.plan import RecognitionChoice
 
-    A whole file keeps the recognizer kind's default (``marks_by_default``), not the live one, so
-    no model is passed to ``whose_marks``: on Whisper's words of a whole file (decoded once per
-    window, not live) the offline decoder with its marks folded in is not level with them on every
-    file (docs/QUALITY.md). The punctuation model is English: words of another language pass
-    through as recognized, which is said once."""
-    from engine.session.marks import language_heard, whose_marks, words_are_english
-
-    english = words_are_english(recognizer)
-    if not english:
-        writes = "with the recognizer's own punctuation" if recognizer.writes_marks else "without punctuation"
-        warn(
-            f"{language_heard(recognizer)}; livecap's punctuation model is English only, so the words "
-            f"are written as recognized, {writes}"
-        )
-    return whose_marks(recognizer, marks) == "recognizer", english
+    plan = file_plan(RecognitionChoice(marks=marks), recognizer)
+    return plan.marks == "recognizer", plan.english
 
 
 def write_transcript(

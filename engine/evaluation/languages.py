@@ -269,11 +269,12 @@ def main(args, parse_whisper_options, argv_text: str) -> int:
     """The language benchmark, from ``e2e``'s parsed options."""
     from engine.machine import cpu_description
     from engine.recognizers.base import RecognizerError
-    from engine.recognizers.language_pack import check_language
+    from engine.session.plan import RecognitionChoice
 
     log = lambda msg: print(f"e2e: {msg}", file=sys.stderr, flush=True)
     began = time.monotonic()
-    languages = [check_language(code.strip()) for code in args.language.split(",") if code.strip()]
+    codes = [code.strip() for code in args.language.split(",") if code.strip()]
+    languages = [RecognitionChoice(language=code).language for code in codes]  # checked as a session's
     extra = parse_whisper_options(args.whisper_option) if args.whisper_option else {}
     results: dict = {}
     try:

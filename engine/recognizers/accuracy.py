@@ -44,8 +44,8 @@ class Accuracy(Enum):
 
 ACCURACIES: tuple[str, ...] = tuple(a.value for a in Accuracy)  # what `--accuracy` and the settings accept
 
-# The key under which a session hands the choice to its recognizer factory (``SessionSpec.
-# recognizer_choice``): ``open_recognizer`` takes it out before the kind sees its options.
+# The key under which the recognition plan hands the choice to the recognizer factory
+# (``RecognitionChoice.request``): ``open_recognizer`` takes it out before the kind sees its options.
 ACCURACY_OPTION = "accuracy"
 
 # What "auto" chooses, from the rooms benchmark (docs/QUALITY.md, "Speed or accuracy"): from a

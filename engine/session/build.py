@@ -21,10 +21,11 @@ from pathlib import Path
 from engine.audio.pausable import SourceChoice, open_source
 from engine.files import paths
 from engine.punctuation.settings import DecoderSettings
-from engine.recognizers.kinds import AUTO, WHISPER, WHISPER_BASE, RecognizerKind, recognizer_kind
+from engine.recognizers.kinds import AUTO, RecognizerKind, recognizer_kind
 from engine.session.live import LiveSession
-from engine.session.marks import choose_decoder, whose_marks
+from engine.session.marks import decoder_for
 from engine.session.meeting import meeting_sides, open_meeting_sources, others_voices
+from engine.session.plan import RecognitionChoice, RecognitionPlan, resolve_plan
 from engine.speakers.echo_guard import EchoGuard
 from engine.speakers.labels import OTHERS, SpeakerNames
 from engine.transcript.journal_folder import DEFAULT_KEEP_DAYS
@@ -70,40 +71,23 @@ class SessionSpec:
     # ``language_pack.LANGUAGES`` ("de": Whisper base, from the language pack, hearing German), or
     # "auto" (Whisper base tells the language from the first speech, ``LanguageDetected``).
     language: str = "en"
-    # English captions of speech in ``language``: Whisper base translates as it recognizes.
+    # English captions of speech in ``language``: Whisper base translates as it recognizes
+    # (English speech has nothing to translate: False with "en").
     translate: bool = False
     # Speed or accuracy (``accuracy.Accuracy``): where English runs the built-in Whisper, tiny.en
     # or Whisper base (the language pack), as ``accuracy.wants_base`` says.
     accuracy: str = "auto"
 
     def __post_init__(self):
-        from engine.recognizers.accuracy import accuracy
-        from engine.recognizers.language_pack import check_language
-
-        object.__setattr__(self, "language", check_language(self.language))
-        object.__setattr__(self, "accuracy", accuracy(self.accuracy).value)
+        """The recognition choices, checked and put in their normal form once (``plan``)."""
+        choice = self.recognition
+        for name in ("language", "translate", "accuracy"):
+            object.__setattr__(self, name, getattr(choice, name))
 
     @property
-    def uses_language_pack(self) -> bool:
-        """Another language than English, or a translation: only Whisper base does either."""
-        return self.language != "en" or self.translate
-
-    def recognizer_choice(self, live: bool = True) -> tuple[str, dict]:
-        """(kind, options) of the recognizer this spec asks for, ``live`` or for a file:
-        ``recognizer`` for English, with the accuracy where it asks for Whisper base; Whisper base
-        with the language and the task for any other language or a translation."""
-        if not self.uses_language_pack:
-            from engine.recognizers.accuracy import ACCURACY_OPTION, wants_base
-
-            # Only where it changes something: a front end's factory for tiny.en takes no options.
-            named = self.recognizer == WHISPER.name
-            wanted = self.recognizer in (AUTO, WHISPER.name) and wants_base(self.accuracy, live, named)
-            return self.recognizer, {ACCURACY_OPTION: self.accuracy} if wanted else {}
-        language = None if self.language == "auto" else self.language
-        return WHISPER_BASE.name, {
-            "language": language,
-            "task": "translate" if self.translate else "transcribe",
-        }
+    def recognition(self) -> RecognitionChoice:
+        """What this spec asks of recognition, which the plan is resolved from (``plan``)."""
+        return RecognitionChoice(self.recognizer, self.language, self.translate, self.accuracy, self.marks)
 
     def decoder_settings(self, recommended: DecoderSettings) -> DecoderSettings:
         """The streaming decoder's settings: the model's ``recommended`` ones with this spec's choices."""
@@ -161,18 +145,28 @@ class RecognizerInfo:
 
 
 # (kind, model) -> (recognizer, notice) or (recognizer, notice, ways out), the recognizer ready
-# for use: ``open_recognizer`` (or a front end's own, for tests and measurements). A session in
-# another language or translating also passes ``options=`` (the kind's own: language, task).
+# for use: ``open_recognizer`` (``opened_recognizers``; a measuring tool's or a test's own serves
+# recognizers it has loaded already). A session in another language or translating also passes
+# ``options=`` (the kind's own: language, task).
 RecognizerFactory = Callable[[str, str], tuple]
 
 
-def isolated_recognizer(kind: str, model: str, options: dict | None = None):
-    """The window's recognizers (``open_recognizer``): one whose library holds the GIL in its own
-    process, and a Vosk model that will not load replaced by the built-in recognizer while the
-    window offers the ways out. ``options``: the kind's own (Whisper base's language and task)."""
+def opened_recognizers(isolated: bool = True, verbose: bool = False) -> RecognizerFactory:
+    """A session's recognizers, from ``open_recognizer``. ``isolated`` (the window): one whose
+    library holds the GIL runs in its own process, and a Vosk model that will not load is replaced
+    by the built-in recognizer while the window offers the ways out; otherwise (the command line)
+    in this process, and such a model is a ``RecognizerError``. ``verbose``: Kaldi's log too."""
     from engine.recognizers.select import open_recognizer
 
-    return open_recognizer(kind, model, isolated=True, fall_back=True, options=options)
+    def opened(kind: str, model: str, options: dict | None = None):
+        return open_recognizer(
+            kind, model, isolated=isolated, fall_back=isolated, verbose=verbose, options=options
+        )
+
+    return opened
+
+
+isolated_recognizer = opened_recognizers()  # the window's
 
 
 class SessionResources:
@@ -250,6 +244,17 @@ class SessionResources:
         )
         return recognizer, info
 
+    def plan(self, spec: SessionSpec) -> tuple[object, RecognitionPlan, RecognizerInfo]:
+        """(recognizer, plan, info) for a live session of ``spec``: the punctuation model and the
+        recognizer the plan asks for, loaded (or cached), the plan resolved on them once, and the
+        ``RecognizerInfo`` saying whose marks it shows (the app's preload says it before Start)."""
+        model = self.punctuation_model(spec.model_dir)
+        choice = spec.recognition
+        kind, options = choice.request(live=True)
+        recognizer, info = self.recognizer(kind, spec.recognizer_model, options)
+        plan = resolve_plan(choice, recognizer, model, live=True)
+        return recognizer, plan, replace(info, marks=plan.marks, final_marks=plan.final_marks)
+
     def close_recognizers(self) -> None:
         """Close the cached recognizers (a PocketSphinx child process each); the next session makes
         new ones."""
@@ -290,12 +295,9 @@ def build_live_session(
 
 
 def _build(spec, resources, source, others, stabiliser, meeting) -> tuple[LiveSession, RecognizerInfo]:
+    recognizer, plan, info = resources.plan(spec)
     model = resources.punctuation_model(spec.model_dir)
-    kind, options = spec.recognizer_choice()
-    recognizer, info = resources.recognizer(kind, spec.recognizer_model, options)
-    decoder, marks_notice = choose_decoder(
-        model, spec.decoder_settings(model.config.decoder), recognizer, spec.marks
-    )
+    decoder = decoder_for(plan.marks, model, spec.decoder_settings(model.config.decoder), recognizer)
     journal, journal_notice = None, ""
     if spec.journal:
         header = {
@@ -311,10 +313,8 @@ def _build(spec, resources, source, others, stabiliser, meeting) -> tuple[LiveSe
         journal, journal_notice = _open_journal(spec, header)
     info = replace(
         info,
-        marks=decoder.marks_by,
-        final_marks=whose_marks(recognizer, spec.marks, model, offline=True),
         punctuation_notice=" ".join(
-            filter(None, (resources.punctuation_problem(spec.model_dir), marks_notice))
+            filter(None, (resources.punctuation_problem(spec.model_dir), *plan.notices))
         ),
         journal_notice=journal_notice,
     )

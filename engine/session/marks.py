@@ -1,8 +1,12 @@
 """Whose marks a session's words carry: livecap's punctuation model's (English only) or the
 recognizer's own, live and after Stop; and how a notice names the language a recognizer hears.
-The session factory (``build``) and the file transcription (``cli.transcribe``) ask here."""
+``decide_marks`` decides it once, for the recognition plan (``plan.resolve_plan``), which the
+session factory (``build``) and the file transcription (``cli.transcribe``) read;
+``decoder_for`` builds the streaming decoder the decision names."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from engine.punctuation.decoder import Decoder
 from engine.recognizers.base import Recognizer
@@ -11,41 +15,77 @@ from engine.words import is_english
 
 __all__ = [
     "MARKS",
+    "MARK_LABELS",
+    "MarksDecision",
     "choose_decoder",
+    "decide_marks",
+    "decoder_for",
     "keeps_written_marks",
     "language_heard",
     "whose_marks",
     "words_are_english",
 ]
 
-MARKS = ("auto", "engine", "recognizer")
+MARKS = ("auto", "engine", "recognizer")  # what `--marks` and the settings accept
+# Each choice's line in the settings dialog.
+MARK_LABELS = {
+    "auto": "Automatic: the better one for the recognizer",
+    "engine": "Punctuation by livecap (its model, taking Whisper's into account)",
+    "recognizer": "Punctuation by Whisper (it comes with Whisper's words)",
+}
 
 
-def choose_decoder(model, settings, recognizer: Recognizer, marks: str = "auto") -> tuple[Decoder, str]:
-    """(decoder, notice): the streaming decoder for ``recognizer``'s words. Livecap's punctuation
-    model is English: a recognizer of another language gets its words through unmarked, with a
-    notice. ``marks`` ("auto", "engine", "recognizer"): see ``SessionSpec.marks``."""
+@dataclass(frozen=True)
+class MarksDecision:
+    """Whose marks a recognizer's words take, and what to say of it."""
+
+    live: str  # as they arrive: "engine" (the punctuation model's) or "recognizer" (as written)
+    after_stop: str  # the text after Stop and an export (a file's: as ``live``)
+    english: bool  # the words are English: the punctuation model may mark them
+    notice: str  # one line, "" when there is nothing to say
+
+
+def decide_marks(recognizer: Recognizer, marks: str = "auto", model=None, live: bool = True) -> MarksDecision:
+    """Whose marks ``recognizer``'s words take, ``live`` (a session, given its punctuation
+    ``model``) or for a whole file (no model: the kind's default, ``keeps_written_marks``).
+    Livecap's punctuation model is English: words of another language pass through as
+    recognized, said once. ``marks`` ("auto", "engine", "recognizer"): see ``SessionSpec.marks``."""
+    if marks not in MARKS:
+        raise ValueError(f"marks must be one of {', '.join(MARKS)}, got {marks!r}")
+    english = words_are_english(recognizer)
+    shown = whose_marks(recognizer, marks, model if live else None)
+    after_stop = whose_marks(recognizer, marks, model, offline=True) if live else shown
+    notice = ""
+    if not english:
+        writes = "with the recognizer's own punctuation" if recognizer.writes_marks else "without punctuation"
+        heard = language_heard(recognizer)
+        notice = (
+            f"{heard[:1].upper()}{heard[1:]}. livecap's punctuation model is English only, so the "
+            f"words are shown as recognized, {writes}."
+            if live
+            else f"{heard}; livecap's punctuation model is English only, so the words are written as "
+            f"recognized, {writes}"
+        )
+    elif live and marks == "recognizer" and shown == "engine":
+        notice = f"{recognizer.name} writes no marks: livecap's punctuation model adds them."
+    return MarksDecision(shown, after_stop, english, notice)
+
+
+def decoder_for(marks_by: str, model, settings, recognizer: Recognizer) -> Decoder:
+    """The streaming decoder giving ``marks_by``'s marks ("engine" or "recognizer", as
+    ``decide_marks`` decided) to ``recognizer``'s words, on ``settings``."""
     from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
     from engine.punctuation.streaming import StreamingDecoder
 
-    if marks not in MARKS:
-        raise ValueError(f"marks must be one of {', '.join(MARKS)}, got {marks!r}")
-    settles_on_arrival = not recognizer.revises_writing
-    if not words_are_english(recognizer):
-        writes = "with the recognizer's own punctuation" if recognizer.writes_marks else "without punctuation"
-        heard = language_heard(recognizer)
-        return RecognizerMarksDecoder(settings, settles_on_arrival), (
-            f"{heard[:1].upper()}{heard[1:]}. livecap's punctuation model is English only, so the "
-            f"words are shown as recognized, {writes}."
-        )
-    if whose_marks(recognizer, marks, model) == "recognizer":
-        return RecognizerMarksDecoder(settings, settles_on_arrival), ""
-    notice = (
-        ""
-        if marks != "recognizer"
-        else f"{recognizer.name} writes no marks: livecap's punctuation model adds them."
-    )
-    return StreamingDecoder.from_model(model, settings, recognizer=recognizer.name), notice
+    if marks_by == "recognizer":
+        return RecognizerMarksDecoder(settings, not recognizer.revises_writing)  # settles on arrival
+    return StreamingDecoder.from_model(model, settings, recognizer=recognizer.name)
+
+
+def choose_decoder(model, settings, recognizer: Recognizer, marks: str = "auto") -> tuple[Decoder, str]:
+    """(decoder, notice): ``decide_marks``' live decision, and the streaming decoder it names."""
+    decision = decide_marks(recognizer, marks, model)
+    return decoder_for(decision.live, model, settings, recognizer), decision.notice
 
 
 def words_are_english(recognizer: Recognizer) -> bool:

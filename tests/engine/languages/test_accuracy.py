@@ -30,16 +30,19 @@ def test_each_choice_is_declared_once_with_its_words():
 
 
 def test_the_spec_hands_the_choice_on_only_where_it_asks_for_base():
-    assert SessionSpec(accuracy="fast").recognizer_choice() == ("auto", {})
+    assert SessionSpec(accuracy="fast").recognition.request() == ("auto", {})
     # Whisper tiny.en named: only "best" overrides the name
-    assert SessionSpec(recognizer="whisper").recognizer_choice(live=False) == ("whisper", {})
+    assert SessionSpec(recognizer="whisper").recognition.request(live=False) == ("whisper", {})
     named_best = SessionSpec(recognizer="whisper", accuracy="best")
-    assert named_best.recognizer_choice()[1] == {ACCURACY_OPTION: "best"}
-    assert SessionSpec(accuracy="best").recognizer_choice(live=False) == ("auto", {ACCURACY_OPTION: "best"})
+    assert named_best.recognition.request()[1] == {ACCURACY_OPTION: "best"}
+    assert SessionSpec(accuracy="best").recognition.request(live=False) == ("auto", {ACCURACY_OPTION: "best"})
     # a recognizer chosen by name other than Whisper is what runs, whatever the accuracy
-    assert SessionSpec(recognizer="pocketsphinx", accuracy="best").recognizer_choice() == ("pocketsphinx", {})
+    assert SessionSpec(recognizer="pocketsphinx", accuracy="best").recognition.request() == (
+        "pocketsphinx",
+        {},
+    )
     # another language runs base anyway: its options are the language's
-    kind, options = SessionSpec(language="de", accuracy="fast").recognizer_choice()
+    kind, options = SessionSpec(language="de", accuracy="fast").recognition.request()
     assert kind == WHISPER_BASE.name and ACCURACY_OPTION not in options
 
 
@@ -67,7 +70,7 @@ def test_auto_runs_base_for_a_file_and_tiny_en_live_as_measured(pack_data):
     from engine.recognizers.accuracy import AUTO_FILE_BASE, AUTO_LIVE_BASE
 
     for live, base in ((False, AUTO_FILE_BASE), (True, AUTO_LIVE_BASE)):
-        kind, options = SessionSpec().recognizer_choice(live)
+        kind, options = SessionSpec().recognition.request(live)
         opened = open_recognizer(kind, options=options, models_dir=None, live=live)
         try:
             assert opened.recognizer.name == (WHISPER_BASE.name if base else WHISPER.name)

@@ -138,17 +138,19 @@ def test_a_translation_is_english_and_keeps_whispers_marks_by_default():
 
 
 def test_the_spec_chooses_whisper_base_for_another_language_or_a_translation():
-    assert SessionSpec().recognizer_choice() == ("auto", {})
-    assert SessionSpec(recognizer="vosk").recognizer_choice() == ("vosk", {})
-    assert SessionSpec(language="DE").recognizer_choice() == (
+    assert SessionSpec().recognition.request() == ("auto", {})
+    assert SessionSpec(recognizer="vosk").recognition.request() == ("vosk", {})
+    assert SessionSpec(language="DE").recognition.request() == (
         "whisper-base",
         {"language": "de", "task": "transcribe"},
     )
-    assert SessionSpec(language="auto", translate=True).recognizer_choice() == (
+    assert SessionSpec(language="auto", translate=True).recognition.request() == (
         "whisper-base",
         {"language": None, "task": "translate"},
     )
-    assert SessionSpec(translate=True).recognizer_choice()[1] == {"language": "en", "task": "translate"}
+    # English speech has nothing to translate: English transcription, on English's recognizer.
+    english = SessionSpec(translate=True)
+    assert not english.translate and english.recognition.request() == ("auto", {})
     with pytest.raises(ValueError, match="livecap models list --languages"):
         SessionSpec(language="klingon")
 
@@ -178,7 +180,7 @@ def test_without_the_pack_whisper_base_says_how_to_install_it(data_dir, monkeypa
     [
         (["--language", "klingon"], "unknown language 'klingon'"),
         (["--language", "de", "--recognizer", "vosk"], "--language de runs Whisper base"),
-        (["--translate", "--recognizer", "whisper"], "--translate runs Whisper base"),
+        (["--language", "auto", "--translate", "--recognizer", "whisper"], "--translate runs Whisper base"),
     ],
 )
 def test_a_bad_language_choice_is_one_line(options, says, tmp_path, capsys):
