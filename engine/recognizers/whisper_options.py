@@ -37,10 +37,11 @@ class WhisperOptions:
     two_of_three: bool = False
     # live: the encoder hears the buffer and this many seconds of silence after it, at least
     # ``encoder_least`` seconds, not Whisper's whole 30 s window: a short buffer's decode then costs
-    # a fraction of the CPU. On clean speech 10 s gave the same words; in echo a window under 20 s
-    # costs words (docs/QUALITY.md, "Real rooms and calls"); 0: the whole window, as files
+    # a fraction of the CPU. A 20 s window gave about the same words in echo and on calls, and
+    # cost the commit bound on 2 cores (docs/QUALITY.md, "Real rooms and calls"); 0: the whole
+    # window, as files
     encoder_margin: float = 1.0
-    encoder_least: float = 20.0
+    encoder_least: float = 10.0
     # A multilingual model's language ("de"); None: told from the first speech (``DETECT_AFTER``).
     # An English-only model hears English whatever this says.
     language: str | None = None
