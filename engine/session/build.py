@@ -237,23 +237,21 @@ class SessionResources:
             notice,
             None if model is None else str(model),
             ways_out=ways_out,
-            # Not told yet where the recognizer tells it from each session's speech (a cached
-            # one still declares the last session's until its reset).
-            language=None if recognizer.detects_language else recognizer.language,
-            translating=recognizer.translating,
         )
         return recognizer, info
 
     def plan(self, spec: SessionSpec) -> tuple[object, RecognitionPlan, RecognizerInfo]:
         """(recognizer, plan, info) for a live session of ``spec``: the punctuation model and the
         recognizer the plan asks for, loaded (or cached), the plan resolved on them once, and the
-        ``RecognizerInfo`` saying whose marks it shows (the app's preload says it before Start)."""
+        ``RecognizerInfo`` saying the plan's language and whose marks it shows (the app's
+        preload says it before Start)."""
         model = self.punctuation_model(spec.model_dir)
         choice = spec.recognition
         kind, options = choice.request(live=True)
         recognizer, info = self.recognizer(kind, spec.recognizer_model, options)
         plan = resolve_plan(choice, recognizer, model, live=True)
-        return recognizer, plan, replace(info, marks=plan.marks, final_marks=plan.final_marks)
+        told = {"language": plan.language, "translating": plan.translating}
+        return recognizer, plan, replace(info, marks=plan.marks, final_marks=plan.final_marks, **told)
 
     def close_recognizers(self) -> None:
         """Close the cached recognizers (a PocketSphinx child process each); the next session makes
@@ -303,8 +301,8 @@ def _build(spec, resources, source, others, stabiliser, meeting) -> tuple[LiveSe
         header = {
             "recognizer": info.name,
             "model": info.journal_model,
-            "language": info.language,  # what ``livecap recover`` and Restore export by
-            **({"translated": True} if info.translating else {}),  # English captions of ``language``
+            "language": plan.language,  # what ``livecap recover`` and Restore export by
+            **({"translated": True} if plan.translating else {}),  # English captions of ``language``
             "punctuation_model": str(model.model_dir),
             "source": source.name,
             **({"others_source": others.name} if others is not None else {}),

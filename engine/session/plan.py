@@ -106,7 +106,8 @@ def resolve_plan(
         kind=kind,
         options=options,
         recognizer=recognizer.name,
-        # Not told yet where the recognizer tells it from the speech.
+        # Not told yet where the recognizer tells it from each session's speech (a cached one
+        # still declares the last session's until its reset).
         language=None if recognizer.detects_language else recognizer.language,
         translating=recognizer.translating,
         english=marks.english,
