@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QComboBox, QLineEdi
 from app.history.rows import HIGHLIGHT_BACKGROUND
 from app.theme import speaker_color
 from engine.transcript.journal import read_journal
+from tests.app.pixels import pixels_near
 
 pytestmark = [pytest.mark.gui]
 
@@ -58,21 +59,8 @@ def test_typing_a_phrase_shows_a_result_with_its_match_highlighted(window, qtbot
 
 
 def highlight_pixels(image, top: int, bottom: int, tolerance: int = 8) -> int:
-    colour = QColor(HIGHLIGHT_BACKGROUND)
-    count = 0
-    for y in range(max(0, top), min(image.height(), bottom)):
-        for x in range(image.width()):
-            c = image.pixelColor(x, y)
-            if (
-                max(
-                    abs(c.red() - colour.red()),
-                    abs(c.green() - colour.green()),
-                    abs(c.blue() - colour.blue()),
-                )
-                <= tolerance
-            ):
-                count += 1
-    return count
+    rows = slice(max(0, top), max(0, bottom))
+    return pixels_near(image, QColor(HIGHLIGHT_BACKGROUND), tolerance, rows=rows)
 
 
 def test_a_screenshot_shows_the_highlight_in_the_row_of_the_hit(window, qtbot):

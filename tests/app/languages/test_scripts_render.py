@@ -5,12 +5,14 @@ right-to-left paragraph is laid out right to left; the exports keep the text as 
 A glyph is "real" when the font Qt picked for it has it (glyph index 0 is the font's missing-glyph
 box) and the pixels drawn differ from those of a codepoint no font has."""
 
+import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QImage, QTextLayout
 
 from app.caption_feed import CaptionFeed
 from engine import Appended, Word
+from tests.app.pixels import colour_distance
 
 pytestmark = [pytest.mark.gui]
 
@@ -41,14 +43,8 @@ def font_has(name: str, font: QFont) -> None:
 
 def ink(image: QImage, background: QColor) -> list[tuple[int, int]]:
     """(x, y) of every pixel that differs from ``background``."""
-    image = image.convertToFormat(QImage.Format.Format_RGB32)
-    bg = background.rgb() & 0xFFFFFF
-    return [
-        (x, y)
-        for y in range(0, image.height(), 2)
-        for x in range(image.width())
-        if image.pixel(x, y) & 0xFFFFFF != bg
-    ]
+    ys, xs = np.nonzero(colour_distance(image, background)[::2] > 0)
+    return [(int(x), int(y) * 2) for y, x in zip(ys, xs)]
 
 
 def show_in_view(qtbot, text: str):

@@ -30,6 +30,7 @@ from engine import (
     Word,
 )
 from tests.app.main_window.test_caption_view import feed
+from tests.app.pixels import pixels_near
 
 pytestmark = [pytest.mark.gui]
 
@@ -145,20 +146,7 @@ def test_speaker_colours_keep_contrast_in_both_themes(qtbot, view):
 
 
 def matching_pixels(image, colour: QColor, tolerance: int = 6) -> int:
-    count = 0
-    for y in range(image.height()):
-        for x in range(image.width()):
-            c = image.pixelColor(x, y)
-            if (
-                max(
-                    abs(c.red() - colour.red()),
-                    abs(c.green() - colour.green()),
-                    abs(c.blue() - colour.blue()),
-                )
-                <= tolerance
-            ):
-                count += 1
-    return count
+    return pixels_near(image, colour, tolerance)
 
 
 @pytest.mark.parametrize("palette", [light_palette, dark_palette], ids=["light", "dark"])

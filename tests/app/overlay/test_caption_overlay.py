@@ -10,6 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QSettings, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QGuiApplication, QImage, QMouseEvent, QPainter
@@ -21,6 +22,7 @@ from app.overlay.caption_layout import CaptionLayout
 from app.overlay.caption_overlay import CaptionOverlay
 from app.settings import AppSettings
 from app.theme import ThemeWatcher, caption_colors, contrast_ratio, dark_palette, is_dark, light_palette
+from tests.app.pixels import rgb
 
 pytestmark = [pytest.mark.gui]
 
@@ -236,13 +238,11 @@ def test_provisional_tail_is_laid_out_and_drawn_differently(qtbot, overlay):
     top = overlay.PAD_Y + (overlay.style_values().lines - 1) * spacing
 
     def brightest(run) -> QColor:
-        best = QColor(0, 0, 0)
-        for x in range(int(overlay.PAD_X + run.x), int(overlay.PAD_X + run.x + run.width)):
-            for y in range(int(top), int(top + spacing)):
-                c = image.pixelColor(x, y)
-                if c.lightness() > best.lightness():
-                    best = c
-        return best
+        x0 = int(overlay.PAD_X + run.x)
+        area = rgb(image)[int(top) : int(top + spacing), x0 : int(overlay.PAD_X + run.x + run.width)]
+        light = (area.max(axis=-1) + area.min(axis=-1)) // 2  # HSL lightness, as QColor's
+        y, x = np.unravel_index(int(light.argmax()), light.shape)
+        return QColor(*(int(v) for v in area[y, x]))
 
     settled, provisional = brightest(line.runs[0]), brightest(line.runs[1])
     assert settled.lightness() >= 250  # pure white
@@ -510,12 +510,8 @@ def test_text_stays_readable_on_a_white_frame_without_a_panel(overlay, tmp_path)
     line = overlay.laid_out_lines()[0]
     spacing = overlay.line_spacing()
     top = overlay.PAD_Y + (overlay.style_values().lines - 1) * spacing
-    dark = sum(
-        1
-        for x in range(overlay.PAD_X, int(overlay.PAD_X + line.runs[0].width))
-        for y in range(int(top), int(top + spacing))
-        if image.pixelColor(x, y).lightness() < 60
-    )
+    area = rgb(image)[int(top) : int(top + spacing), overlay.PAD_X : int(overlay.PAD_X + line.runs[0].width)]
+    dark = int(((area.max(axis=-1) + area.min(axis=-1)) // 2 < 60).sum())
     assert dark > 200  # the outline: white text on white would otherwise be invisible
 
 

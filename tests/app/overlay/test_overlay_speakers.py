@@ -15,6 +15,7 @@ from app.overlay.caption_overlay import CaptionOverlay
 from app.settings import AppSettings
 from app.theme import speaker_color
 from engine import SPEAKER_ME, Appended, Settled, SpeakerNames, TranscriptBuilder, Word
+from tests.app.pixels import pixels_near
 
 pytestmark = [pytest.mark.gui]
 
@@ -61,20 +62,6 @@ def on_black(overlay) -> QImage:
     painter.drawImage(0, 0, overlay.grab().toImage())
     painter.end()
     return image
-
-
-def pixels_near(image: QImage, colour: QColor, tolerance: int = 6) -> int:
-    return sum(
-        1
-        for y in range(image.height())
-        for x in range(image.width())
-        if max(
-            abs(image.pixelColor(x, y).red() - colour.red()),
-            abs(image.pixelColor(x, y).green() - colour.green()),
-            abs(image.pixelColor(x, y).blue() - colour.blue()),
-        )
-        <= tolerance
-    )
 
 
 def test_labels_at_speaker_changes_are_runs_of_their_own_in_the_speakers_colour(overlay, view):
