@@ -49,8 +49,11 @@ MEETING_OTHERS = Key("audio/meeting_others", "system")  # a meeting's others: "s
 # Speakers in a meeting: the names shown for each side ("" = the default name)
 ME_NAME = Key("speakers/me", "Me")
 OTHERS_NAME = Key("speakers/others", "Others")
-# The voices told apart among the others ("others:1"...): a rename each, "" = "Others N"
+# The voices told apart among the others ("others:1"...): a rename each, "" = the default
+# ("Others" for the first voice, "Others N" after it)
 VOICE_NAMES = tuple(Key(f"speakers/others_{n}", "") for n in (1, 2, 3))
+# A meeting's echo guard: hide the Me words that may be the others heard again (off: a headset)
+ECHO_GUARD = Key("speakers/echo_guard", True)
 
 # Punctuation
 LATENCY = Key("punctuation/latency", 50)  # slider 0 (fastest) .. 100 (most accurate)

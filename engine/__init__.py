@@ -31,6 +31,7 @@ _PUBLIC = {
     "list_input_devices": ("engine.audio.microphone", "list_input_devices"),
     "list_monitor_sources": ("engine.audio.system_audio", "list_monitor_sources"),
     "SourceChoice": ("engine.audio.pausable", "SourceChoice"),
+    "describe_sources": ("engine.audio.sources", "describe_sources"),
     "PausableSource": ("engine.audio.pausable", "PausableSource"),
     "open_source": ("engine.audio.pausable", "open_source"),
     "SETTLE_SECONDS": ("engine.audio.pausable", "SETTLE_SECONDS"),
@@ -66,6 +67,8 @@ _PUBLIC = {
     "SpeakersLabelled": ("engine.events", "SpeakersLabelled"),
     "LanguageDetected": ("engine.events", "LanguageDetected"),
     "InputHint": ("engine.events", "InputHint"),
+    "WordsHidden": ("engine.events", "WordsHidden"),
+    "hidden_as_echo_notice": ("engine.speakers.echo_guard", "hidden_notice"),
     # recognizers: the one list of kinds and what each declares
     "RecognizerKind": ("engine.recognizers.kinds", "RecognizerKind"),
     "RECOGNIZER_KINDS": ("engine.recognizers.kinds", "KINDS"),

@@ -9,7 +9,7 @@ Subscribers get lists of them, from two threads (``engine.session.live``):
   ``Finalized`` (the recognizer will not take words back), ``SpeakersLabelled`` (who spoke) and
   ``EngineFailed``;
 - the recognizer thread publishes the session's own: ``PartialWords``, ``AudioLevel``,
-  ``SourceNotice``, ``LanguageDetected``, ``InputHint``.
+  ``SourceNotice``, ``LanguageDetected``, ``InputHint``, ``WordsHidden``.
 
 All are frozen dataclasses: they cross threads, and nobody may change one on its way.
 """
@@ -152,3 +152,15 @@ class InputHint:
     kind: str | None
     message: str
     speaker: str = ""
+
+
+@dataclass(frozen=True)
+class WordsHidden:
+    """Words of the microphone's side that a meeting's echo guard hid as possibly the others'
+    speech heard again through the speakers (``engine.speakers.echo_guard``): not shown, and kept
+    in the journal marked as hidden, so they can be recovered. ``total``: the words hidden so far
+    in the session, for the one notice a front end shows and keeps current ("12 words hidden as
+    possible echo")."""
+
+    words: tuple[Word, ...]
+    total: int

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
-from engine import JournalContents, mark_recovered
+from engine import JournalContents, describe_sources, mark_recovered
 from engine import recover_journal as recover
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,8 @@ def describe(contents: JournalContents) -> str:
         " …" if len(words) > PREVIEW_WORDS else ""
     )
     started = local_started(contents.started)
-    source = contents.header.get("source") or "unknown source"
+    header = contents.header
+    source = describe_sources(header.get("source"), header.get("others_source")) or "unknown source"
     return f"{started} — {len(words)} words from {source}\n“{preview}”"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from app.main_window.controls import punctuation_by
 from app.workers.session_bridge import IDLE, PAUSED, RUNNING, STARTING, STOPPING
+from engine import hidden_as_echo_notice as hidden_notice
 
 
 def show_state(window, state: str) -> None:
@@ -75,6 +76,33 @@ def show_notice(window, kind: str, message: str) -> None:
         window.statusBar().showMessage(message, 5000)
     else:  # overruns, the end of a file
         window.statusBar().showMessage(message, 8000)
+
+
+ECHO_BANNER = "echo"
+ECHO_SETTINGS = "Settings → Meeting"  # where the echo guard is turned off
+
+
+def show_words_hidden(window, total: int, first: bool) -> None:
+    """Words the echo guard hid (the bridge's ``words_hidden``): said once a session, in a banner
+    that keeps its count current while it is shown, with the way to the Meeting page, where the
+    guard is turned off; dismissed, it stays away until the next session."""
+    text = hidden_notice(total, ECHO_SETTINGS)
+    banner = window.banners.banners.get(ECHO_BANNER)
+    if banner is not None:
+        banner.label.setText(text)
+        banner.label.setAccessibleName(text)
+    elif first:
+        window.banners.show_banner(
+            ECHO_BANNER, "info", text, [("Open Settings → Meeting", lambda: open_meeting_settings(window))]
+        )
+
+
+def open_meeting_settings(window) -> None:
+    """The settings dialog on its Meeting page (the echo guard, the speakers' names)."""
+    window.open_settings()
+    dialog = window.settings_dialog
+    if dialog is not None:
+        dialog.tabs.setCurrentWidget(dialog.meeting_page)
 
 
 def show_error(window, message: str) -> None:

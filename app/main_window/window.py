@@ -43,7 +43,14 @@ from app.main_window.language_controller import LanguageController, restart_in_l
 from app.main_window.live_settings import apply_live
 from app.main_window.model_offer import ModelOffer
 from app.main_window.overlay_controller import OverlayController
-from app.main_window.session_status import show_error, show_notice, show_placeholder, show_ready, show_state
+from app.main_window.session_status import (
+    show_error,
+    show_notice,
+    show_placeholder,
+    show_ready,
+    show_state,
+    show_words_hidden,
+)
 from app.main_window.sources_controller import SourcesController
 from app.main_window.transcript_controller import TranscriptController
 from app.settings import speaker_names
@@ -234,6 +241,7 @@ class CaptionWindow(QMainWindow):
         b.ready.connect(self._on_ready)
         b.ready.connect(self.language.on_ready)
         b.language_detected.connect(self.language.on_detected)
+        b.words_hidden.connect(lambda total, first: show_words_hidden(self, total, first))
         self.language.restart_requested.connect(lambda: restart_in_language(self))
         self.sources.scanned.connect(lambda _scan: self._update_placeholder())
         self.sources.picker.currentIndexChanged.connect(lambda _i: self._update_placeholder())
@@ -259,6 +267,7 @@ class CaptionWindow(QMainWindow):
             casing=s.get(keys.CASING),
             pause_threshold=s.get(keys.PAUSE_THRESHOLD) if s.is_set(keys.PAUSE_THRESHOLD) else None,
             speaker_names=speaker_names(s) if others is not None else None,
+            echo_guard=s.get(keys.ECHO_GUARD),
             **self.language.spec_fields(),
         )
 

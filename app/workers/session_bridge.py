@@ -47,6 +47,7 @@ from engine import (
     SourceNotice,
     Transcript,
     TranscriptBuilder,
+    WordsHidden,
     build_live_session,
     isolated_recognizer,
 )
@@ -71,6 +72,8 @@ class SessionBridge(QObject):
     finished = Signal(object)  # the session's Transcript, every mark settled
     # LanguageDetected: the language heard, how sure (0..1), and the meeting's side (None: one source)
     language_detected = Signal(str, float, object)
+    # WordsHidden: the words the echo guard hid so far, and whether they are the session's first
+    words_hidden = Signal(int, bool)
 
     def __init__(self, parent=None, recognizer_factory=isolated_recognizer):
         super().__init__(parent)
@@ -90,6 +93,8 @@ class SessionBridge(QObject):
         self._partials: dict[str, tuple] = {}  # each side's latest partial words
         self._level = -1.0
         self._notices: list[SourceNotice] = []
+        self._hidden = 0  # the words the echo guard hid this session, as last told
+        self._hidden_said = 0  # and as last passed on
         self._wake_pending = False
         self._stopping = None  # the session a queued stop ends
         self._stop_requested = False  # stop() came while the session was still starting
@@ -110,6 +115,7 @@ class SessionBridge(QObject):
         with self._lock:
             self._events, self._partial, self._notices, self._level = [], None, [], -1.0
             self._partials = {}
+            self._hidden = self._hidden_said = 0
         self._set_state(STARTING)
         self._jobs.run(lambda report, cancelled: self._start_work(spec))
         return True
@@ -232,6 +238,8 @@ class SessionBridge(QObject):
                     self._level = max(self._level, event.rms)
                 elif isinstance(event, SourceNotice):
                     self._notices.append(event)
+                elif isinstance(event, WordsHidden):
+                    self._hidden = max(self._hidden, event.total)
                 else:
                     self._events.append(event)
             wake, self._wake_pending = not self._wake_pending, True
@@ -249,6 +257,7 @@ class SessionBridge(QObject):
         with self._lock:
             events, partial, level, notices = self._events, self._partial, self._level, self._notices
             self._events, self._partial, self._level, self._notices = [], None, -1.0, []
+            hidden, said, self._hidden_said = self._hidden, self._hidden_said, self._hidden
             self._wake_pending = False
         self._since_flush.start()
         failure = next((e for e in events if isinstance(e, EngineFailed)), None)
@@ -265,6 +274,8 @@ class SessionBridge(QObject):
             self.level_changed.emit(level)
         for n in notices:
             self.notice.emit(n.kind, n.message)
+        if hidden > said:
+            self.words_hidden.emit(hidden, said == 0)
         for event in detected:
             self.language_detected.emit(event.language, float(event.probability), event.speaker)
         if failure is not None:

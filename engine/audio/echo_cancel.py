@@ -36,13 +36,14 @@ from engine.audio.pulse import (
     server_default,
     source_names,
 )
+from engine.audio.sources import ECHO_CANCELLED_SOURCE, MICROPHONE
 
 __all__ = ["EchoCanceller", "EchoCancelledSource", "EchoCancelUnavailable", "MODULE"]
 
 log = logging.getLogger(__name__)
 
 MODULE = "module-echo-cancel"
-SOURCE_NAME = "livecap_echo_cancelled"
+SOURCE_NAME = ECHO_CANCELLED_SOURCE
 SINK_NAME = "livecap_echo_reference"
 AEC_ARGS = "analog_gain_control=0 digital_gain_control=0"
 # PipeWire creates the module's nodes after load-module has answered.
@@ -262,7 +263,9 @@ def _try_pactl(*args: str) -> None:
 
 
 class EchoCancelledSource(PulseCapture):
-    """Record a named server source (the echo-cancelled microphone) with parec."""
+    """Record a named server source (the echo-cancelled microphone) with parec. Its ``name`` is
+    what the user calls it ("microphone"): the server's name for it (``SOURCE_NAME``) is
+    livecap's own, and is only used to record it."""
 
     stream_name = "livecap microphone (echo cancelled)"
     gone_reason = "echo cancellation was switched off"
@@ -270,6 +273,10 @@ class EchoCancelledSource(PulseCapture):
     def __init__(self, source: str, queue_chunks: int = 50, on_event: EventCallback | None = None,
                  retry_seconds: float = 1.0, check_seconds: float = 1.0):  # fmt: skip
         super().__init__(source, queue_chunks, on_event, retry_seconds, check_seconds)
+
+    @property
+    def name(self) -> str:
+        return MICROPHONE
 
     def _open(self) -> None:
         if self._name not in source_names():

@@ -4,6 +4,9 @@
 ``SourceChoice`` every front end already opens sessions from, with kind "mic", "system",
 "app" (``device``: the application's name as ``livecap devices`` lists it) or "file"
 (``device``: the path). A bad spec gets one line saying what would be right.
+
+``describe_sources`` says what a session listens to as the user reads it ("microphone + Zoom"):
+the sources' own names, never the sound server's internal ones.
 """
 
 from __future__ import annotations
@@ -13,11 +16,27 @@ from pathlib import Path
 from engine.audio.base import AudioError
 from engine.audio.pausable import SourceChoice
 
-__all__ = ["SourceChoice", "SourceSpecError", "parse_source", "SOURCE_KINDS", "SPEC_HELP"]
+__all__ = [
+    "ECHO_CANCELLED_SOURCE",
+    "MICROPHONE",
+    "SOURCE_KINDS",
+    "SPEC_HELP",
+    "SourceChoice",
+    "SourceSpecError",
+    "describe_sources",
+    "parse_source",
+]
 
 SOURCE_KINDS = ("mic", "system", "app", "file")
 SPEC_HELP = "mic, system, app:NAME (an application playing sound, see livecap devices) or an audio file"
 _APP_PREFIX = "app:"
+# What the user calls a microphone livecap records through a stand-in (the sound server's echo
+# canceller): the server's name for the stand-in means nothing to them.
+MICROPHONE = "microphone"
+# The sound server's name for the echo-cancelled microphone (``echo_cancel``), which journals
+# written before it had a name of its own carry as their source.
+ECHO_CANCELLED_SOURCE = "livecap_echo_cancelled"
+_INTERNAL_NAMES = {ECHO_CANCELLED_SOURCE: MICROPHONE}
 
 
 class SourceSpecError(AudioError, ValueError):
@@ -43,3 +62,10 @@ def parse_source(spec: str) -> SourceChoice:
     if not looks_like_a_path:
         raise SourceSpecError(f"unknown audio source {text!r}; use {SPEC_HELP}")
     return SourceChoice("file", str(path))
+
+
+def describe_sources(*names: str | None) -> str:
+    """What a session listens to, as the terminal, ``recover --list`` and the recovery dialog say
+    it: its sources' names joined by " + " ("microphone + Zoom"; one name for one source), empty
+    names left out, a sound server's internal name replaced by what the user calls it."""
+    return " + ".join(_INTERNAL_NAMES.get(name, name) for name in names if name)

@@ -83,6 +83,7 @@ def session_spec(args) -> SessionSpec:
         marks=choice.marks,
         model_dir=args.model_dir,
         accuracy=choice.accuracy,
+        echo_guard=not getattr(args, "no_echo_guard", False),
     )
 
 
@@ -173,6 +174,7 @@ def stopping_already() -> Iterator[None]:
 
 def cmd_listen(args) -> int:
     from engine.audio.base import AudioError
+    from engine.audio.sources import describe_sources
     from engine.cli.terminal_captions import TerminalCaptions
 
     session = build_session(args)
@@ -185,7 +187,8 @@ def cmd_listen(args) -> int:
         session.start()
     except AudioError as exc:
         raise CliError(str(exc)) from None
-    print(f"livecap: listening to {source.name}; press Ctrl-C to stop", file=sys.stderr, flush=True)
+    listening = describe_sources(*(side.source.name for side in session.sides))  # "microphone + Zoom"
+    print(f"livecap: listening to {listening}; press Ctrl-C to stop", file=sys.stderr, flush=True)
     interrupted = False
     with stopping_already():  # what terminate_as_ctrl_c gives SIGTERM back to: no gap in between
         try:

@@ -203,6 +203,12 @@ def _add_live_commands(sub) -> None:
 
     p = sub.add_parser("listen", help="live captions in the terminal")
     _add_live_source_options(p)
+    p.add_argument(
+        "--no-echo-guard",
+        action="store_true",
+        help="in a meeting, show every word the microphone hears, none hidden as the others' echo "
+        "(with a headset there is no echo)",
+    )
     _add_keep_days(p)
     _add_recognizer_options(p)
     p.set_defaults(func=_lazy("engine.cli.listen", "cmd_listen"))

@@ -138,7 +138,9 @@ def cmd_recover(args) -> int:
 
 def describe(contents) -> str:
     started = contents.started or "unknown start"
-    source = contents.header.get("source", "?")
+    from engine.audio.sources import describe_sources
+
+    source = describe_sources(contents.header.get("source"), contents.header.get("others_source")) or "?"
     words = len(contents.transcript.words)
     return f"{contents.path.name}: {words} words, started {started}, from {source} ({state(contents)})"
 

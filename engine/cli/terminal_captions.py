@@ -30,11 +30,14 @@ import sys
 import threading
 from typing import TextIO
 
-from engine.events import InputHint, SourceNotice
+from engine.events import InputHint, SourceNotice, WordsHidden
+from engine.speakers.echo_guard import hidden_notice
 from engine.speakers.labels import SpeakerNames
 from engine.transcript.caption_fold import CaptionFold, by_speaker
 
 DIM, RESET, ERASE = "\x1b[2m", "\x1b[0m", "\r\x1b[K"
+NO_ECHO_GUARD = "--no-echo-guard"  # listen's option that shows the words the echo guard would hide
+HIDDEN_TOTAL = " in all, kept in the journal"  # how the total's line after the captions ends
 
 
 class TerminalCaptions:
@@ -64,6 +67,7 @@ class TerminalCaptions:
         self._finished = False  # after finish(): no more caption lines (``listen`` prints its summary)
         self._silent = False  # after abandon(): nothing more at all (the caller's line is the last)
         self._hint: str | None = None  # the input hint said last (its kind); None: none or cleared
+        self._hidden_said = 0  # words hidden as possible echo when that was said (0: not yet)
 
     # -- the subscriber ---------------------------------------------------------------------------
     def __call__(self, events: list) -> None:
@@ -148,7 +152,23 @@ class TerminalCaptions:
         print(f"livecap: {line}", file=self.err, flush=True)
         return self.interactive
 
-    _SAY = {SourceNotice: _say_notice, InputHint: _say_hint}
+    def _say_hidden(self, hidden: WordsHidden) -> bool:
+        """Words hidden as possible echo: said once, as it first happens, with the option that
+        shows them; the total, if it grew, after the last caption line (``finish``)."""
+        total = hidden.total
+        if self._hidden_said:
+            self._held = [m for m in self._held if not m.endswith(HIDDEN_TOTAL)]
+            self._held.append(f"{total} words hidden as possible echo{HIDDEN_TOTAL}")
+            return False
+        self._hidden_said = total
+        line = hidden_notice(total, f"{NO_ECHO_GUARD} shows every word (a headset has no echo)")
+        if self.interactive:
+            self.out.write(ERASE)
+            self.out.flush()
+        print(f"livecap: {line}; the journal keeps them", file=self.err, flush=True)
+        return self.interactive
+
+    _SAY = {SourceNotice: _say_notice, InputHint: _say_hint, WordsHidden: _say_hidden}
 
     # -- the caption line ---------------------------------------------------------------------------
     def _positions(self) -> range:

@@ -17,7 +17,13 @@ app:Meeting`` builds (``build_live_session``), so its CPU and memory are livecap
 
 Scores (``meeting_score``): WER per side against the turns read; Me/Others attribution error;
 echo leakage (the others' words shown as Me, over the others' words); committed-word latency
-p90 per side; CPU share of one core; peak RSS.
+p90 per side; CPU share of one core; peak RSS; Me's words the echo guard hid, overall and in
+double talk (both sides speaking at once), against ``DOUBLE_TALK_HIDDEN_BOUND``.
+
+``--files`` is the short run: no sound server, the two tracks read as files as fast as they
+decode (the guard alone, no canceller: its worst case), on a meeting where ``--double-talk`` of
+Me's turns (default: all of them) start halfway through the others' turn before them. It
+measures how often the guard hides the user's own words said over the others', in minutes.
 """
 
 from __future__ import annotations
@@ -55,7 +61,6 @@ def run_child(args) -> dict:
     """Play the tracks and caption them with the session ``listen`` builds; what was shown, when."""
     from engine.audio.pausable import SourceChoice
     from engine.evaluation.pulse_server import PlaybackStream
-    from engine.events import Appended, SpeakersLabelled
     from engine.session.build import SessionResources, SessionSpec, build_live_session
 
     me_audio = sf.read(args.me, dtype="int16")[0] if args.me else None
@@ -87,21 +92,7 @@ def run_child(args) -> dict:
     session, info = build_live_session(spec, SessionResources())
     if len(sources) > 1 and not args.guard:
         session.merger.guard = None
-    shown: list[dict] = []
-    labels: dict[int, str] = {}
-
-    def record(events) -> None:
-        now = time.monotonic()
-        for event in events:
-            if isinstance(event, Appended):
-                w = event.word
-                shown.append(
-                    {"text": w.text, "speaker": w.speaker, "start": w.start, "end": w.end, "at": now}
-                )
-            elif isinstance(event, SpeakersLabelled):
-                labels.update(dict(event.labels))
-
-    session.subscribe(record)
+    shown, labels, hidden = _recorder(session)
     cpu0 = time.process_time()
     session.start()
     started = time.monotonic()
@@ -118,11 +109,10 @@ def run_child(args) -> dict:
         subprocess.run(["pactl", "unload-module", str(echo)], capture_output=True)
     for word in shown:
         word["latency"] = word.pop("at") - started - (word["end"] or 0.0)
-    for position, speaker in labels.items():
-        if position < len(shown):
-            shown[position]["speaker"] = speaker
+    _relabel(shown, labels)
     return {
         "words": shown,
+        "hidden": hidden,
         "offset": played + LEAD - started,  # track time + offset = stream time
         "wall_s": round(wall, 1),
         "cpu_cores": round(cpu / wall, 3),
@@ -130,6 +120,65 @@ def run_child(args) -> dict:
         "echo": info.echo,
         "hidden_as_echo": session.merger.guard.hidden if session.merger.guard is not None else 0,
     }
+
+
+def _recorder(session) -> tuple[list[dict], dict[int, str], list[dict]]:
+    """(words shown, with when; their voice labels' corrections; words hidden as echo), filled
+    as the session publishes them."""
+    from engine.events import Appended, SpeakersLabelled, WordsHidden
+
+    shown: list[dict] = []
+    labels: dict[int, str] = {}
+    hidden: list[dict] = []
+
+    def record(events) -> None:
+        now = time.monotonic()
+        for event in events:
+            if isinstance(event, Appended):
+                w = event.word
+                shown.append(
+                    {"text": w.text, "speaker": w.speaker, "start": w.start, "end": w.end, "at": now}
+                )
+            elif isinstance(event, SpeakersLabelled):
+                labels.update(dict(event.labels))
+            elif isinstance(event, WordsHidden):
+                hidden.extend({"text": w.text, "start": w.start, "end": w.end} for w in event.words)
+
+    session.subscribe(record)
+    return shown, labels, hidden
+
+
+def _relabel(shown: list[dict], labels: dict[int, str]) -> None:
+    for position, speaker in labels.items():
+        if position < len(shown):
+            shown[position]["speaker"] = speaker
+
+
+def run_files(me: Path, others: Path) -> dict:
+    """Caption the two tracks as files, read as fast as they decode (the sides merged by their
+    timelines), with the echo guard and no canceller; Whisper decodes at the audio's pace, not
+    the machine's load, so the words do not depend on what else runs."""
+    from engine.audio.pausable import SourceChoice
+    from engine.recognizers.whisper_options import WhisperOptions
+    from engine.recognizers.whisper_rec import WhisperRecognizer
+    from engine.session.build import SessionResources, SessionSpec, build_live_session
+
+    whisper = WhisperRecognizer(live=True, options=WhisperOptions(keep_pace=False))
+    spec = SessionSpec(
+        source=SourceChoice("file", str(me)), others=SourceChoice("file", str(others)),
+        journal=False, realtime=False,
+    )  # fmt: skip
+    session, _ = build_live_session(spec, SessionResources(lambda kind, name: (whisper, "")))
+    shown, labels, hidden = _recorder(session)
+    started = time.monotonic()
+    session.start()
+    session.wait()
+    session.stop()
+    whisper.close()
+    for word in shown:
+        del word["at"]
+    _relabel(shown, labels)
+    return {"words": shown, "hidden": hidden, "offset": 0.0, "wall_s": round(time.monotonic() - started, 1)}
 
 
 def _echo_path() -> int:
@@ -186,6 +235,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="also write the JSON here")
     p.add_argument("--keep", type=Path, help="keep the tracks and each run's shown words in this folder")
     p.add_argument("--server", choices=("pulseaudio", "pipewire"), default="pulseaudio", help="sound server")
+    p.add_argument(
+        "--files",
+        action="store_true",
+        help="the short run: the tracks read as files, the guard alone, no sound server",
+    )
+    p.add_argument(
+        "--double-talk",
+        type=int,
+        default=None,
+        metavar="N",
+        help="Me's turns that start halfway through the others' turn (default: all with --files, else 0)",
+    )
     # the child's own options
     p.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--me", help=argparse.SUPPRESS)
@@ -207,11 +268,11 @@ def main(argv: list[str] | None = None) -> int:
 def _benchmark(args) -> int:
     from engine.evaluation.meeting_score import score_run
     from engine.evaluation.meeting_speech import make_meeting
-    from engine.evaluation.pipewire_server import sound_server
     from engine.machine import cpu_description
 
     _progress(f"meeting: {args.turns} turns, {args.voices} voices among the others: synthesising")
-    meeting = make_meeting(args.turns, args.voices, args.seed)
+    double_talk = args.double_talk if args.double_talk is not None else (args.turns if args.files else 0)
+    meeting = make_meeting(args.turns, args.voices, args.seed, double_talk=double_talk)
     out: dict = {
         "date": time.strftime("%Y-%m-%d"),
         **cpu_description(),
@@ -230,23 +291,14 @@ def _benchmark(args) -> int:
         ):
             sf.write(folder / f"{name}.wav", track, SAMPLE_RATE, subtype="PCM_16")
         me, others, me_alone = (str(folder / f"{n}.wav") for n in ("me", "others", "me_alone"))
-        with sound_server(args.server, sinks=[MIC_SINK, OTHERS_SINK]):
-            env = dict(os.environ)
-            plan = {
-                "meeting": dict(
-                    me=me_alone, others=others, echo=True, guard=True, echo_cancel=True, app_capture=True
-                ),
-                "guard_only": dict(me=me_alone, others=others, echo=True, guard=True, app_capture=True),
-            }
-            if not args.no_alone:
-                plan["me_alone"] = dict(me=me_alone, sides="me")
-                plan["others_alone"] = dict(others=others, sides="others", app_capture=True)
-            if args.silence:
-                plan["silence"] = dict(seconds=args.silence)
-            wanted = set(args.only.split(",")) if args.only else set(plan)
-            runs = {name: _child(env, folder, name, **opts) for name, opts in plan.items() if name in wanted}
+        if args.files:
+            _progress("meeting: the tracks as files, the guard alone")
+            runs = {"files": run_files(Path(me), Path(others))}
+        else:
+            runs = _sound_server_runs(args, folder, me, others, me_alone)
         if args.keep:
             shutil.copytree(folder, args.keep, dirs_exist_ok=True)
+    out["double_talk_turns"] = double_talk
     for name, run in runs.items():
         alone = name[: -len("_alone")] if name.endswith("_alone") else ""
         out[name] = score_run(meeting, run, alone=alone, silence=name == "silence")
@@ -259,6 +311,27 @@ def _benchmark(args) -> int:
     if args.out:
         args.out.write_text(text)
     return 0
+
+
+def _sound_server_runs(args, folder: Path, me: str, others: str, me_alone: str) -> dict:
+    """The runs on a private sound server, each in a child process: what each run showed."""
+    from engine.evaluation.pipewire_server import sound_server
+
+    with sound_server(args.server, sinks=[MIC_SINK, OTHERS_SINK]):
+        env = dict(os.environ)
+        plan = {
+            "meeting": dict(
+                me=me_alone, others=others, echo=True, guard=True, echo_cancel=True, app_capture=True
+            ),
+            "guard_only": dict(me=me_alone, others=others, echo=True, guard=True, app_capture=True),
+        }
+        if not args.no_alone:
+            plan["me_alone"] = dict(me=me_alone, sides="me")
+            plan["others_alone"] = dict(others=others, sides="others", app_capture=True)
+        if args.silence:
+            plan["silence"] = dict(seconds=args.silence)
+        wanted = set(args.only.split(",")) if args.only else set(plan)
+        return {name: _child(env, folder, name, **opts) for name, opts in plan.items() if name in wanted}
 
 
 if __name__ == "__main__":

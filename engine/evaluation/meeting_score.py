@@ -11,6 +11,10 @@ out of the attribution figures (it still counts in the WER, against its side's t
 - **Speaker error within Others**: placed Others words whose voice label differs from the turn's
   voice, after the best one-to-one mapping of labels to voices; **turn-change F1**: changes of
   voice between consecutive placed Others words, against the labels' changes (one word's slack).
+- **Real speech hidden as echo**: the words the echo guard hid (the run's ``hidden``) placed in a
+  Me turn, over Me's words said; and the same **in double talk**, over Me's words said while the
+  others spoke (a turn's words are timed by spreading them over its span, by their letters).
+  ``DOUBLE_TALK_HIDDEN_BOUND`` is the most of those the guard may hide.
 """
 
 from __future__ import annotations
@@ -22,12 +26,15 @@ from collections import Counter
 from engine.evaluation.e2e_score import align, word_errors
 from engine.speakers.labels import ME, is_others
 
-__all__ = ["score_run"]
+__all__ = ["DOUBLE_TALK_HIDDEN_BOUND", "hidden_speech", "score_run"]
 
 SLACK = 1.0  # seconds either side of a turn's span that its words may be timed at
 # How late the players may start playing after they were started (pacat fills its buffer
 # first): the tracks' clock is found from the words, within this much of the nominal one.
 PLAYER_LAG = (-0.5, 5.0)
+# The share of Me's words said while the others speak that the echo guard may hide (see
+# docs/QUALITY.md for the measured figure).
+DOUBLE_TALK_HIDDEN_BOUND = 0.25
 
 
 def _p90(values: list[float]) -> float | None:
@@ -114,6 +121,56 @@ def _voices(placed: list[tuple[dict, object]]) -> dict:
     }
 
 
+def _word_times(turn) -> list[tuple[str, float, float]]:
+    """The turn's words, each given a share of its span by its letters (the reference has no
+    word times; a synthetic voice's pace is even enough for telling which words overlap)."""
+    letters = [len(w) + 1 for w in turn.words]
+    scale = (turn.end - turn.start) / max(1, sum(letters))
+    out, at = [], turn.start
+    for word, size in zip(turn.words, letters):
+        out.append((word, at, at + size * scale))
+        at += size * scale
+    return out
+
+
+def _talked_over(turn, turns) -> list[tuple[float, float]]:
+    """The spans of ``turn`` (Me's) during which one of the others spoke too."""
+    return [
+        (max(turn.start, o.start), min(turn.end, o.end))
+        for o in turns
+        if is_others(o.speaker) and o.start < turn.end and turn.start < o.end
+    ]
+
+
+def hidden_speech(turns, hidden: list[dict], offset: float) -> dict:
+    """What the echo guard hid of real speech: ``hidden`` (words with their session times) placed
+    in Me's turns, overall and in double talk (both sides speaking), against Me's words said."""
+    me_turns = [t for t in turns if t.speaker == ME]
+    said = sum(len(t.words) for t in me_turns)
+    in_double_talk, hidden_mine, hidden_in_double_talk = 0, 0, 0
+    for turn in me_turns:
+        spans = _talked_over(turn, turns)
+        in_double_talk += sum(1 for _, a, b in _word_times(turn) if any(a < e and s < b for s, e in spans))
+    for word in hidden:
+        turn = _place(word, turns, offset)
+        if turn is None or turn.speaker != ME:
+            continue  # the others' words heard again: what the guard is for
+        hidden_mine += 1
+        t = word["start"] - offset
+        hidden_in_double_talk += any(s - 0.3 <= t <= e + 0.3 for s, e in _talked_over(turn, turns))
+    rate = round(hidden_in_double_talk / in_double_talk, 4) if in_double_talk else None
+    return {
+        "hidden_words": len(hidden),
+        "me_words_hidden": hidden_mine,
+        "me_hidden_rate": round(hidden_mine / said, 4) if said else None,
+        "double_talk_me_words": in_double_talk,
+        "double_talk_me_hidden": hidden_in_double_talk,
+        "double_talk_hidden_rate": rate,
+        "double_talk_hidden_bound": DOUBLE_TALK_HIDDEN_BOUND,
+        "double_talk_within_bound": None if rate is None else rate <= DOUBLE_TALK_HIDDEN_BOUND,
+    }
+
+
 def score_run(meeting, run: dict, alone: str = "", silence: bool = False) -> dict:
     """The figures of one run of ``engine.evaluation.meeting``. ``alone``: the side ("me",
     "others") a one-source run captioned; its words carry no label, and are all that side's."""
@@ -128,7 +185,9 @@ def score_run(meeting, run: dict, alone: str = "", silence: bool = False) -> dic
     for side in ("me", "others") if not alone else (alone,):
         out[f"wer_{side}"] = _wer(turns, words, side)
         out[f"text_{side}"] = " ".join(w["text"] for w in words if _side(w["speaker"]) == side)
-        out[f"committed_p90_{side}"] = _p90([w["latency"] for w in words if _side(w["speaker"]) == side])
+        # A run read as fast as it decodes (``--files``) has no latency to speak of.
+        latencies = [w["latency"] for w in words if _side(w["speaker"]) == side and "latency" in w]
+        out[f"committed_p90_{side}"] = _p90(latencies)
     if alone:
         return out
     offset = track_offset(turns, words, run["offset"])
@@ -141,4 +200,6 @@ def score_run(meeting, run: dict, alone: str = "", silence: bool = False) -> dic
     leaked = sum(1 for a, b in sides if a == "me" and b == "others")
     out["echo_leakage"] = round(leaked / others_said, 4) if others_said else None
     out.update(_voices(placed))
+    if "hidden" in run:
+        out.update(hidden_speech(turns, run["hidden"], offset))
     return out

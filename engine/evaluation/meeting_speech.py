@@ -9,8 +9,9 @@ sides of a call would be heard:
   through the speakers (no headset): ``echo_db`` down and ``echo_delay`` late.
 
 A few turns start before the previous one ended (``overlaps``): people talk over each other.
-Every turn keeps its words, its speaker and its time, so a transcript can be scored against who
-said what, and when.
+``double_talk`` of Me's turns start halfway through the others' turn before them, so both talk at
+once for seconds (what the echo guard must not take for echo). Every turn keeps its words, its
+speaker and its time, so a transcript can be scored against who said what, and when.
 """
 
 from __future__ import annotations
@@ -80,13 +81,16 @@ def make_meeting(
     overlaps: int = 2,
     echo_db: float = -10.0,
     echo_delay: float = 0.06,
+    double_talk: int = 0,
 ) -> Meeting:
     """A meeting of ``turns`` turns: Me every third turn, the others' ``voices`` voices in turn
-    between; ``overlaps`` of the turns start 0.6 s before the previous one ends."""
+    between; ``overlaps`` of the turns start 0.6 s before the previous one ends; the first
+    ``double_talk`` of Me's turns start halfway through the others' turn before them."""
     texts = _conversation_turns(turns, seed)
     others = [others_voice(n) for n in range(1, voices + 1)]
     rng = random.Random(seed + 1)
     overlapping = set(rng.sample(range(1, turns), min(overlaps, turns - 1)))
+    talking_over = set(range(1, turns, 3)[:double_talk])  # Me's turns (every third, from the second)
     clips, placed, at, voice_turn = [], [], 0.5, 0
     for k, text in enumerate(texts):
         if k % 3 == 1:
@@ -98,12 +102,14 @@ def make_meeting(
         clip = speak_with(tts, text, voice, speed)
         voiced = np.flatnonzero(np.abs(clip) > 200)  # the engines pad their clips with silence
         clip = clip[voiced[0] : voiced[-1] + 1] if len(voiced) else clip
-        if k in overlapping and placed:
+        if k in talking_over and placed:
+            at = (placed[-1].start + placed[-1].end) / 2
+        elif k in overlapping and placed:
             at = max(placed[-1].start + 0.5, placed[-1].end - 0.6)
         duration = len(clip) / SAMPLE_RATE
         placed.append(Turn(speaker, text, at, at + duration))
         clips.append(clip)
-        at += duration + gap
+        at = max(turn.end for turn in placed) + gap  # after a turn talked over, after both
     total = int((at + 2.0) * SAMPLE_RATE)
     me, others_track = np.zeros(total, np.float32), np.zeros(total, np.float32)
     for turn, clip in zip(placed, clips):

@@ -65,6 +65,10 @@ class SessionSpec:
     # A meeting without a headset: record the microphone through the sound server's echo
     # canceller where it can (``engine.session.meeting``); the echo guard runs either way.
     echo_cancel: bool = True
+    # A meeting's echo guard (``engine.speakers.echo_guard``): hide the Me words that may be the
+    # others heard again through the speakers. Off (a headset): every word the microphone hears
+    # is shown. The words it hides are said (``WordsHidden``) and kept in the journal.
+    echo_guard: bool = True
     # The names a meeting shows its speakers by (None: the defaults), journaled for recovery.
     speaker_names: SpeakerNames | None = None
     # What is spoken: "en" (the recognizer chosen as above, tiny.en by default), a code of
@@ -279,7 +283,9 @@ def build_live_session(
     """
     meeting = None
     if spec.others is not None and source is None:
-        meeting = open_meeting_sources(spec.source, spec.others, spec.realtime, spec.echo_cancel)
+        meeting = open_meeting_sources(
+            spec.source, spec.others, spec.realtime, spec.echo_cancel, spec.echo_guard
+        )
         source, others = meeting.me, meeting.others
     else:
         source = source if source is not None else open_source(spec.source, spec.realtime)
@@ -321,7 +327,7 @@ def _build(spec, resources, source, others, stabiliser, meeting) -> tuple[LiveSe
         _report_language(session, journal)
         return session, info
     voices, voices_notice = others_voices()
-    guard = EchoGuard()
+    guard = EchoGuard() if spec.echo_guard else None
     sides = meeting_sides(source, others, recognizer, voices, guard)
     session = LiveSession(None, None, decoder, journal, sides=sides, echo_guard=guard, voices=voices)
     _report_language(session, journal)  # each side's: the others' stream tells its own

@@ -83,7 +83,11 @@ class LiveSession:
         self.error: str | None = None  # why the input ended early, if it did
         self._fanout = FanOut("session subscriber")
         speakers = [side.speaker for side in sides]
-        self.merger = SidesMerger(self.engine, speakers, self._emit, echo_guard, voices)
+        self.merger = SidesMerger(
+            self.engine, speakers, self._emit, echo_guard, voices,
+            by_time=any(side.runs_ahead for side in sides),  # two files read as fast as they decode
+            on_hidden=journal.record_hidden if journal is not None else None,  # kept, marked
+        )  # fmt: skip
         # Called once the sources have stopped (a meeting's echo canceller is unloaded).
         self.closers: list = []
         self._stop = threading.Event()

@@ -19,7 +19,7 @@ from engine.audio.base import AudioError
 from engine.audio.pausable import PausableSource, SourceChoice, open_source
 from engine.recognizers.base import Recognizer
 from engine.session.live import meeting_stabiliser
-from engine.session.side import SessionSide
+from engine.session.side import SessionSide, reads_ahead
 from engine.speakers.labels import ME, OTHERS
 
 __all__ = ["MeetingSources", "meeting_sides", "open_meeting_sources"]
@@ -27,6 +27,7 @@ __all__ = ["MeetingSources", "meeting_sides", "open_meeting_sources"]
 log = logging.getLogger(__name__)
 
 GUARD = "the echo guard hides the others' words that the microphone hears again"
+NO_GUARD = "the echo guard is off (a headset): every word the microphone hears is shown"
 
 
 @dataclass
@@ -39,16 +40,22 @@ class MeetingSources:
 
 
 def open_meeting_sources(
-    me: SourceChoice, others: SourceChoice, realtime: bool = True, echo_cancel: bool = True
+    me: SourceChoice,
+    others: SourceChoice,
+    realtime: bool = True,
+    echo_cancel: bool = True,
+    echo_guard: bool = True,
 ) -> MeetingSources:
     """The two sides' sources, not started. AudioError for a source that cannot open, with the
-    canceller (if loaded) unloaded again."""
+    canceller (if loaded) unloaded again. ``echo_guard``: whether the session runs the guard
+    (its line says so)."""
     if me.kind == "file" or others.kind == "file":  # recorded audio: no speakers, no echo
         return MeetingSources(open_source(me, realtime), open_source(others, realtime), "")
+    guard = GUARD if echo_guard else NO_GUARD
     if not echo_cancel:
-        return MeetingSources(open_source(me), open_source(others), f"Echo canceller off; {GUARD}.")
+        return MeetingSources(open_source(me), open_source(others), f"Echo canceller off; {guard}.")
     if others.kind != "app":
-        line = f"The echo canceller needs one application's audio (app:NAME), not all of it; {GUARD}."
+        line = f"The echo canceller needs one application's audio (app:NAME), not all of it; {guard}."
         return MeetingSources(open_source(me), open_source(others), line)
     from engine.audio.applications import list_applications
     from engine.audio.echo_cancel import EchoCanceller
@@ -56,7 +63,7 @@ def open_meeting_sources(
     try:
         playing = [app for app in list_applications() if app.matches(others.device)]
         if not playing:  # its source says so when the session starts
-            line = f"{others.device} is not playing; {GUARD}."
+            line = f"{others.device} is not playing; {guard}."
             return MeetingSources(open_source(me), open_source(others), line)
         # The canceller's microphone: the server's name for it (a monitor standing in for one,
         # or the default source; a PortAudio device name means nothing to the server).
@@ -65,7 +72,7 @@ def open_meeting_sources(
         canceller.start()
     except AudioError as exc:  # no module, no such microphone: the guard alone
         log.info("echo canceller unavailable: %s", exc)
-        return MeetingSources(open_source(me), open_source(others), f"{exc}; {GUARD}.")
+        return MeetingSources(open_source(me), open_source(others), f"{exc}; {guard}.")
     try:
         canceller.route_application(others.device)
         others_source = open_source(others)
@@ -83,7 +90,7 @@ def open_meeting_sources(
     except BaseException:
         canceller.stop()
         raise
-    line = f"The sound server's echo canceller cleans the microphone, and {GUARD}."
+    line = f"The sound server's echo canceller cleans the microphone, and {guard}."
     return MeetingSources(me_source, others_source, line, [canceller.stop])
 
 
@@ -93,14 +100,16 @@ def meeting_sides(
     """A meeting's two sides: Me on the microphone with ``recognizer``, Others with a second
     stream on its model (``Recognizer.another_stream``), each stabilised for merging.
     ``voices`` (``OthersVoices``) hears the others' audio, to tell their voices apart; ``guard``
-    (``EchoGuard``) the microphone's, for its level."""
+    (``EchoGuard``) the microphone's, for its level. Two files read as fast as they decode run
+    ahead (``SessionSide.runs_ahead``): the session merges their words by their timelines."""
     others_recognizer = recognizer.another_stream()
+    ahead = reads_ahead(me_source) or reads_ahead(others_source)
     return [
         SessionSide(me_source, recognizer, meeting_stabiliser(), ME, 0,
-                    on_audio=guard.hear_me if guard is not None else None),
+                    on_audio=guard.hear_me if guard is not None else None, runs_ahead=ahead),
         SessionSide(others_source, others_recognizer, meeting_stabiliser(), OTHERS, 1,
                     owns_recognizer=True, on_audio=voices.hear if voices is not None else None,
-                    checks_input=False),
+                    checks_input=False, runs_ahead=ahead),
     ]  # fmt: skip
 
 

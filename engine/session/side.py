@@ -20,13 +20,14 @@ import numpy as np
 
 from engine.audio import SAMPLE_RATE
 from engine.audio.input_check import InputChecker
+from engine.audio.pausable import PausableSource
 from engine.events import AudioLevel, SourceNotice
 from engine.prosody import ProsodyTracker
 from engine.recognizers.base import Recognizer
 from engine.recognizers.stabiliser import StabiliserOutput, WordStabiliser
 from engine.recognizers.written_forms import spoken_to_written
 
-__all__ = ["DRAIN_CHUNKS", "READ_TIMEOUT", "SessionSide", "rms_level"]
+__all__ = ["DRAIN_CHUNKS", "READ_TIMEOUT", "SessionSide", "reads_ahead", "rms_level"]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,12 @@ def rms_level(chunk: np.ndarray) -> float:
     return float(np.sqrt(np.mean(x * x)))
 
 
+def reads_ahead(source) -> bool:
+    """Whether ``source`` hands out its audio faster than it was spoken: a file that is not paced
+    like live audio (``PausableSource.pace``)."""
+    return isinstance(source, PausableSource) and not source.live and not source.pace
+
+
 # deliver(side, output, stream time): the side's committed words, in order, on its thread.
 Deliver = Callable[["SessionSide", StabiliserOutput, float], None]
 
@@ -49,7 +56,8 @@ class SessionSide:
     """``source`` → ``recognizer`` → ``stabiliser`` on a thread named after the side.
 
     ``speaker``: the speaker id its words carry (``engine.speakers.labels``); "" in a one-source
-    session. ``index``: its place among the session's sides."""
+    session. ``index``: its place among the session's sides. ``runs_ahead``: its source is read
+    faster than real time (``reads_ahead``)."""
 
     def __init__(
         self,
@@ -62,6 +70,7 @@ class SessionSide:
         on_audio: Callable[[np.ndarray, int], None] | None = None,
         owns_recognizer: bool = False,
         checks_input: bool = True,
+        runs_ahead: bool = False,
     ):
         self.source = source
         self.recognizer = recognizer
@@ -77,6 +86,9 @@ class SessionSide:
         # A recognizer made for this side alone (a meeting's second stream) is closed with it;
         # a front end's cached one outlives the session.
         self.owns_recognizer = owns_recognizer
+        # Its input is read faster than it was spoken (a file, not paced): a meeting's sides then
+        # commit at their recognizers' speeds, and their words are merged by their own timelines.
+        self.runs_ahead = runs_ahead
         self.samples = 0  # audio fed to the recognizer
         # Too quiet, clipping, noisy: measured on the side's own thread, said as an ``InputHint``
         # when it changes. A meeting's others side is not checked: its hints are about a

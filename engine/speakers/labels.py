@@ -1,12 +1,17 @@
 """Speaker ids and the names shown for them.
 
-A word's ``speaker`` is an id, never a display name, so a rename ("Others 1" → "Ana") changes
+A word's ``speaker`` is an id, never a display name, so a rename ("Others 2" → "Ana") changes
 every word of that speaker at once, in the window and in exports, without touching the journal:
 
 - ``"me"``: the microphone's side;
 - ``"others"``: the system or application audio, before (or without) telling voices apart;
 - ``"others:N"`` (N = 1, 2, …): the N-th voice heard among the others;
 - ``""``: a one-source session, where no label is shown.
+
+The first voice among the others is shown by the others' name alone ("Others"), and the voices
+heard after it are numbered from 2 ("Others 2"): most calls have one other voice, and "Others 1"
+would promise a second. A label shown never changes (a settled voice keeps its id), so the first
+voice stays "Others" when a second is heard, rather than becoming "Others 1".
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ class SpeakerNames:
     renamed: Mapping[str, str] = field(default_factory=dict)  # id → name, for any id
 
     def line_label(self, speaker: str) -> str:
-        """What starts a line, a paragraph or a cue of ``speaker``'s words: "Me: ", "Others 1: ";
+        """What starts a line, a paragraph or a cue of ``speaker``'s words: "Me: ", "Others 2: ";
         "" for the one-source id ""."""
         return f"{self.name(speaker)}{LABEL_END}" if speaker else ""
 
@@ -61,9 +66,9 @@ class SpeakerNames:
             return self.renamed[speaker].strip()
         if speaker == ME:
             return self.me
-        if speaker == OTHERS:
-            return self.others
         number = voice_number(speaker)
+        if speaker == OTHERS or number == 1:  # the first voice: the others' name alone
+            return self.others
         if number is not None:
             return f"{self.others} {number}"
         return speaker

@@ -15,6 +15,7 @@ One JSON-lines file per session in ``paths.journal_dir()``,
     {"t": "pinned", "pinned": true, "at": "..."}   kept whatever the retention (History)
     {"t": "language", "language": "de", "probability": 0.97}   told from the speech ("auto")
     {"t": "language", "language": "de", "probability": 0.97, "speaker": "others"}   a meeting's side
+    {"t": "hidden", "reason": "echo", "words": [{"text": "yes", "start": 3.1, ...}]}   not shown
 
 Why lines and not a rewritten file: appending is the one write a crash cannot
 make worse than "the last line is cut off", and a cut-off line is simply
@@ -34,6 +35,11 @@ journaled only changes the line it will get; one of a word already journaled is 
 each word its latest label. The names shown for the speakers (the user's renames) are a
 "speaker_names" line, written whenever they change (``name_speakers``), or a header's
 "speaker_names"; the latest holds.
+
+Words a meeting's echo guard hid as possibly the others' speech heard again are not in the
+transcript, but they may be the user's own: a "hidden" line keeps them, with their times and
+speaker and why they were hidden (``record_hidden``), and ``read_hidden_words`` gives them back.
+Readers of the transcript skip the line, as they skip every kind they do not know.
 
 An ``observer`` (``JournalObserver``: the history index's ``LiveIndexer``) is handed each batch of
 lines right after it is written, and told when the journal closes, so a running session can be
@@ -71,7 +77,7 @@ from engine.transcript.journal_reading import (
     remove_journal,
 )
 from engine.transcript.speaker_labels import LabelSettling, names_to_dict
-from engine.words import Word, word_to_dict
+from engine.words import Word, word_from_dict, word_to_dict
 
 __all__ = [
     "FSYNC_INTERVAL",
@@ -82,6 +88,7 @@ __all__ = [
     "in_use",
     "journals",
     "mark_recovered",
+    "read_hidden_words",
     "read_journal",
     "recover",
     "remove_journal",
@@ -120,6 +127,7 @@ class JournalWriter:
         self.fsync_interval = fsync_interval
         self.on_error = on_error
         self.words = 0  # journaled words, withdrawals applied (what recovery would give)
+        self.hidden_words = 0  # words journaled as hidden (``record_hidden``)
         self.error: str | None = None
         # Lock before the file exists, so recovery never sees a new journal unlocked.
         self._lock = FileLock(lock_path(self.path), timeout=0)
@@ -240,11 +248,21 @@ class JournalWriter:
         record = {"t": "language", "language": language, "probability": round(float(probability), 3)}
         self._write([{**record, "speaker": speaker} if speaker is not None else record])
 
+    def record_hidden(self, words, reason: str = "echo") -> None:
+        """Keep words that were not shown, marked with why (from any thread): a meeting's echo
+        guard hid them as possibly the others' speech heard again (``reason`` "echo"), and they
+        may be the user's own."""
+        words = list(words)
+        if words:
+            self._write([{"t": "hidden", "reason": reason, "words": [word_to_dict(w) for w in words]}])
+            self.hidden_words += len(words)
+
     def close(self, clean: bool = True) -> None:
         """Stop the timer, write the "closed" line (when ``clean``), fsync and release the lock.
 
-        A session that journaled no words leaves nothing behind: its journal is deleted (there is
-        nothing to recover, and a pile of empty sessions only hides the ones that matter).
+        A session that journaled no words (shown or hidden) leaves nothing behind: its journal is
+        deleted (there is nothing to recover, and a pile of empty sessions only hides the ones
+        that matter).
         """
         if self._closed:
             return
@@ -263,7 +281,7 @@ class JournalWriter:
             finally:
                 self._file.close()
         self._release_lock()
-        if self.words == 0 and not self.error:
+        if self.words == 0 and self.hidden_words == 0 and not self.error:
             try:
                 remove_journal(self.path)
             except OSError as exc:
@@ -333,3 +351,21 @@ class JournalWriter:
 
     def _release_lock(self) -> None:
         self._lock.release()
+
+
+# ---- the hidden words ------------------------------------------------------------------
+def read_hidden_words(path: str | os.PathLike[str], reason: str | None = None) -> list[Word]:
+    """The words the journal at ``path`` keeps as hidden (``record_hidden``), in the order they
+    were hidden, each with its times and speaker; only those hidden for ``reason`` ("echo") when
+    given. A line that cannot be read (torn by a crash) is skipped, as the transcript's reader does."""
+    found: list[Word] = []
+    with open(path, encoding="utf-8") as file:
+        for line in file:
+            try:
+                record = json.loads(line)
+                if record.get("t") != "hidden" or (reason is not None and record.get("reason") != reason):
+                    continue
+                found += [word_from_dict(w) for w in record["words"]]
+            except (ValueError, KeyError, TypeError, AttributeError):
+                continue
+    return found

@@ -178,8 +178,8 @@ def label_pixels(view, dark: bool) -> Counter:
 
 
 def assert_labelled_lines(text: str, what: str) -> None:
-    """Each speaker's name starts a line of ``text`` somewhere ("Others 1: the design team")."""
-    for name in ("Me", "Others 1", "Others 2"):
+    """Each speaker's name starts a line of ``text`` somewhere ("Others: the design team")."""
+    for name in ("Me", "Others", "Others 2"):
         assert re.search(rf"^{name}: \w", text, re.M), (what, name, text[:1500])
 
 
@@ -276,8 +276,8 @@ def test_a_meeting_on_a_sound_server_shows_me_and_two_others_everywhere(
 
     # The overlay laid out each speaker's label while the call ran, and drew it in their colour.
     window.bridge.captions_changed.disconnect(watch.look)
-    assert {"Me›", "O1›", "O2›"} <= watch.laid_out, watch.laid_out
-    assert all(watch.drawn[label] > 20 for label in ("Me›", "O1›", "O2›")), watch.drawn
+    assert {"Me›", "Others›", "O2›"} <= watch.laid_out, watch.laid_out
+    assert all(watch.drawn[label] > 20 for label in ("Me›", "Others›", "O2›")), watch.drawn
 
     with qtbot.waitSignal(window.session_done, timeout=120000):
         window.commands.start_stop.trigger()
@@ -299,7 +299,7 @@ def test_a_meeting_on_a_sound_server_shows_me_and_two_others_everywhere(
         # else); a voice's more than half: where the recognizer commits a turn late (a loaded
         # CPU), the labeller's clock runs ahead of its words and cuts the turn's first words off
         # as a turn too short to found a voice, which joins the previous voice: the first words
-        # of Others 2's first turn can stay labelled Others 1.
+        # of Others 2's first turn can stay labelled Others.
         share = 0.8 if speaker == ME else 0.5
         assert [who for _, who in heard].count(speaker) > share * len(heard), (speaker, said)
     assert {who for _, who in said} == {ME, ANA, BEN}, said
@@ -324,9 +324,9 @@ def test_a_meeting_on_a_sound_server_shows_me_and_two_others_everywhere(
         exported[fmt] = path.read_text(encoding="utf-8")
     assert_labelled_lines(exported["txt"], "txt")
     assert_labelled_lines(exported["srt"], "srt")
-    for name in ("Me", "Others 1", "Others 2"):
+    for name in ("Me", "Others", "Others 2"):
         assert f"<v {name}>" in exported["vtt"], exported["vtt"][:600]
     data = json.loads(exported["json"])
-    assert data["speakers"] == {ME: "Me", ANA: "Others 1", BEN: "Others 2"}
+    assert data["speakers"] == {ME: "Me", ANA: "Others", BEN: "Others 2"}
     assert [w["speaker"] for w in data["words"]] == [who for _, who in said]
     assert names == SpeakerNames()  # the default names throughout

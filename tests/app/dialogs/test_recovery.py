@@ -22,3 +22,13 @@ def test_recovery_dialog_shows_the_start_in_local_time_in_the_users_locale(qapp)
     assert "+00:00" not in shown and "T15" not in shown
     assert shown.startswith(expected + " — "), (shown, expected)
     assert local_started(None) == "unknown time"
+
+
+def test_recovery_dialog_names_a_meetings_sources_as_the_user_knows_them(qapp):
+    header = {
+        "started": "2026-12-07T10:00:00+00:00",
+        "source": "livecap_echo_cancelled",
+        "others_source": "Zoom",
+    }
+    shown = describe(JournalContents(Path("session.jsonl"), header=header))
+    assert "words from microphone + Zoom" in shown and "livecap_echo" not in shown

@@ -35,7 +35,7 @@ def test_a_session_opens_read_only_from_its_start(window, qtbot, meetings):
     assert window.pages.currentWidget() is page and page.view.isReadOnly()
     text = page.view.toPlainText()
     assert text.startswith("Me: We looked at the numbers for the quarter.")
-    assert "\nOthers 1: The marketing budget was approved yesterday by finance." in text
+    assert "\nOthers: The marketing budget was approved yesterday by finance." in text
     assert page.view.verticalScrollBar().value() == 0
     assert "words" in page.facts.text() and page.actions["delete"].isEnabled()
 
@@ -45,7 +45,7 @@ def test_copy_puts_the_session_with_its_speakers_on_the_clipboard(window, qtbot,
     page.actions["copy"].trigger()
     copied = QApplication.clipboard().text()
     assert copied.startswith("Me: We looked at the numbers")
-    assert "Others 1: The marketing budget was approved yesterday by finance." in copied
+    assert "Others: The marketing budget was approved yesterday by finance." in copied
     assert "Copied" in page.message.text()
 
 
@@ -60,7 +60,7 @@ def test_export_writes_the_file_in_the_chosen_format(window, qtbot, meetings, tm
     written = (tmp_path / name).read_text(encoding="utf-8")
     assert check in written and "budget" in written
     if name.endswith(".json"):
-        assert json.loads(written)["speakers"] == {"me": "Me", "others:1": "Others 1"}
+        assert json.loads(written)["speakers"] == {"me": "Me", "others:1": "Others"}
     assert f"Exported to {tmp_path / name}" in page.message.text()
 
 

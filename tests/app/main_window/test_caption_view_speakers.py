@@ -75,10 +75,10 @@ def test_a_line_starts_with_the_speakers_name_where_the_speaker_changes(view):
     feed(view, said(view, 0, SPEAKER_ME, "so", "what", "do", "you", "think"))
     feed(view, said(view, 5, ANA, "i", "think", "it", "works"))
     feed(view, said(view, 9, SPEAKER_ME, "good"))
-    assert view.toPlainText() == "Me: So what do you think.\nOthers 1: I think it works.\nMe: Good."
+    assert view.toPlainText() == "Me: So what do you think.\nOthers: I think it works.\nMe: Good."
     light = False
     me, ana = speaker_color(SPEAKER_ME, light).name(), speaker_color(ANA, light).name()
-    assert colour_of_text(view, "Me:")[0] == me and colour_of_text(view, "Others 1:")[0] == ana
+    assert colour_of_text(view, "Me:")[0] == me and colour_of_text(view, "Others:")[0] == ana
     assert me != ana and colour_of_text(view, "Me:")[1] > 500  # bold
     # The words themselves stay in the settled text colour: only the name is coloured.
     assert colour_of_text(view, "So what")[0] == view._formats["settled"].foreground().color().name()
@@ -91,7 +91,7 @@ def test_each_sides_unstable_words_show_on_its_own_line(view):
     # The bridge hands over both sides' partial words, each word carrying its speaker.
     partial = (Word("and", speaker=SPEAKER_ME), Word("hi", speaker=ANA), Word("there", speaker=ANA))
     feed(view, [], partial=partial)
-    assert view.toPlainText() == "Me: Hello everyone. and\nOthers 1: hi there"
+    assert view.toPlainText() == "Me: Hello everyone. and\nOthers: hi there"
     assert colour_of_text(view, "and")[0] == view._formats["partial"].foreground().color().name()
     # Only Me's partial is left: the others' line goes.
     feed(view, [], partial=(Word("and", speaker=SPEAKER_ME), Word("so", speaker=SPEAKER_ME)))
@@ -117,11 +117,11 @@ def test_a_label_corrected_before_it_settles_rerenders_the_lines(view):
     assert view.toPlainText() == "Me: Are we ready.\nOthers: Yes we are."
     # The engine tells the voices apart: the first turn of the others was Ana's, then Ben's last word.
     feed(view, [SpeakersLabelled(((3, ANA), (4, ANA), (5, BEN)), settled_through=3)])
-    assert view.toPlainText() == "Me: Are we ready.\nOthers 1: Yes we\nOthers 2: are."
+    assert view.toPlainText() == "Me: Are we ready.\nOthers: Yes we\nOthers 2: are."
     assert colour_of_text(view, "Others 2:")[0] == speaker_color(BEN, False).name()
     # A later correction before settling: the last word was Ana's after all.
     feed(view, [SpeakersLabelled(((5, ANA),), settled_through=6)])
-    assert view.toPlainText() == "Me: Are we ready.\nOthers 1: Yes we are."
+    assert view.toPlainText() == "Me: Are we ready.\nOthers: Yes we are."
 
 
 def test_one_source_sessions_show_no_labels(view):
@@ -142,7 +142,7 @@ def test_speaker_colours_keep_contrast_in_both_themes(qtbot, view):
     feed(view, said(view, 0, SPEAKER_ME, "hello") + said(view, 1, ANA, "hi"))
     view.setPalette(dark_palette())
     assert colour_of_text(view, "Me:")[0] == speaker_color(SPEAKER_ME, True).name()
-    assert colour_of_text(view, "Others 1:")[0] == speaker_color(ANA, True).name()
+    assert colour_of_text(view, "Others:")[0] == speaker_color(ANA, True).name()
 
 
 def matching_pixels(image, colour: QColor, tolerance: int = 6) -> int:
@@ -156,7 +156,7 @@ def test_a_screenshot_shows_each_speakers_label_in_their_colour(qtbot, view, pal
     feed(view, said(view, 0, SPEAKER_ME, "what", "about", "the", "budget"))
     feed(view, said(view, 4, ANA, "approved", "yesterday"))
     text = view.toPlainText()
-    assert text.startswith("Me: ") and "\nOthers 1: " in text  # what a screen reader reads
+    assert text.startswith("Me: ") and "\nOthers: " in text  # what a screen reader reads
     image = view.grab().toImage()
     for speaker in (SPEAKER_ME, ANA):
         assert matching_pixels(image, speaker_color(speaker, dark)) > 20, speaker
@@ -174,9 +174,9 @@ def test_the_finished_text_keeps_the_labels_and_edits_keep_the_speakers(view):
     feed(view, said(view, 0, SPEAKER_ME, "are", "we", "ready") + said(view, 3, ANA, "yes"))
     transcript = view.builder.transcript.copy()
     view.load_transcript(transcript)
-    assert view.toPlainText() == "Me: Are we ready.\nOthers 1: Yes."
+    assert view.toPlainText() == "Me: Are we ready.\nOthers: Yes."
     labels = label_speakers(view.speaker_names, {SPEAKER_ME, ANA})
-    edited = apply_edits(transcript, "Me: Are we ready?\nOthers 1: Yes.\nMe: Good.", labels=labels)
+    edited = apply_edits(transcript, "Me: Are we ready?\nOthers: Yes.\nMe: Good.", labels=labels)
     assert [(w.display, w.heard.speaker) for w in edited.words] == [
         ("Are", SPEAKER_ME),
         ("we", SPEAKER_ME),
@@ -190,7 +190,7 @@ def test_compact_labels_for_the_overlay():
     names = SpeakerNames(renamed={BEN: "Maximiliane Müller"})
     assert compact_label(names, SPEAKER_ME) == "Me›"
     assert compact_label(names, SPEAKER_OTHERS) == "Others›"
-    assert compact_label(names, ANA) == "O1›"
+    assert compact_label(names, ANA) == "Others›"  # the first voice: the side's name
     assert compact_label(names, BEN) == "MM›"
     assert compact_label(SpeakerNames(renamed={ANA: "Ana López"}), ANA) == "Ana›"
     assert compact_label(names, "") == ""
@@ -203,12 +203,12 @@ def test_the_finished_text_shows_each_speakers_label_in_their_colour(qtbot, view
     feed(view, said(view, 0, SPEAKER_ME, "what", "about", "the", "budget"))
     feed(view, said(view, 4, ANA, "approved", "yesterday") + said(view, 6, BEN, "and", "signed"))
     view.load_transcript(view.builder.transcript.copy())  # what Stop leads to
-    plain = "Me: What about the budget.\nOthers 1: Approved yesterday.\nOthers 2: And signed."
+    plain = "Me: What about the budget.\nOthers: Approved yesterday.\nOthers 2: And signed."
     assert view.toPlainText() == view.loaded_text == plain and not view.edited
     image = view.grab().toImage()
     for speaker in (SPEAKER_ME, ANA, BEN):
         assert matching_pixels(image, speaker_color(speaker, dark)) > 20, speaker
-    assert colour_of_text(view, "Others 1:") == (speaker_color(ANA, dark).name(), 700)  # bold
+    assert colour_of_text(view, "Others:") == (speaker_color(ANA, dark).name(), 700)  # bold
     # Only the labels: the words, and the space after a label, keep the text's format.
     assert colour_of_text(view, "What")[1] < 700 and colour_of_text(view, " What")[1] < 700
     assert colour_of_text(view, "What")[0] not in {
@@ -216,7 +216,7 @@ def test_the_finished_text_shows_each_speakers_label_in_their_colour(qtbot, view
     }
     # A rename after Stop: the new names, in the same colours, one step to undo.
     view.set_speaker_names(SpeakerNames(renamed={ANA: "Ana"}))
-    assert view.toPlainText() == plain.replace("Others 1:", "Ana:") and not view.edited
+    assert view.toPlainText() == plain.replace("Others:", "Ana:") and not view.edited
     assert colour_of_text(view, "Ana:") == (speaker_color(ANA, dark).name(), 700)
     assert colour_of_text(view, "Me:")[0] == speaker_color(SPEAKER_ME, dark).name()
     assert colour_of_text(view, "Approved")[1] < 700

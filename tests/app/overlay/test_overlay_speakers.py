@@ -1,4 +1,4 @@
-"""A meeting on the caption overlay: compact speaker labels ("Me›", "O1›") where the speaker
+"""A meeting on the caption overlay: compact speaker labels ("Me›", "O2›") where the speaker
 changes, each a run of its own, drawn in the speaker's colour (the caption view's, dark scheme),
 fed from the caption feed the caption view shows, as the window's overlay controller feeds it."""
 
@@ -19,7 +19,7 @@ from tests.app.pixels import pixels_near
 
 pytestmark = [pytest.mark.gui]
 
-ANA = "others:1"
+ANA = "others:2"  # a second voice: the first is shown as the side, "Others"
 
 
 @pytest.fixture
@@ -69,9 +69,9 @@ def test_labels_at_speaker_changes_are_runs_of_their_own_in_the_speakers_colour(
     overlay.set_captions(*tail(view))
     overlay.show()
     text = " ".join(line.text for line in overlay.laid_out_lines())
-    assert text == "Me› is the budget ready. O1› yes it is."
+    assert text == "Me› is the budget ready. O2› yes it is."
     labels = [run for line in overlay.laid_out_lines() for run in line.runs if run.label]
-    assert [run.text for run in labels] == ["Me›", "O1›"]
+    assert [run.text for run in labels] == ["Me›", "O2›"]
     image = on_black(overlay)
     for speaker in (SPEAKER_ME, ANA):
         assert pixels_near(image, speaker_color(speaker, dark=True)) > 20, speaker
@@ -123,21 +123,21 @@ def test_a_narrow_overlay_repeats_the_speakers_label_on_its_top_row(overlay, vie
             tops.add(top.text)
             # Only the top row repeats a label: the rows below show labels where turns change.
             assert all(not line.runs[0].label or "›" in line.text for line in lines[1:])
-    assert tops == {"Me›", "O1›"}
+    assert tops == {"Me›", "O2›"}
     lines = overlay.laid_out_lines()
-    assert label_runs(lines) == [(0, "O1›")]  # well into Ana's turn: her label, on the top row
-    assert lines[0].text.startswith("O1› ") and "O1›" not in lines[1].text
+    assert label_runs(lines) == [(0, "O2›")]  # well into Ana's turn: her label, on the top row
+    assert lines[0].text.startswith("O2› ") and "O2›" not in lines[1].text
     image = on_black(overlay)
     assert pixels_near(image, speaker_color(ANA, dark=True)) > 20
     # The repeated label is drawn, not text: the words below it are the turn's words, in order.
-    shown = [w for line in lines for w in line.text.split() if w != "O1›"]
+    shown = [w for line in lines for w in line.text.split() if w != "O2›"]
     said = turns[1][1].split()
     assert shown == said[len(said) - len(shown) :]
 
 
 def test_a_turn_committed_at_once_shows_its_voice_label(overlay, view):
     # The bug the meeting on a sound server found: the others' unstable words carry the side's
-    # label ("Others›") until the turn commits whole with its voice's label ("O1›"), whose row is
+    # label ("Others›") until the turn commits whole with its voice's label ("O2›"), whose row is
     # then already above the two visible ones.
     overlay.resize(560, overlay.height())
     overlay.set_lines(2)
@@ -154,7 +154,7 @@ def test_a_turn_committed_at_once_shows_its_voice_label(overlay, view):
     view.feed.receive(events, partial=())
     overlay.set_captions(*tail(view))
     lines = overlay.laid_out_lines()
-    assert lines[0].runs[0].label and lines[0].runs[0].text == "O1›", [line.text for line in lines]
+    assert lines[0].runs[0].label and lines[0].runs[0].text == "O2›", [line.text for line in lines]
     assert "Others›" not in " ".join(line.text for line in lines)
 
 
@@ -180,7 +180,7 @@ def test_the_others_stale_unstable_words_go_when_their_words_are_appended(overla
     overlay.set_captions(*tail(view))
     text = " ".join(line.text for line in overlay.laid_out_lines())
     assert text.count("website") == 2 and "Others›" not in text, text  # "how is the website", Ana's
-    assert text == "Me› how is the website. O1› website last week Me› and"
+    assert text == "Me› how is the website. O2› website last week Me› and"
     assert view.toPlainText().count("website") == 2
     # Me's unstable words change in the next batch: the others' stale ones stay gone.
     view.feed.receive(
@@ -195,7 +195,7 @@ def test_the_others_stale_unstable_words_go_when_their_words_are_appended(overla
     view.feed.receive([], partial=(nxt, Word("and", 2.0, 2.3, speaker=SPEAKER_ME)))
     overlay.set_captions(*tail(view))
     text = " ".join(line.text for line in overlay.laid_out_lines())
-    assert text == "Me› how is the website. O1› website last week Others› then Me› and"
+    assert text == "Me› how is the website. O2› website last week Others› then Me› and"
 
 
 def test_unstable_words_heard_after_the_appended_ones_stay(view):
@@ -206,5 +206,5 @@ def test_unstable_words_heard_after_the_appended_ones_stay(view):
     events = [Appended(1, Word("hi", 2.0, 2.3, speaker=ANA)), Settled(1, "none", "lower", 1, "hi")]
     view.builder.apply(events)
     view.feed.receive(events)
-    assert tail(view)[:2] == ("Me› hello. O1› hi", "Others› next")
-    assert view.toPlainText() == "Me: hello.\nOthers 1: hi\nOthers: next"
+    assert tail(view)[:2] == ("Me› hello. O2› hi", "Others› next")
+    assert view.toPlainText() == "Me: hello.\nOthers 2: hi\nOthers: next"

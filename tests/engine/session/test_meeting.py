@@ -119,8 +119,9 @@ def test_without_the_guard_the_echo_shows_as_me(meeting_files, whisper):
 
 @pytest.mark.skipif(shutil.which("flite") is None, reason="flite is not installed (apt-get install flite)")
 def test_the_others_voices_are_told_apart_and_their_labels_settle(tmp_path, whisper):
-    """Two voices among the others, one after the other: their words are labelled Others 1 and
-    Others 2 (in order of first hearing), and every label has settled by the end."""
+    """Two voices among the others, one after the other: their words are labelled others:1 and
+    others:2 (in order of first hearing; shown as "Others" and "Others 2"), and every label has
+    settled by the end."""
     from engine.evaluation.e2e_speech import speak_with
     from engine.events import Appended, SpeakersLabelled
 

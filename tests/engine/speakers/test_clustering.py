@@ -2,6 +2,7 @@
 rule is the point, with the shipped encoder on synthetic speech where the voices are."""
 
 import random
+import shutil
 
 import numpy as np
 import pytest
@@ -152,6 +153,13 @@ def test_a_voice_change_without_a_pause_is_caught_at_the_turn_cut():
     assert labeller.labels() == [others_voice(1)] * 16 + [others_voice(2)] * 16
 
 
+MORE_SENTENCES = (
+    "thanks everyone that was a very useful discussion",
+    "let us take five minutes and then come back to the roadmap",
+    "we still need someone to review the design before friday",
+    "i think we should move the launch to the second week of march",
+)
+
 # Real speech: three voices from three synthesizers taking turns, words timed evenly over each
 # sentence (the recognizer's word times would be), the shipped encoder behind the labeller.
 THREE_VOICES = (("espeak-ng", "en-us+m3"), ("flite", "slt"), ("festival", None))
@@ -180,3 +188,22 @@ def test_alternating_voices_are_recovered_by_turn(encoder):
     for settled, labels in history:
         assert final[:settled] == labels[:settled]
     assert speaker_error(reference, final) <= 0.10, final
+
+
+@pytest.mark.skipif(shutil.which("flite") is None, reason="flite is not installed (apt-get install flite)")
+def test_one_flite_voice_stays_one_speaker_when_the_call_opens_with_a_short_turn(encoder):
+    """A call that opens with a short turn founds the voice on a noisy embedding; the same voice's
+    whole sentences that follow must join it, not start "Others 2"."""
+    opening = "my connection dropped for a minute so i missed the last part"
+    turns = [speak("flite", "slt", opening)[: int(1.2 * SAMPLE_RATE)]]  # "my connection dropped"
+    turns += [speak("flite", "slt", text) for text in SENTENCES if text != opening]
+    turns += [speak("flite", "slt", text) for text in MORE_SENTENCES]
+    labeller, now = TurnLabeller(encoder.embed), 0.5
+    for audio in turns:
+        bounds = np.linspace(0, len(audio), max(2, round(len(audio) / SAMPLE_RATE * 3)) + 1).astype(int)
+        for a, b in zip(bounds, bounds[1:]):  # words of about a third of a second, timed evenly
+            labeller.add_word(now + a / SAMPLE_RATE, now + b / SAMPLE_RATE, audio[a:b])
+        now += len(audio) / SAMPLE_RATE + 1.0
+    labeller.advance(now + 5)
+    assert set(labeller.labels()) == {others_voice(1)}
+    assert len(labeller.clusters.voices) == 1

@@ -82,3 +82,25 @@ def test_before_the_user_was_heard_alone_words_heard_only_during_the_others_are_
     # Not yet known, the user talking over the others at the very start is hidden too: the cost
     # of the rule, a few words once per call.
     assert all(guard.is_echo(w) for w in words(0.5, 0.5 + seconds, ["one", "two", "three", "four", "five"]))
+
+
+@pytest.mark.needs_espeak
+def test_once_the_echos_level_is_known_the_user_talking_over_the_others_at_the_start_stays(clip):
+    """Before the user was heard alone, the echo itself tells how loud it is: the Me words hidden
+    by their text are the others heard again. The user talking over the others is much louder,
+    and stays; a garbled echo at the echo's level is still hidden."""
+    seconds = len(clip) / RATE
+    mic = microphone(clip, [(0.56, -10), (4.0, 0), (8.06, -10)])
+    guard = EchoGuard()
+    for at in range(0, len(mic), 1600):
+        guard.hear_me(mic[at : at + 1600], at)
+    said = ["one", "two", "three", "four", "five"]
+    guard.heard_others(words(0.5, 0.5 + seconds, said))
+    guard.heard_others(words(4.0, 4.0 + seconds, ["we", "agreed", "on", "the", "plan"]))
+    guard.heard_others(words(8.0, 8.0 + seconds, ["and", "then", "we", "left", "early"]))
+    echoed = words(0.56, 0.56 + seconds, said)
+    assert all(guard.is_echo(w) for w in echoed) and guard.hidden_by_level == 0  # by their text
+    over = words(4.0, 4.0 + seconds, said)  # the user, at full voice, while the others speak
+    assert not any(guard.is_echo(w) for w in over)
+    garbled = words(8.06, 8.06 + seconds, ["an", "ten", "wee", "lift", "oddly"])
+    assert all(guard.is_echo(w) for w in garbled) and guard.hidden_by_level == 5

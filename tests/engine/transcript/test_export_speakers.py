@@ -44,7 +44,7 @@ def one_source() -> Transcript:
 
 def test_txt_starts_a_paragraph_with_the_name_where_the_speaker_changes():
     assert to_txt(meeting()) == (
-        "Me: Hello there.\n\nOthers 1: Hi, how are you? Sure thing\n\nOthers 2: Yes.\n\nMe: Fine.\n"
+        "Me: Hello there.\n\nOthers: Hi, how are you? Sure thing\n\nOthers 2: Yes.\n\nMe: Fine.\n"
     )
 
 
@@ -64,13 +64,13 @@ def test_a_long_turn_names_its_speaker_once_however_many_paragraphs_it_takes():
         for k, (text, speaker, _, _, case, mark) in enumerate(rows)
     ]
     # Six sentences make a paragraph (``ParagraphRule``): the seventh goes on, unlabelled.
-    assert to_txt(meeting(timed)) == ("Others 1: So. So. So. So. So. So.\n\nSo.\n\nMe: Ok.\n")
+    assert to_txt(meeting(timed)) == ("Others: So. So. So. So. So. So.\n\nSo.\n\nMe: Ok.\n")
 
 
 def test_srt_names_the_first_cue_of_each_turn_and_never_mixes_two_speakers_in_a_cue():
     assert to_srt(meeting()) == (
         "1\n00:00:00,000 --> 00:00:00,900\nMe: Hello there.\n\n"
-        "2\n00:00:01,500 --> 00:00:02,800\nOthers 1: Hi, how are you?\n\n"
+        "2\n00:00:01,500 --> 00:00:02,800\nOthers: Hi, how are you?\n\n"
         "3\n00:00:03,000 --> 00:00:03,700\nSure thing\n\n"
         "4\n00:00:03,800 --> 00:00:04,300\nOthers 2: Yes.\n\n"
         "5\n00:00:05,000 --> 00:00:05,500\nMe: Fine.\n"
@@ -95,8 +95,8 @@ def test_vtt_marks_every_cue_with_its_voice():
     assert to_vtt(meeting()) == (
         "WEBVTT\n\n"
         "00:00:00.000 --> 00:00:00.900\n<v Me>Hello there.</v>\n\n"
-        "00:00:01.500 --> 00:00:02.800\n<v Others 1>Hi, how are you?</v>\n\n"
-        "00:00:03.000 --> 00:00:03.700\n<v Others 1>Sure thing</v>\n\n"
+        "00:00:01.500 --> 00:00:02.800\n<v Others>Hi, how are you?</v>\n\n"
+        "00:00:03.000 --> 00:00:03.700\n<v Others>Sure thing</v>\n\n"
         "00:00:03.800 --> 00:00:04.300\n<v Others 2>Yes.</v>\n\n"
         "00:00:05.000 --> 00:00:05.500\n<v Me>Fine.</v>\n"
     )
@@ -116,7 +116,7 @@ def test_a_vtt_voice_name_is_escaped_to_one_line(tmp_path):
 
 def test_json_keeps_each_words_speaker_and_maps_the_ids_to_names():
     data = json.loads(to_json(meeting(), SpeakerNames(renamed={"others:2": "Ana"})))
-    assert data["speakers"] == {"me": "Me", "others:1": "Others 1", "others:2": "Ana"}
+    assert data["speakers"] == {"me": "Me", "others:1": "Others", "others:2": "Ana"}
     assert [w["speaker"] for w in data["words"]] == [row[1] for row in MEETING]
     assert data["words"][8] == {
         "word": "yes",
@@ -129,7 +129,7 @@ def test_json_keeps_each_words_speaker_and_maps_the_ids_to_names():
         "form": None,
         "speaker": "others:2",
     }
-    assert data["text"].startswith("Me: Hello there.\n\nOthers 1: Hi,")
+    assert data["text"].startswith("Me: Hello there.\n\nOthers: Hi,")
     assert [w.speaker for w in Transcript.from_dict(data).words] == [row[1] for row in MEETING]
 
 
