@@ -48,10 +48,10 @@ def unfinished_sessions(journal_dir: str | os.PathLike[str] | None = None) -> li
 
 def local_started(started: str | None) -> str:
     """A journal's start time (ISO 8601, UTC) as the user reads times: local, in their locale's
-    short format, with no raw "+00:00" offset."""
+    short format (ISO 8601 where the locale has none), with no raw "+00:00" offset."""
     from datetime import datetime
 
-    from PySide6.QtCore import QDateTime, QLocale
+    from app.dates import short_date_time
 
     if not started:
         return "unknown time"
@@ -59,7 +59,7 @@ def local_started(started: str | None) -> str:
         local = datetime.fromisoformat(started).astimezone()  # a naive time is taken as local
     except ValueError:
         return started.replace("T", " ")  # not ISO: show what the journal says rather than nothing
-    return QLocale().toString(QDateTime.fromSecsSinceEpoch(int(local.timestamp())), QLocale.ShortFormat)
+    return short_date_time(local)
 
 
 def describe(contents: JournalContents) -> str:
