@@ -81,10 +81,10 @@ _PUBLIC = {
     "LANGUAGES": ("engine.recognizers.language_pack", "LANGUAGES"),
     # sessions: the one factory every front end builds its pipeline with
     "SessionSpec": ("engine.session.build", "SessionSpec"),
-    "SessionResources": ("engine.session.build", "SessionResources"),
-    "RecognizerInfo": ("engine.session.build", "RecognizerInfo"),
+    "SessionResources": ("engine.session.resources", "SessionResources"),
+    "RecognizerInfo": ("engine.session.resources", "RecognizerInfo"),
     "build_live_session": ("engine.session.build", "build_live_session"),
-    "isolated_recognizer": ("engine.session.build", "isolated_recognizer"),
+    "isolated_recognizer": ("engine.session.resources", "isolated_recognizer"),
     "RecognitionChoice": ("engine.session.plan", "RecognitionChoice"),
     "RecognitionPlan": ("engine.session.plan", "RecognitionPlan"),
     "ENGLISH_LANGUAGE": ("engine.session.plan", "ENGLISH"),

@@ -29,7 +29,8 @@ from engine.cli.common import (
     terminate_as_ctrl_c,
     warn,
 )
-from engine.session.build import SessionResources, SessionSpec, build_live_session, opened_recognizers
+from engine.session.build import SessionSpec, build_live_session
+from engine.session.resources import SessionResources, opened_recognizers
 
 
 def source_choice(spec: str, device: str | None, realtime: bool) -> SourceChoice:

@@ -75,7 +75,8 @@ def main(argv=None) -> int:
     from engine.evaluation.text_field import TextField, start_xvfb
     from engine.punctuation.model import PunctuationModel
     from engine.recognizers.select import open_recognizer
-    from engine.session.build import SessionResources, SessionSpec, build_live_session
+    from engine.session.build import SessionSpec, build_live_session
+    from engine.session.resources import SessionResources
 
     excerpts = load_excerpts(
         args.corpus or dev_corpus(), args.excerpts, args.min_words, args.max_words, args.seed

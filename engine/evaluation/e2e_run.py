@@ -101,7 +101,8 @@ def run_live(
     and ``translate``: the session's (``SessionSpec``), for a recognizer loaded for them.
     """
     from engine.audio.file_source import FileSource
-    from engine.session.build import SessionResources, SessionSpec, build_live_session
+    from engine.session.build import SessionSpec, build_live_session
+    from engine.session.resources import SessionResources
 
     file = FileSource(wav, realtime=realtime)
     source = file if realtime else Lockstep(file)

@@ -64,7 +64,8 @@ def run(me_wav: Path, others_wav: Path, translate: bool, progress) -> dict:
     from engine.events import LanguageDetected
     from engine.punctuation.model import PunctuationModel, model_folder
     from engine.recognizers.select import live_load, open_recognizer
-    from engine.session.build import SessionResources, SessionSpec, build_live_session
+    from engine.session.build import SessionSpec, build_live_session
+    from engine.session.resources import SessionResources
 
     opened = []
 

@@ -61,7 +61,8 @@ def run_child(args) -> dict:
     """Play the tracks and caption them with the session ``listen`` builds; what was shown, when."""
     from engine.audio.pausable import SourceChoice
     from engine.evaluation.pulse_server import PlaybackStream
-    from engine.session.build import SessionResources, SessionSpec, build_live_session
+    from engine.session.build import SessionSpec, build_live_session
+    from engine.session.resources import SessionResources
 
     me_audio = sf.read(args.me, dtype="int16")[0] if args.me else None
     others_audio = sf.read(args.others, dtype="int16")[0] if args.others else None
@@ -161,7 +162,8 @@ def run_files(me: Path, others: Path) -> dict:
     from engine.audio.pausable import SourceChoice
     from engine.recognizers.whisper_options import WhisperOptions
     from engine.recognizers.whisper_rec import WhisperRecognizer
-    from engine.session.build import SessionResources, SessionSpec, build_live_session
+    from engine.session.build import SessionSpec, build_live_session
+    from engine.session.resources import SessionResources
 
     whisper = WhisperRecognizer(live=True, options=WhisperOptions(keep_pace=False))
     spec = SessionSpec(

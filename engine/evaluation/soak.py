@@ -178,7 +178,8 @@ def run_soak(
     ``RECOGNIZERS``; "auto": the app's choice, ``open_recognizer``). Raises ``RecognizerError``
     when that recognizer cannot be opened."""
     from engine.punctuation.model import PunctuationModel
-    from engine.session.build import SessionResources, SessionSpec, build_live_session
+    from engine.session.build import SessionSpec, build_live_session
+    from engine.session.resources import SessionResources
 
     if recognizer not in RECOGNIZERS:
         raise ValueError(f"unknown recognizer {recognizer!r}: choose from {', '.join(RECOGNIZERS)}")

@@ -25,13 +25,7 @@ from engine.session.live import LiveSession
 from engine.session.marks import decoder_for
 from engine.session.meeting import meeting_sides, open_meeting_sources, others_voices
 from engine.session.plan import RecognitionChoice
-from engine.session.resources import (  # noqa: F401
-    RecognizerFactory,
-    RecognizerInfo,
-    SessionResources,
-    isolated_recognizer,
-    opened_recognizers,
-)
+from engine.session.resources import RecognizerInfo, SessionResources
 from engine.speakers.echo_guard import EchoGuard
 from engine.speakers.labels import OTHERS, SpeakerNames
 from engine.transcript.journal_folder import DEFAULT_KEEP_DAYS

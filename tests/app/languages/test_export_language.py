@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from engine import LanguageDetected
-from engine.session.build import RecognizerInfo
+from engine.session.resources import RecognizerInfo
 from engine.transcript.transcript import Transcript, TranscriptWord
 
 pytestmark = [pytest.mark.gui]

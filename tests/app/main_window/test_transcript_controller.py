@@ -145,7 +145,7 @@ def test_words_of_another_language_are_exported_without_an_english_period(contro
     journal gets a period after its last word in an export; an English session's still does."""
     from dataclasses import replace
 
-    from engine.session.build import RecognizerInfo
+    from engine.session.resources import RecognizerInfo
 
     korean = Transcript(
         [

@@ -14,7 +14,8 @@ from engine.audio.pausable import PausableSource, SourceChoice
 from engine.cli.dictate import toggle
 from engine.dictation.switch import DICTATING, PAUSED, DictationSwitch
 from engine.dictation.typists import WtypeTypist
-from engine.session.build import SessionResources, SessionSpec, build_live_session
+from engine.session.build import SessionSpec, build_live_session
+from engine.session.resources import SessionResources
 from tests.engine.dictation.test_typists import FakeRunner
 from tests.speech import write_speech_wav
 

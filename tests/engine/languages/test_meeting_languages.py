@@ -10,7 +10,8 @@ import soundfile as sf
 
 from engine.audio.pausable import SourceChoice
 from engine.events import LanguageDetected
-from engine.session.build import SessionResources, SessionSpec, build_live_session
+from engine.session.build import SessionSpec, build_live_session
+from engine.session.resources import SessionResources
 from engine.speakers.labels import ME, OTHERS
 from engine.transcript.journal import read_journal
 from tests.engine.languages.conftest import speak

@@ -11,8 +11,9 @@ from engine.events import LanguageDetected
 from engine.recognizers.base import RecognizerError
 from engine.recognizers.kinds import WHISPER_BASE, find_kind
 from engine.recognizers.select import open_recognizer
-from engine.session.build import RecognizerInfo, SessionSpec
+from engine.session.build import SessionSpec
 from engine.session.marks import choose_decoder, whose_marks
+from engine.session.resources import RecognizerInfo
 from tests.engine.languages.conftest import GERMAN
 
 
@@ -71,7 +72,8 @@ def test_a_live_german_session_tells_its_language_once_and_never_runs_the_punctu
     from engine.punctuation.model import load_model_or_shipped
     from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
     from engine.punctuation.streaming import StreamingDecoder
-    from engine.session.build import SessionResources, build_live_session
+    from engine.session.build import build_live_session
+    from engine.session.resources import SessionResources
     from engine.transcript.journal import read_journal
 
     def never(*args, **kwargs):

@@ -273,7 +273,8 @@ def test_a_session_on_looping_audio_journals_no_loop(whisper, looping_audio, tmp
 
     from engine.audio.pausable import SourceChoice
     from engine.punctuation.model import load_model_or_shipped
-    from engine.session.build import SessionResources, SessionSpec, build_live_session
+    from engine.session.build import SessionSpec, build_live_session
+    from engine.session.resources import SessionResources
     from engine.transcript.journal import read_journal
 
     wav = tmp_path / "looping.wav"

@@ -88,7 +88,8 @@ def test_korean_speech_streams_through_the_real_session_without_english_marks(da
     from engine.audio.file_source import FileSource
     from engine.events import PartialWords
     from engine.recognizers.vosk_rec import VoskRecognizer
-    from engine.session.build import SessionResources, SessionSpec, build_live_session
+    from engine.session.build import SessionSpec, build_live_session
+    from engine.session.resources import SessionResources
 
     started = time.perf_counter()
     recognizer = VoskRecognizer(data_dir / "vosk-models" / NAME)
@@ -137,7 +138,7 @@ def test_listen_says_in_one_line_that_korean_words_get_no_english_marks(data_dir
 
 def test_an_english_model_is_not_mistaken_for_another_language(tmp_path):
     from engine.recognizers.vosk_rec import VoskRecognizer
-    from engine.session.build import is_english
+    from engine.words import is_english
     from tests.engine.recognizers.test_recognizers import write_tiny_vosk_model
 
     assert is_english(VoskRecognizer(write_tiny_vosk_model(tmp_path / "vosk-model-en-us-0.22")).language)

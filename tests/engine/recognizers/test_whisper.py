@@ -18,8 +18,9 @@ from engine.recognizers.whisper_model import (
     shipped_model_folder,
 )
 from engine.recognizers.whisper_rec import WhisperRecognizer
-from engine.session.build import SessionResources, SessionSpec, build_live_session
+from engine.session.build import SessionSpec, build_live_session
 from engine.session.marks import choose_decoder
+from engine.session.resources import SessionResources
 from engine.vosk_models.layout import incomplete_model_folders
 from tests.engine.recognizers.test_recognizers import write_tiny_vosk_model
 from tests.speech import espeak, write_speech_wav

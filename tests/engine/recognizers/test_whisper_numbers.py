@@ -11,7 +11,8 @@ from engine.events import Settled
 from engine.punctuation.offline import OfflineDecoder
 from engine.punctuation.streaming import StreamingDecoder
 from engine.recognizers.whisper_rec import WhisperRecognizer
-from engine.session.build import SessionResources, SessionSpec, build_live_session
+from engine.session.build import SessionSpec, build_live_session
+from engine.session.resources import SessionResources
 from engine.words import MARK_TEXT, Word, bare_word
 from tests.speech import piper
 

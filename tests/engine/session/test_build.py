@@ -6,7 +6,8 @@ import pytest
 from engine.audio.pausable import PausableSource, SourceChoice
 from engine.punctuation.settings import DecoderSettings
 from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer
-from engine.session.build import SessionResources, SessionSpec, build_live_session
+from engine.session.build import SessionSpec, build_live_session
+from engine.session.resources import SessionResources
 from tests.speech import SENTENCE, write_speech_wav
 
 
@@ -131,7 +132,7 @@ def test_a_vosk_model_that_will_not_load_falls_back_to_the_built_in_recognizer_w
     """The app's factory: captions go on with the built-in recognizer, and the front end gets the
     three ways out as actions, each with its real command."""
     from engine.files import paths
-    from engine.session.build import SessionResources
+    from engine.session.resources import SessionResources
     from tests.engine.recognizers.test_recognizers import write_tiny_vosk_model
 
     name = "vosk-model-small-en-us-0.15"

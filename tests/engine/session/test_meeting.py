@@ -15,7 +15,8 @@ from engine.audio.pausable import SourceChoice
 from engine.evaluation.e2e_score import align
 from engine.evaluation.e2e_score import word_errors as counted_errors
 from engine.recognizers.whisper_rec import WhisperRecognizer
-from engine.session.build import SessionResources, SessionSpec, build_live_session
+from engine.session.build import SessionSpec, build_live_session
+from engine.session.resources import SessionResources
 from engine.speakers.labels import ME, OTHERS, is_others
 from tests.speech import espeak
 

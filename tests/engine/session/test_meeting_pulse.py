@@ -13,7 +13,8 @@ import pytest
 from engine.audio.pausable import SourceChoice
 from engine.events import SourceNotice
 from engine.recognizers.whisper_rec import WhisperRecognizer
-from engine.session.build import SessionResources, SessionSpec, build_live_session
+from engine.session.build import SessionSpec, build_live_session
+from engine.session.resources import SessionResources
 from engine.speakers.labels import ME, OTHERS, SpeakerNames
 from tests.engine.audio.pulse_helpers import pulse_server
 from tests.engine.session.test_meeting import _speech, word_errors

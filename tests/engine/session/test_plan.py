@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from engine.recognizers.accuracy import ACCURACY_OPTION
-from engine.session.build import SessionResources, SessionSpec
+from engine.session.build import SessionSpec
 from engine.session.plan import RecognitionChoice, resolve_plan
+from engine.session.resources import SessionResources
 
 
 def test_a_choice_is_checked_once_and_put_in_its_normal_form():
