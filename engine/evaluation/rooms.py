@@ -94,13 +94,18 @@ def _live(excerpts, speech: Speech, wav: Path, recognizer, model, paced: bool) -
     return out, words
 
 
+def _maybe(convert, value):
+    """``convert(value)``, or None for a figure not measured (the live path under --file-only)."""
+    return None if value is None else convert(value)
+
+
 @dataclasses.dataclass
 class Run:
     """What every condition's run shares: the loaded models and the settings."""
 
     options: object  # WhisperOptions, for files
     folder_model: Path | None  # the Whisper model's folder (None: the shipped tiny.en)
-    live_recognizer: object
+    live_recognizer: object  # None: the file path only
     model: object  # the punctuation model
     paced: bool
     seed: int
@@ -137,21 +142,24 @@ def one_condition(name: str, excerpts, speech: Speech, clean: np.ndarray, run: R
         wav, dataclasses.replace(run.options, threads=None), run.folder_model
     )
     file_scores = scored(excerpts, speech, file_words)
-    live, live_words = _live(excerpts, speech, wav, run.live_recognizer, run.model, run.paced)
+    if run.live_recognizer is None:  # --file-only
+        live, live_words = {"scores": {"wer": None, "marks_f1": None}, "error": None, "wall": None}, []
+    else:
+        live, live_words = _live(excerpts, speech, wav, run.live_recognizer, run.model, run.paced)
     file_text, live_text = [w.text for w in file_words], [w.text for w in live_words]
     out = {
         "condition": condition.to_dict(),
         "file_wer_pct": percent(file_scores["wer"]),
-        "live_wer_pct": percent(live["scores"]["wer"]),
-        "live_over_file": _ratio(live["scores"]["wer"], file_scores["wer"]),
+        "live_wer_pct": _maybe(percent, live["scores"]["wer"]),
+        "live_over_file": _maybe(lambda wer: _ratio(wer, file_scores["wer"]), live["scores"]["wer"]),
         "file_marks_f1": round(file_scores["marks_f1"], 3),
-        "live_marks_f1": round(live["scores"]["marks_f1"], 3),
+        "live_marks_f1": _maybe(lambda f1: round(f1, 3), live["scores"]["marks_f1"]),
         "file_words": len(file_text),
-        "live_words": len(live_text),
+        "live_words": len(live_text) if run.live_recognizer is not None else None,
         "file_loops": loops(file_text, reference),
         "live_loops": loops(live_text, reference),
         "file_cpu_seconds": round(file_cpu, 1),
-        "live_wall_seconds": round(live["wall"], 1),
+        "live_wall_seconds": _maybe(lambda wall: round(wall, 1), live["wall"]),
         "live_error": live["error"],
     }
     out |= {
@@ -207,7 +215,11 @@ def nonspeech_words(minutes: float, run: Run) -> dict:
         wav = run.folder / f"nonspeech-{kind}.wav"
         _write_wav(wav, nonspeech(kind, minutes * 60, run.seed))
         file_words, _ = file_transcript(wav, dataclasses.replace(run.options, threads=None), run.folder_model)
-        live_words = run_live(wav, run.live_recognizer, run.model, realtime=False)["transcript"].words
+        live_words = (
+            run_live(wav, run.live_recognizer, run.model, realtime=False)["transcript"].words
+            if run.live_recognizer is not None
+            else []
+        )
         out[kind] = {
             "file_words": len(file_words),
             "live_words": len(live_words),
@@ -273,6 +285,7 @@ def _parser() -> argparse.ArgumentParser:
     add_excerpt_options(add)
     add("--paced", action="store_true", help="live in real time: also latency and CPU")
     add("--anchors", action="store_true", help="also plain faster-whisper on tiny.en and base")
+    add("--file-only", action="store_true", help="the file path alone: no live session (no live figures)")
     add(
         "--recognizer",
         choices=("whisper", "whisper-base"),
@@ -320,7 +333,7 @@ def main(argv=None) -> int:
     # a busy machine gives the same words as on an idle one.
     live_options = WhisperOptions(**live_given)
     live_options = live_options if args.paced else dataclasses.replace(live_options, keep_pace=False)
-    recognizer = WhisperRecognizer(folder_model, live=True, options=live_options)
+    recognizer = None if args.file_only else WhisperRecognizer(folder_model, live=True, options=live_options)
     try:
         with tempfile.TemporaryDirectory(prefix="livecap-rooms-") as folder:
             run = Run(
@@ -331,7 +344,8 @@ def main(argv=None) -> int:
             minutes = args.nonspeech_minutes
             silent = nonspeech_words(minutes, run) if minutes > 0 else None
     finally:
-        recognizer.close()
+        if recognizer is not None:
+            recognizer.close()
     total = sum(k["file_words"] + k["live_words"] for k in silent.values()) if silent else None
     targets = {v: judge_targets(r["conditions"], total) for v, r in voices.items() if "conditions" in r}
     rows = table_rows(voices)
@@ -342,6 +356,7 @@ def main(argv=None) -> int:
         **cpu_description(),
         "recognizer": args.recognizer,
         "whisper_options": dataclasses.asdict(options),
+        "file_beam": options.beam(live=False),
         "live_whisper_options": dataclasses.asdict(live_options),
         "settings": {"seed": args.seed, "paced": args.paced, "words": [args.min_words, args.max_words]},
         "excerpts": [e.source for e in excerpts],

@@ -87,7 +87,7 @@ def judge_targets(conditions: dict[str, dict], nonspeech_words: int | None) -> d
             )
     if "hard" in conditions:
         hard = conditions["hard"]
-        worst = max(hard["live_wer_pct"], hard["file_wer_pct"])
+        worst = max(w for w in (hard["live_wer_pct"], hard["file_wer_pct"]) if w is not None)
         out["hard_wer_pct_below_100"] = {"measured": worst, "target": 100, "met": worst < 100}
         looped = bool(hard["live_loops"] or hard["file_loops"])
         out["hard_no_loop"] = {"measured": looped, "target": False, "met": not looped}

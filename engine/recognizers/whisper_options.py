@@ -8,10 +8,11 @@ from dataclasses import dataclass
 
 from engine.recognizers.local_agreement import SETTLE_AFTER
 
-__all__ = ["TASKS", "WINDOW", "WhisperOptions"]
+__all__ = ["FILE_BEAM", "TASKS", "WINDOW", "WhisperOptions"]
 
 WINDOW = 30.0  # Whisper's window: audio past it is not heard in one decode
 TASKS = ("transcribe", "translate")
+FILE_BEAM = 5  # a file's beam when ``beam_size`` is None: faster-whisper's own default
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,10 @@ class WhisperOptions:
     max_buffer: float = 15.0  # live: past this, trim at the last committed word whatever it is
     pack: float = 24.0  # files: decode once this much audio is gathered and an utterance has ended
     speech_threshold: float = 0.5  # Silero's probability above which a frame is speech
-    beam_size: int = 1  # greedy: beam search costs several times more for a point or two of WER
+    # None: greedy live, where each decode is redone 0.75 s later and its CPU is the cost that
+    # counts; a beam of ``FILE_BEAM`` for files, decoded once, where it gains the most in echo and
+    # on calls for about a fifth more CPU (docs/QUALITY.md, "Real rooms and calls")
+    beam_size: int | None = None
     # live: words a later decode must have heard past a committed word before its mark and capital
     # settle (``LocalAgreement``); its text is final at once
     settle_after: int = SETTLE_AFTER
@@ -56,7 +60,16 @@ class WhisperOptions:
     # in lockstep for measuring): the decodes then depend on the audio, not on the machine's load.
     keep_pace: bool = True
 
+    def beam(self, live: bool) -> int:
+        """The beam a decode uses: ``beam_size`` where it is set, else greedy live and
+        ``FILE_BEAM`` for files."""
+        if self.beam_size is not None:
+            return self.beam_size
+        return 1 if live else FILE_BEAM
+
     def __post_init__(self):
+        if self.beam_size is not None and not 1 <= self.beam_size <= 16:
+            raise ValueError(f"beam_size must be 1 to 16, got {self.beam_size}")
         if self.task not in TASKS:
             raise ValueError(f"task must be one of {', '.join(TASKS)}, got {self.task!r}")
         if not 0.1 <= self.cadence <= 10:

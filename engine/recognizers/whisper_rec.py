@@ -315,7 +315,7 @@ class WhisperRecognizer:
         self._model.encoder_frames.value = self._encoder_frames(audio)
         language, task = ("en", "transcribe") if probe else (self.language, self.options.task)
         segments, info = self._model.transcribe(
-            audio, language=language, task=task, beam_size=self.options.beam_size,
+            audio, language=language, task=task, beam_size=self.options.beam(self.live),
             temperature=0.0, condition_on_previous_text=False, initial_prompt=prompt,
             word_timestamps=True, without_timestamps=False, vad_filter=False,
         )  # fmt: skip

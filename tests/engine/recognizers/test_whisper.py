@@ -17,6 +17,7 @@ from engine.recognizers.whisper_model import (
     installed_whisper_folders,
     shipped_model_folder,
 )
+from engine.recognizers.whisper_options import FILE_BEAM, WhisperOptions
 from engine.recognizers.whisper_rec import WhisperRecognizer
 from engine.session.build import SessionSpec, build_live_session
 from engine.session.marks import choose_decoder
@@ -188,12 +189,29 @@ def test_a_file_is_decoded_once_per_window_with_whispers_marks(tmp_path):
         tmp_path / "q.wav", "Where is the train station? I think it is near the bridge.", 1
     )
     recognizer = WhisperRecognizer(live=False)
+    beams = []
+    transcribe = recognizer._model.transcribe
+
+    def transcribed(*args, **kwargs):
+        beams.append(kwargs["beam_size"])
+        return transcribe(*args, **kwargs)
+
+    recognizer._model.transcribe = transcribed
     transcript = transcribe_file(wav, recognizer, None, written_marks=True)
+    assert beams == [FILE_BEAM]  # a file is decoded once: a beam search pays for itself there
     text = " ".join(
         w.form + {"none": "", "comma": ",", "period": ".", "question": "?"}[w.mark] for w in transcript.words
     )
     assert text.startswith("Where is the train station?"), text
     assert recognizer.decodes == 1  # a 4 s file is one window
+
+
+def test_files_get_a_beam_and_live_decodes_stay_greedy_unless_told():
+    assert WhisperOptions().beam(live=False) == FILE_BEAM > 1
+    assert WhisperOptions().beam(live=True) == 1
+    assert WhisperOptions(beam_size=3).beam(live=True) == WhisperOptions(beam_size=3).beam(live=False) == 3
+    with pytest.raises(ValueError, match="beam_size"):
+        WhisperOptions(beam_size=0)
 
 
 def test_the_embedded_model_is_found_and_checked():
@@ -302,7 +320,6 @@ def test_on_a_cpu_too_slow_for_the_cadence_decodes_space_out_instead_of_falling_
     """A slow CPU is the absent hardware here: the real decode is made slower by a sleep."""
     import time
 
-    from engine.recognizers.whisper_options import WhisperOptions
     from engine.recognizers.whisper_rec import SLOWDOWN_MARGIN
 
     recognizer = WhisperRecognizer(live=True, options=WhisperOptions(cadence=0.2))
@@ -375,7 +392,6 @@ def test_an_utterance_after_a_short_pause_hears_the_last_one_and_commits_no_word
     one's speech too (Whisper misreads a short utterance heard alone, above all in echo), and the
     words heard again are not committed again; without it, each utterance is heard alone."""
     from engine.recognizers.speech_buffer import CONTEXT_PAUSE
-    from engine.recognizers.whisper_options import WhisperOptions
 
     speech = read_all(sentence_wav)  # ends with 1 s of silence: a pause well under CONTEXT_PAUSE
     assert 1.0 < CONTEXT_PAUSE
