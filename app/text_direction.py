@@ -1,5 +1,5 @@
 """Which way a piece of text goes: what every view that lays out right-to-left captions asks (the
-captions window's paragraphs, ``main_window.caption_style``; the overlay's lines,
+captions window's paragraphs, ``app.captions.style``; the overlay's lines,
 ``overlay.caption_layout``), answered once here, below both."""
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from app.overlay.options import CLICK_THROUGH_SHORTCUT
+from app.overlay_options import CLICK_THROUGH_SHORTCUT
 from app.theme import app_icon
 
 

@@ -316,6 +316,94 @@ def test_the_app_uses_only_the_engines_public_api(sites):
     check(found, "app/ imports engine internals (use `from engine import X`)")
 
 
+# ---- the app's windows -------------------------------------------------------------------------------
+
+# The app's packages that are windows, and the ones that hold what windows share. A window imports no
+# other window: what two windows share (how captions look, exporting, a button, the overlay's limits)
+# lives beside them, in a top-level module of app/ or a shared package, and those import no window.
+# Opening a window is the one exception: the opener imports the module that defines the window it
+# opens (WINDOW_OPENINGS), and app/gui.py opens the first one.
+APP_WINDOWS = ("main_window", "history", "overlay", "dialogs")
+APP_SHARED = ("captions", "workers")
+WINDOW_OPENINGS = {
+    "main_window": (
+        "app.overlay.caption_overlay",
+        "app.history.window",
+        "app.dialogs.settings_dialog",
+        "app.dialogs.recovery",
+        "app.dialogs.download_progress",
+    ),
+    "app.gui": ("app.main_window.window",),  # the launcher opens the captions window
+}
+
+
+def app_window(module: str) -> str | None:
+    """The window package of an app module (``app.history.session_view`` -> ``history``); None for
+    a top-level module of app/, a shared package, and anything outside the app."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "app" and len(parts) > 1 and parts[1] in APP_WINDOWS else None
+
+
+def window_imports(sites: list[ImportSite], openings=WINDOW_OPENINGS) -> list[str]:
+    """Each import of one window's module from another window, or from what the windows share,
+    that is not the opening of a window (``openings``: by the opening window, or by the opening
+    module where that is no window)."""
+    found = []
+    for site in sites:
+        if site.module.split(".")[0] != "app":
+            continue
+        own = app_window(site.module)
+        for target in site.targets:
+            other = app_window(target)
+            if other is None or other == own:
+                continue
+            if target not in openings.get(own or site.module, ()):
+                found.append(f"{site}  ({own or 'shared'} -> {other})")
+    return found
+
+
+def test_the_window_rule_finds_imports_across_windows_and_lets_openings_pass():
+    def site(module, target):
+        return ImportSite(
+            module, Path(module.replace(".", "/") + ".py"), 1, f"import {target}", (target,), False
+        )
+
+    sites = [
+        site("app.history.session_page", "app.main_window.exporting"),  # across: found
+        site("app.main_window.companions", "app.history.window"),  # opening the History window
+        site("app.main_window.actions", "app.overlay.options"),  # across, not an opening: found
+        site("app.tray", "app.overlay.caption_overlay"),  # shared -> a window: found
+        site("app.gui", "app.main_window.window"),  # the launcher opens the captions window
+        site("app.history.window", "app.history.rows"),  # within its own window
+        site("app.history.rows", "app.captions.style"),  # a window -> what windows share
+        site("engine.cli.main", "app.main_window.window"),  # not the app: its own test
+    ]
+    assert window_imports(sites) == [
+        "app/history/session_page.py:1: import app.main_window.exporting  (history -> main_window)",
+        "app/main_window/actions.py:1: import app.overlay.options  (main_window -> overlay)",
+        "app/tray.py:1: import app.overlay.caption_overlay  (shared -> overlay)",
+    ]
+
+
+def test_every_app_package_is_a_window_or_shared():
+    packages = {m.split(".")[1] for m in module_files(ROOT, ("app",)) if m.count(".") >= 2}
+    assert not set(APP_WINDOWS) & set(APP_SHARED)
+    unplaced = sorted(packages - set(APP_WINDOWS) - set(APP_SHARED))
+    gone = sorted((set(APP_WINDOWS) | set(APP_SHARED)) - packages)
+    assert not unplaced, f"name these app/ packages in APP_WINDOWS or APP_SHARED: {unplaced}"
+    assert not gone, f"APP_WINDOWS or APP_SHARED name packages app/ no longer has: {gone}"
+
+
+def test_no_window_imports_another(sites):
+    found = window_imports(sites)
+    if found:
+        pytest.fail(
+            "app/ windows import each other (move what they share beside them in app/, or declare an"
+            " opening in WINDOW_OPENINGS):\n" + "\n".join(f"    {line}" for line in found),
+            pytrace=False,
+        )
+
+
 # ---- cycles ------------------------------------------------------------------------------------------
 
 

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from app import settings as keys
 from app.dialogs.page_base import Controls, Problem, SettingsPage, _combo, _hint, _row, _select, _set_buddy
 from app.dialogs.recognition_page import RecognitionPage
-from app.overlay.options import CLICK_THROUGH_SHORTCUT, MAX_FONT, MAX_LINES, MIN_FONT, MIN_LINES
+from app.overlay_options import CLICK_THROUGH_SHORTCUT, MAX_FONT, MAX_LINES, MIN_FONT, MIN_LINES
 from app.workers.jobs import Job
 from app.workers.sources import scan_devices  # looked up here when a scan starts: tests replace it
 from engine import journal_dir

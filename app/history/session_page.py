@@ -4,7 +4,7 @@ Opening a session reads its journal off the UI thread (``engine.read_journal``: 
 settled, who spoke, the names the speakers had) and shows it in a ``SessionView``; opened from a
 search result, the hit's words are found in it (``session_view.locate``) and scrolled into view.
 From here the session can be copied, exported (the captions window's exporters and formats:
-``app.main_window.exporting``), renamed, pinned or unpinned, and deleted after a confirmation.
+``app.exporting``), renamed, pinned or unpinned, and deleted after a confirmation.
 Changes to the session go through the window's ``HistoryClient``; questions are asked with
 window-modal dialogs that do not stop the event loop.
 """
@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
 )
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
+from app.action_button import ActionButton
+from app.exporting import FILTERS, resolve_format, write
 from app.history.rows import SEPARATOR, duration_text, matched_words, session_heading, started_text, who
 from app.history.session_view import SessionView, locate
-from app.main_window.actions import ActionButton
-from app.main_window.exporting import FILTERS, resolve_format, write
 from app.workers.jobs import JobRunner
 from engine import read_journal
 

@@ -3,7 +3,7 @@ colours where the speaker changes (as the captions window shows them), and a mom
 scrolled into view with its words selected and highlighted.
 
 The text is laid out with the exports' paragraph rule and the captions' speaker labels
-(``app.main_window.speaker_labels``), so a session reads here as it did live and as it exports.
+(``app.captions.speaker_labels``), so a session reads here as it did live and as it exports.
 The view keeps where each word is in the document (``word_ranges``), which is how a search hit
 becomes a selection.
 """
@@ -15,10 +15,9 @@ from PySide6.QtGui import QColor, QPalette, QTextBlockFormat, QTextCharFormat, Q
 from PySide6.QtWidgets import QTextEdit
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
+from app.captions.speaker_labels import label_format
+from app.captions.style import LINE_HEIGHT, PARAGRAPH_SPACING, PARAGRAPHS, set_directions
 from app.history.rows import HIGHLIGHT_BACKGROUND, HIGHLIGHT_TEXT
-from app.main_window.caption_style import set_directions
-from app.main_window.caption_view import LINE_HEIGHT, PARAGRAPH_SPACING, PARAGRAPHS
-from app.main_window.speaker_labels import label_format
 from app.profanity import mask
 from engine import SpeakerNames, Transcript
 

@@ -2,8 +2,8 @@
 
 One action per command means the menu item, the button and the shortcut can never
 disagree about whether it is enabled or what it is called. Buttons are QPushButtons that
-mirror an action (``ActionButton``): unlike toolbar buttons they are in the Tab order, so
-the window works from the keyboard alone.
+mirror an action (``app.action_button.ActionButton``): unlike toolbar buttons they are in the
+Tab order, so the window works from the keyboard alone.
 """
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QPushButton
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
-from app.overlay.options import CLICK_THROUGH_SHORTCUT
+from app.overlay_options import CLICK_THROUGH_SHORTCUT
 
 SHORTCUTS = {  # also listed in the README's App section and in Help → Keyboard shortcuts
     "start_stop": "Ctrl+R",
@@ -54,28 +53,6 @@ class Actions:
     quit: QAction
     view_menu: object = None  # the overlay adds its click-through action here,
     view_separator: object = None  # before this separator
-
-
-class ActionButton(QPushButton):
-    """A push button that shows and triggers an action (text, enabled state, tooltip)."""
-
-    def __init__(self, action: QAction, parent=None):
-        super().__init__(parent)
-        self.action = action
-        self.clicked.connect(action.trigger)
-        action.changed.connect(self._sync)
-        self._sync()
-
-    def _sync(self) -> None:
-        text = self.action.text()
-        # No mnemonic on the button: its Ctrl shortcut is the way, and an Alt letter here would
-        # clash with the menu bar's (Alt+S: Settings menu vs Start button).
-        self.setText(text.replace("&", ""))
-        self.setEnabled(self.action.isEnabled())
-        plain = text.replace("&", "").replace("…", "")
-        shortcut = self.action.shortcut().toString(QKeySequence.NativeText)
-        self.setAccessibleName(plain)
-        self.setToolTip(f"{plain} ({shortcut})" if shortcut else plain)
 
 
 def build_actions(window) -> Actions:

@@ -7,9 +7,9 @@ What a reader sees, and why:
   (the colour darkens as they settle, the comma appears, the capital changes);
 * the recognizer's unstable words in grey italics at the end: they may still be rewritten;
 * in a meeting, the speaker's name in their colour where the speaker changes ("Me: …"), each
-  side's unstable words on its own line (``speaker_labels``).
+  side's unstable words on its own line (``app.captions.speaker_labels``).
 
-The styles' colours, the line height and the paragraph rule are ``caption_style``'s.
+The styles' colours, the line height and the paragraph rule are ``app.captions.style``'s.
 
 Only the tail changes. Each update finds the first word whose rendering differs from what
 the document holds and replaces the document from there to the end with ``QTextCursor``
@@ -39,33 +39,20 @@ from PySide6.QtGui import QFont, QPainter, QPalette, QTextCharFormat, QTextCurso
 from PySide6.QtWidgets import QTextEdit, QToolButton
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
-from app.main_window import caption_style
-from app.main_window.caption_style import (  # the look's names, here too where others import them
-    LINE_HEIGHT,
-    PARAGRAPH_SPACING,
-    PARAGRAPHS,
-    PARTIAL,
-    PROVISIONAL,
-    SETTLED,
-    Token,
-    block_format,
-    set_directions,
-    word_formats,
-    word_token,
-)
+from app.captions import style as caption_style
+from app.captions.speaker_labels import label_format, partial_runs
+from app.captions.style import PARTIAL, SETTLED, Token, block_format, set_directions, word_formats, word_token
 from app.main_window.finished_text import FinishedText
-from app.main_window.speaker_labels import label_format, partial_runs
 from app.profanity import mask as mask_word
 from engine import CaptionChange, SpeakerNames, Transcript
 
-__all__ = ["CaptionView", "Token", "LINE_HEIGHT", "PARAGRAPH_SPACING", "PARAGRAPHS"]
-__all__ += ["SETTLED", "PROVISIONAL", "PARTIAL"]
+__all__ = ["CaptionView"]
 
 
 class CaptionView(QTextEdit):
     MAX_WORDS = 4000  # words kept in the document during a session
     TRIM_SLACK = 500  # trim in batches, not on every word
-    # How far towards the background the lighter styles go (``caption_style``).
+    # How far towards the background the lighter styles go (``app.captions.style``).
     PROVISIONAL_FADE = caption_style.PROVISIONAL_FADE
     PARTIAL_FADE = caption_style.PARTIAL_FADE
 

@@ -23,8 +23,8 @@ from collections.abc import Callable
 from PySide6.QtGui import QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextEdit
 
-from app.main_window.caption_style import PARAGRAPHS, set_directions
-from app.main_window.speaker_labels import format_labels, label_speakers, labelled_paragraphs, relabel
+from app.captions.speaker_labels import format_labels, label_speakers, labelled_paragraphs, relabel
+from app.captions.style import PARAGRAPHS, set_directions
 from engine import SpeakerNames, Transcript
 
 ShowWord = Callable[[str], str]  # a word as shown (the profanity mask, when it is on)

@@ -1,6 +1,6 @@
 """The captions window's side of the caption overlay: making it, showing and hiding it, and
 feeding it the captions, as a subscriber of the app's caption feed (``app.caption_feed``): the
-last lines of the feed's words with compact speaker labels (``speaker_labels.overlay_tail``),
+last lines of the feed's words with compact speaker labels (``app.captions.speaker_labels.overlay_tail``),
 named and masked as the settings say.
 
 The overlay is optional: its import is guarded, so the window still opens (with the overlay
@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QWidget
 
 from app import settings as keys
 from app.caption_feed import CaptionFeed
+from app.captions.speaker_labels import overlay_tail
 from app.main_window.actions import Actions
-from app.main_window.speaker_labels import overlay_tail
 from app.profanity import mask as mask_word
 from app.settings import AppSettings, speaker_names
 from engine import CaptionChange

@@ -17,12 +17,12 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
 
 from app import settings as keys
+from app.captions.speaker_labels import label_speakers
+from app.exporting import FILTERS, refine, resolve_format, write
 from app.main_window.caption_view import CaptionView
 from app.main_window.controls import BannerArea
 from app.main_window.edits import apply_edits
-from app.main_window.exporting import FILTERS, refine, resolve_format, write
 from app.main_window.job_progress import JobProgress
-from app.main_window.speaker_labels import label_speakers
 from app.profanity import mask
 from app.settings import AppSettings
 from app.workers.jobs import Job, JobRunner, cancellable

@@ -21,10 +21,11 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QMessageBox, QVBoxLayout, QWidget
 
 from app import settings as keys
+from app.action_button import ActionButton
 from app.caption_feed import CaptionFeed
 from app.dialogs.recovery import RecoveryDialog
 from app.main_window.about import show_about
-from app.main_window.actions import ActionButton, build_actions, shortcuts_text
+from app.main_window.actions import build_actions, shortcuts_text
 from app.main_window.caption_view import CaptionView
 from app.main_window.companions import (
     close_window,

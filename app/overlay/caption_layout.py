@@ -20,7 +20,7 @@ plain word-wrapping:
   row overflow, and which row is on top never changes where lines break.
 * A line goes its turn's way: right to left for Arabic, Hebrew, Persian, Urdu (the first run at
   the right edge, the next ones leftwards, the line right-aligned), as the captions window lays
-  out a paragraph (``main_window.caption_style``). A turn's direction is its words', not its label's: the
+  out a paragraph (``app.captions.style``). A turn's direction is its words', not its label's: the
   first strong letter after the label. Where the text begins mid-turn (the caller passes a tail)
   or has no labels at all, its first word is wherever the tail happens to start, so that turn
   goes the way most of its words go (``strong_direction`` of each), which does not flip as the

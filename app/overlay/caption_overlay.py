@@ -43,9 +43,9 @@ from shiboken6 import isValid
 from app.overlay import geometry as og
 from app.overlay.caption_layout import CaptionLayout, Line
 from app.overlay.menu import build_menu
-from app.overlay.options import CLICK_THROUGH_SHORTCUT, MAX_FONT, MAX_LINES, MIN_FONT, MIN_LINES
 from app.overlay.placement import OverlayPlacement
 from app.overlay.window_drag import WindowDrag
+from app.overlay_options import CLICK_THROUGH_SHORTCUT, MAX_FONT, MAX_LINES, MIN_FONT, MIN_LINES
 from app.settings import OVERLAY_CLICK_THROUGH, OVERLAY_FONT_SIZE, OVERLAY_LINES, OVERLAY_OPACITY, AppSettings
 from app.theme import caption_colors, speaker_color
 

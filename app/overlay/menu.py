@@ -11,7 +11,7 @@ from PySide6.QtGui import QActionGroup
 from PySide6.QtWidgets import QMenu
 
 from app.languages import fill_menu
-from app.overlay.options import (
+from app.overlay_options import (
     CLICK_THROUGH_SHORTCUT,
     FONT_CHOICES,
     FONT_STEP,

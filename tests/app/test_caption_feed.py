@@ -11,10 +11,10 @@ from PySide6.QtWidgets import QMainWindow
 
 from app import settings as keys
 from app.caption_feed import CaptionFeed
+from app.captions.speaker_labels import compact_label
 from app.main_window.actions import build_actions
 from app.main_window.caption_view import CaptionView
 from app.main_window.overlay_controller import OverlayController
-from app.main_window.speaker_labels import compact_label
 from app.settings import AppSettings
 from app.workers.session_bridge import SessionBridge
 from engine import (

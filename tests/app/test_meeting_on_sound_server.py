@@ -26,9 +26,9 @@ from PySide6.QtCore import QRect, QSettings, QThreadPool
 from PySide6.QtGui import QColor, QImage, QPainter, QPalette
 
 from app import settings as keys
+from app.captions.speaker_labels import compact_label
+from app.exporting import FILTERS
 from app.main_window import transcript_controller
-from app.main_window.exporting import FILTERS
-from app.main_window.speaker_labels import compact_label
 from app.settings import AppSettings
 from app.theme import speaker_color
 from app.workers.session_bridge import IDLE, RUNNING, STARTING

@@ -65,7 +65,7 @@ def test_export_writes_the_file_in_the_chosen_format(window, qtbot, meetings, tm
 
 
 def test_export_from_the_dialog_takes_the_chosen_filter(window, qtbot, meetings, tmp_path, monkeypatch):
-    from app.main_window.exporting import FILTERS
+    from app.exporting import FILTERS
 
     asked = []
 

@@ -6,7 +6,8 @@ import time
 import pytest
 
 from app.caption_feed import CaptionFeed
-from app.main_window.caption_view import PARTIAL, PROVISIONAL, SETTLED, CaptionView
+from app.captions.style import PARTIAL, PROVISIONAL, SETTLED
+from app.main_window.caption_view import CaptionView
 from engine.events import Appended, Provisional, Retracted, Settled, Withdrawn
 from engine.transcript.transcript import Transcript, TranscriptWord
 from engine.words import Word

@@ -7,8 +7,8 @@ import pytest
 from PySide6.QtGui import QColor, QTextCursor
 
 from app.caption_feed import CaptionFeed
+from app.captions.speaker_labels import compact_label, overlay_tail
 from app.main_window.caption_view import CaptionView
-from app.main_window.speaker_labels import compact_label, overlay_tail
 from app.theme import (
     caption_colors,
     contrast_ratio,
@@ -168,8 +168,8 @@ def test_a_screenshot_shows_each_speakers_label_in_their_colour(qtbot, view, pal
 
 
 def test_the_finished_text_keeps_the_labels_and_edits_keep_the_speakers(view):
+    from app.captions.speaker_labels import label_speakers
     from app.main_window.edits import apply_edits
-    from app.main_window.speaker_labels import label_speakers
 
     feed(view, said(view, 0, SPEAKER_ME, "are", "we", "ready") + said(view, 3, ANA, "yes"))
     transcript = view.builder.transcript.copy()

@@ -557,7 +557,8 @@ def test_overlay_settings_dialog_and_live_settings_are_wired(window, qtbot, sett
 
 
 def test_the_three_caption_styles_stay_readable_in_light_and_dark_themes(qtbot):
-    from app.main_window.caption_view import PARTIAL, PROVISIONAL, SETTLED, CaptionView
+    from app.captions.style import PARTIAL, PROVISIONAL, SETTLED
+    from app.main_window.caption_view import CaptionView
     from app.theme import contrast_ratio, dark_palette, light_palette
 
     for palette in (light_palette(), dark_palette()):

@@ -1,4 +1,4 @@
-"""The overlay's menu and the settings dialog get the overlay's limits from ``app.overlay.options``,
+"""The overlay's menu and the settings dialog get the overlay's limits from ``app.overlay_options``,
 not from the overlay: importing either does not import the overlay (no cycle between them)."""
 
 import subprocess
@@ -17,7 +17,7 @@ def test_the_menu_and_the_settings_pages_do_not_import_the_overlay():
 
 def test_the_menu_offers_the_limits_the_settings_page_allows(qtbot):
     from app.dialogs.settings_pages import OverlayPage
-    from app.overlay.options import MAX_FONT, MAX_LINES, MIN_FONT, MIN_LINES
+    from app.overlay_options import MAX_FONT, MAX_LINES, MIN_FONT, MIN_LINES
 
     page = OverlayPage()
     qtbot.addWidget(page)

@@ -9,8 +9,8 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QColor, QImage, QPainter
 
 from app.caption_feed import CaptionFeed
+from app.captions.speaker_labels import overlay_tail
 from app.main_window.caption_view import CaptionView
-from app.main_window.speaker_labels import overlay_tail
 from app.overlay.caption_overlay import CaptionOverlay
 from app.settings import AppSettings
 from app.theme import speaker_color

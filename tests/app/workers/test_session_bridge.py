@@ -6,7 +6,7 @@ import pytest
 
 import app.workers.session_bridge as session_bridge
 import engine.cli.listen as listen
-from app.main_window.exporting import refine
+from app.exporting import refine
 from app.workers.session_bridge import IDLE, SessionBridge
 from engine.cli.main import build_parser
 from engine.recognizers.pocketsphinx_rec import PocketSphinxRecognizer

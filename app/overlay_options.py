@@ -1,7 +1,8 @@
 """What the caption overlay's user can choose, and within which limits.
 
-Shared by the overlay, its right-click menu and the settings dialog's Overlay page. It imports
-none of them, so none of them has to import another for a number.
+Shared by the overlay, its right-click menu, the settings dialog's Overlay page, the tray menu and
+the captions window's shortcuts list. It sits beside the windows and imports none of them, so no
+window has to import another for a number.
 """
 
 from __future__ import annotations

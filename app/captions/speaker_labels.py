@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextDocument
 
-from app.main_window.caption_style import LABEL_PROPERTY
+from app.captions.style import LABEL_PROPERTY
 from app.theme import speaker_color
 from engine import CaptionFold, SpeakerNames, Transcript, words_by_speaker
 

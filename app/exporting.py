@@ -1,13 +1,13 @@
-"""What the window exports, and how: the offline decoder's punctuation, the user's edits,
-atomic files.
+"""What the windows export, and how (the captions window and the History window alike): the
+offline decoder's punctuation, the user's edits, atomic files.
 
-Live captions decide each mark with a few words of lookahead; an export can see the
-whole recording, so it goes through the engine's offline decoder (``refine``, which is the
-engine's ``repunctuate``, the same as ``livecap transcribe``), which
-averages several views of every word and is the more accurate. After a session the
-window shows that refined text and lets the user edit it; ``app.main_window.edits`` carries the
-edits back onto the timed words. Files are written by ``engine.transcript.export`` (rendered
-first, then replaced atomically: a failed export never leaves half a file).
+Live captions decide each mark with a few words of lookahead; an export can see the whole
+recording, so it goes through the engine's offline decoder (``refine``, which is the engine's
+``repunctuate``, the same as ``livecap transcribe``), which averages several views of every word
+and is the more accurate. After a session the captions window shows that refined text and lets
+the user edit it; ``app.main_window.edits`` carries the edits back onto the timed words. Files are
+written by ``engine.transcript.export`` (rendered first, then replaced atomically: a failed export
+never leaves half a file).
 """
 
 from __future__ import annotations

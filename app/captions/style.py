@@ -1,7 +1,8 @@
 """How captions look: the words' three styles, the line height, the paragraphs, the labels' places.
 
-One place for it because three views must agree: the live captions (``caption_view``), the
-finished text after Stop (``finished_text``), and a past session in the history
+One place for it, beside the windows, because three views must agree: the live captions
+(``app.main_window.caption_view``), the finished text after Stop
+(``app.main_window.finished_text``), and a past session in the History window
 (``app.history.session_view``). A session then reads the same live, after Stop, in the history,
 and in its exports, whose paragraph rule is the one used here.
 
