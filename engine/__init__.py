@@ -150,6 +150,7 @@ _PUBLIC = {
     "CommandParser": ("engine.cli.main", "CommandParser"),
     "add_model_options": ("engine.cli.main", "add_model_options"),
     "format_bytes": ("engine.files.sizes", "format_bytes"),
+    "format_elapsed": ("engine.elapsed", "format_elapsed"),
     # what Help → About says: the licences and the folders
     "about_licences": ("engine.about", "licences"),
     "about_folders": ("engine.about", "folders"),

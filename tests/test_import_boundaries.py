@@ -193,7 +193,7 @@ def violations(sites, importer_packages, forbidden) -> list[ImportSite]:
 # A stage imports only from itself and from the rows before its own; the stages of one row stand
 # beside each other and import none of each other. A new stage takes its place here.
 ENGINE_STAGES = (
-    ("words", "files", "fanout", "onnx_runtime", "machine", "version"),  # what every stage shares
+    ("words", "files", "fanout", "onnx_runtime", "machine", "version", "elapsed"),  # what every stage shares
     ("events",),
     ("audio", "vosk_models"),
     ("recognizers", "prosody", "speakers"),

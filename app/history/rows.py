@@ -12,6 +12,7 @@ from datetime import datetime
 
 from app.dates import short_date_time
 from app.profanity import mask
+from engine import format_elapsed
 
 # The matched words: dark text on amber, the same in either scheme, so a match reads as a marker
 # pen would and keeps 4.5:1 or more against its own background whatever the list's colours.
@@ -20,14 +21,6 @@ HIGHLIGHT_TEXT = "#000000"
 PIN_MARK = "★"  # in the fonts every desktop has, unlike an emoji pin
 SEPARATOR = " · "
 _WORD = re.compile(r"\S+")
-
-
-def clock(seconds: float | None) -> str:
-    """A moment in a session: "mm:ss", or "h:mm:ss" past the first hour."""
-    total = max(0, int(seconds or 0))
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
 def duration_text(seconds: float | None) -> str:
@@ -118,7 +111,7 @@ def hit_texts(hit, summary=None, masked: bool = False) -> tuple[str, str]:
         facts.append(summary.title)
     if hit.speaker:
         facts.append(hit.speaker)
-    facts.append(f"at {clock(hit.time_s)}")
+    facts.append(f"at {format_elapsed(hit.time_s or 0, width=5)}")  # "mm:ss": the hits' times line up
     snippet = masked_text(hit.snippet) if masked else hit.snippet
     plain = f"{snippet}\n{SEPARATOR.join(facts)}"
     where = html.escape(SEPARATOR.join(facts))

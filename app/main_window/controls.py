@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
-from engine import LatencyMap, LatencySetting
+from engine import LatencyMap, LatencySetting, format_elapsed
 
 
 def punctuation_by(who: str) -> str:
@@ -160,7 +160,7 @@ class ElapsedClock(QLabel):
     def _show(self) -> None:
         ms = self._before + (self._running.elapsed() if self._running.isValid() else 0)
         seconds = ms // 1000
-        self.setText(f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}")
+        self.setText(format_elapsed(seconds, width=7))  # "0:00:00": the label keeps its width
 
 
 class LatencyControl(QWidget):

@@ -292,7 +292,7 @@ def parse_time(text: str) -> float:
 
 
 def duration(seconds: float) -> str:
-    from engine.cli.progress import format_elapsed
+    from engine.elapsed import format_elapsed
 
     return format_elapsed(seconds)
 

@@ -12,15 +12,10 @@ import sys
 import time
 from typing import TextIO
 
+from engine.elapsed import format_elapsed
+
 WIDTH = 20
 REDRAW_INTERVAL = 0.1
-
-
-def format_elapsed(seconds: float) -> str:
-    seconds = int(seconds)
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 def render(fraction: float | None, elapsed: float, label: str = "", rate: str = "") -> str:

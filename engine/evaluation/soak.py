@@ -290,7 +290,8 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 2
-    from engine.cli.progress import ProgressBar, format_elapsed
+    from engine.cli.progress import ProgressBar
+    from engine.elapsed import format_elapsed
     from engine.recognizers.base import RecognizerError
 
     bar = ProgressBar("audio")

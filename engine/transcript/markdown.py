@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 
+from engine.elapsed import format_elapsed
 from engine.speakers.labels import SpeakerNames
 from engine.transcript.exporters import translation_note
 from engine.transcript.transcript import Transcript
 
-__all__ = ["clock", "escape_markdown", "to_markdown"]
+__all__ = ["escape_markdown", "to_markdown"]
 
 # Characters that start emphasis, code, links, HTML, entities, headings, tables or strikethrough
 # anywhere in a line (CommonMark and its GitHub extensions); a backslash makes each one literal.
@@ -28,13 +29,6 @@ def escape_markdown(text: str) -> str:
     """``text`` as one line of Markdown that shows exactly ``text`` (spaces collapsed)."""
     line = _INLINE_SPECIAL.sub(r"\\\1", " ".join(text.split()))
     return _LINE_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", line)
-
-
-def clock(seconds: float) -> str:
-    """A time from the start as a reader says it: "0:12", "12:05", "1:02:03"."""
-    minutes, secs = divmod(max(0, int(seconds)), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 def to_markdown(
@@ -54,5 +48,5 @@ def to_markdown(
             blocks.append(f"## {escape_markdown(names.name(first.speaker))}")
         speaker = t.words[paragraph.last_index].speaker
         text = escape_markdown(t.segment_text(paragraph))
-        blocks.append(text if first.start is None else f"**[{clock(first.start)}]** {text}")
+        blocks.append(text if first.start is None else f"**[{format_elapsed(first.start)}]** {text}")
     return "\n\n".join(blocks) + "\n"
