@@ -8,8 +8,10 @@ confusion, the posterior is
     P(mark | text, written) ∝ P(mark | text) · P(written | mark) ^ weight
 
 and the same for a capital written inside Whisper's sentence (a capital after its own sentence
-end says nothing about a name). ``P(written | mark)`` is measured on speech the training text
-was read as (``training.speech_cues``); ``weight`` (1 for independent evidence) is chosen on a
+end says nothing about a name), where the tagger too takes the word for a name: a capital alone
+makes no name (``evidence``), and a word written all in capitals is an acronym.
+``P(written | mark)`` is measured on speech the training text was read as
+(``training.speech_cues``); ``weight`` (1 for independent evidence) is chosen on a
 tuning reading (``training.tune_hints``), never on the held-out one. Both live in the model's
 ``config.json`` (``"hint_fusion"``) because the weight answers to that model's calibration.
 
@@ -25,11 +27,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.punctuation.casing import CALENDAR_NAMES
+from engine.punctuation.recognizer_marks import written_marks
 from engine.punctuation.word_cues import written_hint
 from engine.words import CASE_LABELS, PUNCT_LABELS, SENTENCE_END_MARKS, Word
 
 # A measured probability of 0 (never seen in the readings) would veto a mark outright.
 FLOOR = 0.005
+_LOWER = CASE_LABELS.index("lower")
+_ACRONYM = np.array([FLOOR if c != "upper" else 1.0 for c in CASE_LABELS])  # written all in capitals
 
 
 @dataclass(frozen=True)
@@ -94,10 +100,17 @@ class HintFusion:
         )
 
     # -- fusion -------------------------------------------------------------------
-    def evidence(self, words: Sequence[Word], before: Sequence[str]):
+    def evidence(self, words: Sequence[Word], before: Sequence[str], tagger_case: np.ndarray | None = None):
         """Per word, the likelihood rows to multiply in: punct [N, 4] and case [N, 3], all ones
         for a word the recognizer did not write. ``before[i]`` is the recognizer's writing of
-        the word before ``words[i]`` ("" where unknown): its sentence end frees the capital."""
+        the word before ``words[i]`` ("" where unknown): its sentence end frees the capital.
+
+        ``tagger_case`` (the tagger's own case rows, one per word) lets a capital written inside
+        a sentence count only where the tagger too takes the word for a name: the recognizer
+        capitalises common words ("the Mergers", "over Plan"), and a capital the tagger does not
+        see says too little to make one; a month or a day of the week ("May", "March") it
+        capitalised is one. A lower-case writing still counts against a capital, and a word
+        written all in capitals ("NASA", "U.S.") is an acronym wherever it stands."""
         punct = np.ones((len(words), len(PUNCT_LABELS)))
         case = np.ones((len(words), len(CASE_LABELS)))
         for i, (word, previous) in enumerate(zip(words, before)):
@@ -107,7 +120,12 @@ class HintFusion:
             mark, capital = hint
             punct[i] = self.mark_given_mark[:, PUNCT_LABELS.index(mark)] ** self.mark_weight
             punct[i, 0] *= np.exp(self.none_shift)
-            if inside_written_sentence(previous):
+            if capital and written_marks(word)[1] == "upper":
+                case[i] = _ACRONYM
+            elif inside_written_sentence(previous):
+                unseen = tagger_case is not None and int(np.argmax(tagger_case[i])) == _LOWER
+                if capital and unseen and word.text.lower() not in CALENDAR_NAMES:
+                    continue
                 rate = self.capital_given_case if capital else 1.0 - self.capital_given_case
                 case[i] = rate**self.case_weight
         return punct, case
@@ -118,7 +136,7 @@ class HintFusion:
         """The tagger's probabilities for ``words`` (one row each) with their writing folded in."""
         if not any(w.written for w in words):
             return punct, case
-        p_ev, c_ev = self.evidence(words, before)
+        p_ev, c_ev = self.evidence(words, before, case)
         return _normalised(punct * p_ev), _normalised(case * c_ev)
 
 

@@ -12,7 +12,7 @@ better than the live captions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -69,13 +69,19 @@ class OfflineDecoder:
 
     @classmethod
     def from_model(
-        cls, model, settings: DecoderSettings | None = None, workers: int = 1, recognizer: str | None = None
+        cls,
+        model,
+        settings: DecoderSettings | None = None,
+        workers: int = 1,
+        recognizer: str | None = None,
+        known_forms: Mapping[str, str] | None = None,
     ) -> OfflineDecoder:
         """A decoder on ``settings`` (default: the model's recommended ones): their offline window,
         stride, edge masks and weighting, pause threshold and casing; for the words of the
-        recognizer kind ``recognizer`` (its cue fusion; None: the model's default one)."""
+        recognizer kind ``recognizer`` (its cue fusion; None: the model's default one);
+        ``known_forms``: written forms of words the user declared (``CaseRenderer``)."""
         settings = settings or model.config.decoder
-        casing = CaseRenderer(model.config.lexicon, enabled=settings.casing)
+        casing = CaseRenderer(model.config.lexicon, enabled=settings.casing, known_forms=known_forms)
         return cls(
             ModelScorer(model),
             settings,
@@ -219,7 +225,11 @@ class OfflineDecoder:
                 if end_of_input and i == last:
                     mark = sentence_final_mark(pp)
                 case_label, form = self.casing.render(
-                    words[i].text, CASE_LABELS[int(np.argmax(cc))], previous
+                    words[i].text,
+                    CASE_LABELS[int(np.argmax(cc))],
+                    previous,
+                    words[i - 1].text if i > 0 else None,
+                    words[i + 1].text if i < last else None,
                 )
                 run.append(
                     Settled(i, mark, case_label, int(right), form, float(pp[PUNCT_LABELS.index(mark)]))

@@ -16,6 +16,7 @@ new side's first word takes a capital.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -81,15 +82,20 @@ class StreamingDecoder:
 
     @classmethod
     def from_model(
-        cls, model, settings: DecoderSettings | None = None, recognizer: str | None = None
+        cls,
+        model,
+        settings: DecoderSettings | None = None,
+        recognizer: str | None = None,
+        known_forms: Mapping[str, str] | None = None,
     ) -> StreamingDecoder:
         """A decoder on ``settings`` (default: the model's recommended ones), for the words of the
-        recognizer kind ``recognizer`` (its cue fusion; None: the model's default one)."""
+        recognizer kind ``recognizer`` (its cue fusion; None: the model's default one);
+        ``known_forms``: written forms of words the user declared (``CaseRenderer``)."""
         settings = settings or model.config.decoder
         return cls(
             ModelScorer(model),
             settings,
-            casing=CaseRenderer(model.config.lexicon, enabled=settings.casing),
+            casing=CaseRenderer(model.config.lexicon, enabled=settings.casing, known_forms=known_forms),
             hint_fusion=model.config.hint_fusion,
             cue_fusion=model.config.cue_fusion_for(recognizer),
         )
@@ -214,10 +220,11 @@ class StreamingDecoder:
         slot.settled_mark = mark
         previous = self._previous_mark(p)
         label = CASE_LABELS[int(np.argmax(slot.case))]
-        case, form = self.casing.render(slot.word.text, label, previous)
+        around = self._around(p)
+        case, form = self.casing.render(slot.word.text, label, previous, *around)
         confidence = float(slot.punct[PUNCT_LABELS.index(mark)])
         events = [e for e in events if not (isinstance(e, Settled) and e.position == p)]
-        inner = self.casing.inner_form(slot.word.text, label, form)
+        inner = self.casing.inner_form(slot.word.text, label, form, *around)
         return [*events, Settled(p, mark, case, slot.lookahead, form, confidence, inner)]
 
     def retract(self, count: int) -> list[Event]:
@@ -298,14 +305,17 @@ class StreamingDecoder:
                 mark = turn_end_mark(mark, sentence_final_mark(slot.punct))
             confidence = float(slot.punct[PUNCT_LABELS.index(mark)])
             label = CASE_LABELS[int(np.argmax(slot.case))]
-            case, form = self.casing.render(slot.word.text, label, None if slot.starts_turn else previous)
+            around = self._around(p)
+            case, form = self.casing.render(
+                slot.word.text, label, None if slot.starts_turn else previous, *around
+            )
             shown = (mark, case, form)
             settle = in_order and slot.decided
             if slot.published is None or (shown != slot.published and not settle):
                 events.append(Provisional(p, mark, case, confidence, form))
                 slot.published = shown
             if settle:
-                inner = self.casing.inner_form(slot.word.text, label, form)
+                inner = self.casing.inner_form(slot.word.text, label, form, *around)
                 events.append(Settled(p, mark, case, slot.lookahead, form, confidence, inner))
                 slot.settled_mark = mark
                 self.first_unsettled = p + 1
@@ -320,6 +330,13 @@ class StreamingDecoder:
         if p == 0 or (p < self.word_count and self._slot(p).starts_turn):
             return None
         return self._slot(p - 1).settled_mark if p > self._base else "none"
+
+    def _around(self, p: int) -> tuple[str | None, str | None]:
+        """The words before and after position ``p`` (None where there is none yet), which
+        tell a month from a common word ("in March", "we march")."""
+        before = self._slot(p - 1).word.text if p > self._base else None
+        after = self._slot(p + 1).word.text if p + 1 < self.word_count else None
+        return before, after
 
     def _slot(self, position: int) -> _Slot:
         return self._slots[position - self._base]

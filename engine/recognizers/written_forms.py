@@ -364,11 +364,15 @@ def written_updates(update: RecognizerUpdate) -> RecognizerUpdate:
 
 
 def spoken_to_written(recognizer: Recognizer) -> Callable[[RecognizerUpdate], RecognizerUpdate]:
-    """What a session does to ``recognizer``'s updates before anything reads them: written forms
-    where its kind declares that it writes spoken forms and it hears English; else nothing."""
+    """What a session does to ``recognizer``'s updates before anything reads them, where it hears
+    English: written forms where its kind declares that it writes spoken forms; clock times as a
+    person writes them where it writes written forms its own way (``written_times``: Whisper's
+    "at 10.30"), a new step for each session, since it remembers the words before; else nothing."""
     from engine.recognizers.kinds import find_kind
+    from engine.recognizers.written_times import ClockTimes
 
     kind = find_kind(getattr(recognizer, "name", None))
-    if kind is not None and kind.writes_spoken_forms and is_english(recognizer.language):
-        return written_updates
+    english = is_english(recognizer.language) or getattr(recognizer, "translating", False)
+    if kind is not None and english:
+        return written_updates if kind.writes_spoken_forms else ClockTimes()
     return lambda update: update

@@ -47,3 +47,39 @@ def test_casing_off_keeps_every_word_lowercase():
     renderer = CaseRenderer({"iphone": "iPhone"}, enabled=False)
     for word in ("i", "i'm", "iphone", "NASA"):
         assert renderer.render(word, "upper", None) == ("lower", word.lower())
+
+
+@pytest.mark.parametrize("word", ["january", "april", "december", "monday", "friday", "sunday"])
+def test_months_and_days_are_capitalised_inside_a_sentence_whatever_the_model_says(word):
+    assert CaseRenderer().render(word, "lower", "none") == ("capitalized", word.capitalize())
+
+
+@pytest.mark.parametrize(
+    "before,word,after,form",
+    [
+        ("to", "march", "15th", "March"),  # "move it to March 15th"
+        ("on", "march", "3", "March"),
+        ("in", "may", None, "May"),
+        ("of", "may", None, "May"),  # "the 3rd of May"
+        ("15th", "march", None, "March"),  # "the 15th March"
+        ("will", "march", "to", "march"),  # the verb
+        ("we", "may", "go", "may"),  # the modal
+        (None, "may", None, "may"),
+    ],
+)
+def test_march_and_may_are_months_only_beside_a_date(before, word, after, form):
+    assert CaseRenderer().render(word, "lower", "none", before, after)[1] == form
+
+
+def test_a_word_the_model_calls_lower_stays_lower_inside_a_sentence():
+    renderer = CaseRenderer()
+    assert renderer.render("plan", "lower", "none", "over", "for") == ("lower", "plan")
+    assert renderer.render("Mergers", "lower", "comma") == ("lower", "mergers")
+
+
+def test_known_forms_declared_by_the_user_come_before_the_lexicon_and_the_model():
+    renderer = CaseRenderer({"github": "GitHub"}, known_forms={"GitHub": "Github", "livecap": "LiveCap"})
+    assert renderer.render("github", "capitalized", "none") == ("capitalized", "Github")
+    assert renderer.render("livecap", "lower", "none") == ("capitalized", "LiveCap")
+    assert renderer.render("livecap", "lower", "period")[1] == "LiveCap"
+    assert renderer.inner_form("livecap", "lower", "LiveCap") == ""

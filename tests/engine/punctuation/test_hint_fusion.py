@@ -198,3 +198,46 @@ def test_a_newer_writing_of_a_pending_word_is_read_and_a_settled_mark_stays(fuse
     decoder.revise_writings({3: words[3]}, settled=0)  # too late: "home" settled
     later = decoder.push_many([Word("again", 9.0, 9.3, 1.0, "again")]) + decoder.flush()
     assert settled[3] == "none" and all(e.position == len(words) for e in later if isinstance(e, Settled))
+
+
+def test_a_capital_written_inside_a_sentence_makes_no_name_the_tagger_does_not_see():
+    fusion = HintFusion(CONFUSION, CAPITALS)
+    unsure_name = np.array([[0.7, 0.3, 0.0]])  # lower, capitalized, upper: a capital would win
+    seen_name = np.array([[0.45, 0.55, 0.0]])
+    none = np.array([[1.0, 0.0, 0.0, 0.0]])
+
+    def fused_case(case, written, text=None):
+        word = Word(text or written.lower().strip(".,"), written=written)
+        return ["lower", "capitalized", "upper"][
+            int(np.argmax(fusion.fuse(none, case, [word], ["over"])[1][0]))
+        ]
+
+    assert fused_case(unsure_name, "Plan") == "lower"  # "over Plan": Whisper's capital alone
+    assert fused_case(seen_name, "Plan") == "capitalized"  # the tagger leans to a name: kept
+    assert fused_case(seen_name, "plan") == "lower"  # a lower-case writing still counts against one
+    assert fused_case(unsure_name, "May") == "capitalized"  # a month Whisper capitalised
+    assert fused_case(np.array([[0.9, 0.05, 0.05]]), "NASA") == "upper"  # an acronym as written
+    assert fused_case(np.array([[0.9, 0.05, 0.05]]), "U.S.", "u.s.") == "upper"
+
+
+def test_the_shipped_model_keeps_whispers_capital_only_on_names_and_capitalises_months():
+    """Through the real punctuation model, live and offline: Whisper's words as it wrote them."""
+    from engine.punctuation.model import model_folder
+
+    model = PunctuationModel(model_folder(None), threads=1)
+    text = (
+        "We spent $42,000 in the third Quarter, which is 12% over Plan for the Year, and we "
+        "moved the review with NASA to march 15th. They will march to the Office in Paris on monday."
+    )
+    words = [Word(t.strip(".,").lower(), 0.4 * k, 0.4 * k + 0.3, 1.0, t) for k, t in enumerate(text.split())]
+    decoder = StreamingDecoder.from_model(model)
+    events = [e for w in words for e in decoder.push(w)] + decoder.flush()
+    live = {e.position: e.form for e in events if isinstance(e, Settled)}
+    offline = {s.position: s.form for s in OfflineDecoder.from_model(model).decode(words)}
+    for forms in (live, offline):
+        shown = [forms[p] for p in range(len(words))]
+        assert "Plan" not in shown and "Quarter" not in shown and "Year" not in shown, shown
+        assert "Office" not in shown, shown
+        assert {"NASA", "Paris", "Monday"} <= set(shown), shown
+        assert shown[shown.index("15th") - 1] == "March", shown
+        assert shown[shown.index("to", shown.index("They")) - 1] == "march", shown

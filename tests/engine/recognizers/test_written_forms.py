@@ -95,8 +95,12 @@ def test_the_step_runs_where_the_kind_says_so_and_the_language_is_english():
     for name, language in (("pocketsphinx", "en-us"), ("vosk", "en"), ("vosk", None)):
         out = spoken_to_written(Declared(name, language))(update)
         assert [w.text for w in out.partial] == ["at", "10:30"] and [w.text for w in out.final] == ["12%"]
-    for name, language in (("whisper", None), ("vosk", "ko"), ("vosk", "fr")):
+    for name, language in (("vosk", "ko"), ("vosk", "fr")):
         assert spoken_to_written(Declared(name, language))(update) is update
+    # Whisper writes written forms: only its own clock times are rewritten, never spoken words
+    whisper = spoken_to_written(Declared("whisper", None))(update)
+    assert [w.text for w in whisper.partial] == ["at", "ten", "thirty"]
+    assert [w.text for w in whisper.final] == ["twelve", "percent"]
 
 
 def test_an_update_without_a_final_keeps_none():
