@@ -195,6 +195,9 @@ def violations(sites, importer_packages, forbidden) -> list[ImportSite]:
 ENGINE_STAGES = (
     ("words", "files", "fanout", "onnx_runtime", "machine", "version", "elapsed"),  # what every stage shares
     ("events",),
+    # The user's terms: read by the recognizers (a phrase list, a prompt), the transcript and the
+    # session (words matched after recognition); it needs only the words and the files.
+    ("vocabulary",),
     ("audio", "vosk_models"),
     ("recognizers", "prosody", "speakers"),
     ("punctuation",),

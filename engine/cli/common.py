@@ -64,8 +64,9 @@ def interrupt_deferred():
 
 def recognition_choice(args):
     """What ``args`` ask of recognition (``--recognizer``, ``--language``, ``--translate``,
-    ``--accuracy``, ``--marks``) as the engine checks it (``plan.RecognitionChoice``); a bad
-    code, or ``--recognizer`` beside a language only Whisper base hears, is one line."""
+    ``--accuracy``, ``--marks``, ``--vocabulary`` with the user's own) as the engine checks it
+    (``plan.RecognitionChoice``); a bad code, a bad vocabulary line, or ``--recognizer`` beside
+    a language only Whisper base hears, is one line."""
     from engine.recognizers.kinds import AUTO
     from engine.session.plan import ENGLISH, RecognitionChoice
 
@@ -76,6 +77,7 @@ def recognition_choice(args):
             translate=bool(getattr(args, "translate", False)),
             accuracy=getattr(args, "accuracy", None) or "auto",
             marks=getattr(args, "marks", None) or "auto",
+            vocabulary=vocabulary_choice(args),
         )
     except ValueError as exc:
         raise CliError(str(exc)) from None
@@ -86,6 +88,17 @@ def recognition_choice(args):
             "drop --recognizer"
         )
     return choice
+
+
+def vocabulary_choice(args):
+    """The session's vocabulary for ``args``: the user's own and ``--vocabulary``'s; a bad file
+    is one line naming it and the line."""
+    from engine.vocabulary import VocabularyError, session_vocabulary
+
+    try:
+        return session_vocabulary(getattr(args, "vocabulary", None))
+    except VocabularyError as exc:
+        raise CliError(str(exc)) from None
 
 
 def describe_recognizer(name: str, language: str | None, translating: bool, detected: bool = False) -> str:

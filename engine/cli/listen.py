@@ -85,6 +85,7 @@ def session_spec(args) -> SessionSpec:
         model_dir=args.model_dir,
         accuracy=choice.accuracy,
         echo_guard=not getattr(args, "no_echo_guard", False),
+        vocabulary=choice.vocabulary,
     )
 
 

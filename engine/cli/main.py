@@ -124,6 +124,7 @@ def add_model_options(p: argparse.ArgumentParser, threads: bool = True) -> None:
 
 
 def _add_recognizer_options(p) -> None:
+    from engine.cli.vocabulary import add_vocabulary_option
     from engine.recognizers.accuracy import ACCURACIES, Accuracy
     from engine.recognizers.kinds import AUTO, CHOICES
     from engine.session.marks import MARKS
@@ -169,6 +170,7 @@ def _add_recognizer_options(p) -> None:
         help="which Whisper captions English: " + "; ".join(f"{a.value}: {a.help}" for a in Accuracy),
     )
     add_model_options(p)
+    add_vocabulary_option(p)
     p.add_argument(
         "--verbose", action="store_true", help="show the speech recognizer's own log (Kaldi's, for Vosk)"
     )
@@ -301,6 +303,10 @@ def _add_live_commands(sub) -> None:
     from engine.cli.history import add_history_command  # its options only: the work loads when run
 
     add_history_command(sub)
+
+    from engine.cli.vocabulary import add_vocabulary_command
+
+    add_vocabulary_command(sub)
 
 
 def _add_live_source_options(p: argparse.ArgumentParser) -> None:

@@ -208,7 +208,9 @@ def cmd_transcribe(args) -> int:
             # Ctrl-C while recognizing stops at the next chunk; from the last chunk on, the file is
             # punctuated first (a short stage beside the recognizing): either way it raises
             # Interrupted with the words heard.
-            transcript = transcribe_file(path, recognizer, model, progress, written_marks=written)
+            transcript = transcribe_file(
+                path, recognizer, model, progress, written_marks=written, vocabulary=plan.vocabulary
+            )
         except Interrupted as stop:  # Ctrl-C: write what was heard, then stop
             interrupted, transcript = stop, stop.transcript
         except AudioError as exc:  # the file changed since it was checked: the others still go

@@ -24,6 +24,7 @@ from engine.punctuation.settings import DecoderSettings
 from engine.recognizers.base import Recognizer
 from engine.recognizers.written_forms import spoken_to_written
 from engine.transcript.transcript import Transcript, TranscriptWord
+from engine.vocabulary import Vocabulary, match_vocabulary
 from engine.words import Word
 
 Progress = Callable[[str, float, float], None]  # (stage, done, total)
@@ -181,6 +182,16 @@ def keep_written_marks(words: Sequence[Word]) -> Transcript:
     return Transcript([_decided(w, s.mark, s.case, s.form) for w, s in zip(words, settled)])
 
 
+def with_forms(transcript: Transcript, forms: dict[int, str]) -> Transcript:
+    """``transcript`` with each word at an index of ``forms`` written in that form (a term of the
+    vocabulary: "kubectl" stays lower case at a sentence's start, "PostgreSQL" keeps its capitals)."""
+    if not forms:
+        return transcript
+    return Transcript(
+        [replace(w, form=forms[i]) if i in forms else w for i, w in enumerate(transcript.words)]
+    )
+
+
 def transcribe_file(
     path: str | Path,
     recognizer: Recognizer,
@@ -188,9 +199,12 @@ def transcribe_file(
     progress: Progress | None = None,
     settings: DecoderSettings | None = None,
     written_marks: bool = False,
+    vocabulary: Vocabulary | None = None,
 ) -> Transcript:
     """Recognize a whole file, then ``repunctuate`` its words (``written_marks``: keep the marks
-    the recognizer wrote instead). Ctrl-C raises ``Interrupted`` with the words heard so far,
+    the recognizer wrote instead); between the two, the words that are ``vocabulary``'s terms
+    are replaced by them (``match_vocabulary``), written in the term's form whatever the case
+    the punctuation gives. Ctrl-C raises ``Interrupted`` with the words heard so far,
     punctuated: an hour's work is not thrown away. While recognizing it stops at the next chunk;
     from the last chunk on (punctuating is short beside recognizing) it is held until the file's
     words are punctuated, and ``Interrupted`` then holds them all (``complete``). The same held
@@ -202,9 +216,12 @@ def transcribe_file(
     on_step = (lambda done, total: progress("punctuating", done, total)) if progress else None
 
     def punctuate(words, step=None):
+        matched = match_vocabulary(words, vocabulary or Vocabulary())
         if written_marks:
-            return keep_written_marks(words)
-        return repunctuate(words, model, settings, step, recognizer=recognizer.name)
+            return with_forms(keep_written_marks(matched.words), matched.forms)
+        return with_forms(
+            repunctuate(matched.words, model, settings, step, recognizer=recognizer.name), matched.forms
+        )
 
     with _ctrl_c_between_chunks() as interrupted:
         try:

@@ -30,6 +30,7 @@ from engine.speakers.echo_guard import EchoGuard
 from engine.speakers.labels import OTHERS, SpeakerNames
 from engine.transcript.journal_folder import DEFAULT_KEEP_DAYS
 from engine.transcript.speaker_labels import names_to_dict
+from engine.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,8 @@ class SessionSpec:
     # Speed or accuracy (``accuracy.Accuracy``): where English runs the built-in Whisper, tiny.en
     # or Whisper base (the language pack), as ``accuracy.wants_base`` says.
     accuracy: str = "auto"
+    # The user's terms for this session (``engine.vocabulary``), read by the front end.
+    vocabulary: Vocabulary = Vocabulary()
 
     def __post_init__(self):
         """The recognition choices, checked and put in their normal form once (``plan``)."""
@@ -90,7 +93,9 @@ class SessionSpec:
     @property
     def recognition(self) -> RecognitionChoice:
         """What this spec asks of recognition, which the plan is resolved from (``plan``)."""
-        return RecognitionChoice(self.recognizer, self.language, self.translate, self.accuracy, self.marks)
+        return RecognitionChoice(
+            self.recognizer, self.language, self.translate, self.accuracy, self.marks, self.vocabulary
+        )
 
     def decoder_settings(self, recommended: DecoderSettings) -> DecoderSettings:
         """The streaming decoder's settings: the model's ``recommended`` ones with this spec's choices."""

@@ -4,6 +4,8 @@ A front end's choices (``RecognitionChoice``: the recognizer asked for, the spok
 translate, Speed or accuracy, whose marks) are checked here and nowhere else, and turned here into
 what runs:
 
+- ``RecognitionChoice.vocabulary``: the user's terms, parsed once by the front end; every
+  front end reads them from the plan (``RecognitionPlan.vocabulary``).
 - ``RecognitionChoice.request``: the recognizer kind and its options, before anything loads.
   English keeps the recognizer asked for (the built-in Whisper tiny.en by default, or Whisper base
   told English where Speed or accuracy asks for it); any other language, or "auto", runs Whisper
@@ -27,6 +29,7 @@ from engine.recognizers.base import Recognizer
 from engine.recognizers.kinds import AUTO, WHISPER, WHISPER_BASE
 from engine.recognizers.language_pack import AUTO_LANGUAGE, check_language
 from engine.session.marks import decide_marks
+from engine.vocabulary import Vocabulary
 
 __all__ = ["AUTO_LANGUAGE", "ENGLISH", "RecognitionChoice", "RecognitionPlan", "resolve_plan"]
 
@@ -46,6 +49,9 @@ class RecognitionChoice:
     translate: bool = False  # English captions of speech in ``language``
     accuracy: str = "auto"  # ``accuracy.Accuracy``'s value
     marks: str = "auto"  # one of ``marks.MARKS``
+    # The user's terms (``engine.vocabulary``): their own and a session's file, read once by the
+    # front end; recognition writes them the user's way.
+    vocabulary: Vocabulary = Vocabulary()
 
     def __post_init__(self):
         language = check_language(self.language)
@@ -91,6 +97,11 @@ class RecognitionPlan:
     marks: str = "engine"  # whose marks the words show: "engine" or "recognizer"
     final_marks: str = "engine"  # whose marks the text after Stop and an export take
     notices: tuple[str, ...] = ()  # one line each, for the front end to show
+
+    @property
+    def vocabulary(self) -> Vocabulary:
+        """The session's vocabulary, as the front end chose it."""
+        return self.choice.vocabulary
 
 
 def resolve_plan(

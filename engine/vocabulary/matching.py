@@ -1,0 +1,233 @@
+"""Recognized words matched against a vocabulary by how they sound, and replaced by its terms.
+
+After recognition, every run of up to a few recognized words is compared with each entry: its
+term and its spoken forms, as text (letters only, any case: "Postgre SQL" is "PostgreSQL") and
+as phonemes (``phonemes``: "graph on a" sounds like "Grafana"). A run is replaced only where
+
+- its letters are a spoken form's, or the term's (a term that is itself a common word, "Mark",
+  only by a spoken form: every "mark" is not the name);
+- or it sounds like the term or a spoken form within ``THRESHOLD``; where every word of the run
+  is a common English word (``word_list``) within ``COMMON_THRESHOLD`` only, and never for one
+  common word alone: "right" sounds exactly like "Wright", and the vocabulary must never write a
+  term that was not said.
+
+Runs are taken best first (the closest, then the longest), none overlapping another. A
+replacement keeps the times: a term spans the replaced words' start to end (a term of several
+words shares that span by the length of its words), takes their least confidence, and keeps
+the marks the recognizer wrote around them. ``match_vocabulary`` is a pure function of the
+words: the same words and vocabulary give the same result.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from engine.vocabulary.entries import Entry, Vocabulary
+from engine.vocabulary.phonemes import PhonemeError, distance, phonemes
+from engine.vocabulary.word_list import WordList, english_words
+from engine.words import Word, word_core
+
+log = logging.getLogger(__name__)
+
+__all__ = ["COMMON_THRESHOLD", "THRESHOLD", "Match", "Matched", "VocabularyMatcher", "match_vocabulary"]
+
+THRESHOLD = 0.25  # the distance (``phonemes.distance``) below which a run of words is the term
+COMMON_THRESHOLD = 0.1  # the same for a run of common words only
+MAX_EXTRA_WORDS = 2  # a term of n words may have been heard as up to n + 2 words
+MIN_SOUNDS = 4  # a shorter term or run (a syllable) is matched by its letters only
+# A word said weakly inside a phrase: espeak-ng, given the word alone, says it in full ("a" as
+# the letter's name).
+WEAK = {"a": "ə", "the": "ðə", "to": "tə", "of": "əv", "and": "ənd", "for": "fəɹ", "an": "ən", "or": "əɹ"}
+
+
+@dataclass(frozen=True)
+class Match:
+    """Recognized words ``start``..``end`` (exclusive) are ``entry``'s term, at ``distance``
+    (0: by their letters)."""
+
+    start: int
+    end: int
+    entry: Entry
+    distance: float
+
+
+@dataclass(frozen=True)
+class Matched:
+    """``match_vocabulary``'s result: the words with the terms in, which of them are a term's
+    (index in ``words`` -> the form to write, whatever the punctuation's case), the matches."""
+
+    words: list[Word]
+    forms: dict[int, str]
+    matches: list[Match]
+
+
+def letters(text: str) -> str:
+    return "".join(c for c in text.casefold() if c.isalnum())
+
+
+def _spelled(term: str) -> str | None:
+    """An acronym as its letters are said ("AWS" -> "A W S")."""
+    bare = term.replace(".", "")
+    return " ".join(bare) if bare.isalpha() and bare.isupper() and 2 <= len(bare) <= 6 else None
+
+
+def _bigrams(sounds: str) -> set[str]:
+    return {sounds[i : i + 2] for i in range(len(sounds) - 1)}
+
+
+class VocabularyMatcher:
+    """A vocabulary prepared for matching: its phonemes asked of espeak-ng once."""
+
+    def __init__(self, vocabulary: Vocabulary, words: WordList | None = None):
+        self.vocabulary = vocabulary
+        self.words = english_words() if words is None else words
+        self.by_letters: dict[str, Entry] = {}
+        self.variants: list[tuple[Entry, str, int]] = []  # (entry, phonemes, words said)
+        texts, owners = [], []
+        for entry in vocabulary:
+            single_common = len(entry.term.split()) == 1 and self.words.is_common(letters(entry.term))
+            if not single_common:
+                self.by_letters.setdefault(letters(entry.term), entry)
+            for form in entry.spoken:
+                self.by_letters.setdefault(letters(form), entry)
+            spelled = _spelled(entry.term)
+            for text in (entry.term, *entry.spoken, *([spelled] if spelled else [])):
+                texts.append(text)
+                owners.append(entry)
+        self.index: dict[str, list[int]] = {}
+        try:
+            said = phonemes(texts)
+            self.problem = ""
+        except PhonemeError as exc:  # the letters still match; said once, where the words are
+            said, self.problem = [""] * len(texts), f"{exc}; the vocabulary matches spellings only"
+            log.warning(self.problem)
+        for entry, text, sounds in zip(owners, texts, said):
+            if len(sounds) < MIN_SOUNDS:
+                continue
+            self.variants.append((entry, sounds, len(text.split())))
+            for bigram in _bigrams(sounds):
+                self.index.setdefault(bigram, []).append(len(self.variants) - 1)
+        self.longest = max((len(t.split()) for t in texts), default=1) + MAX_EXTRA_WORDS
+
+    def _word_sounds(self, cores: list[str]) -> list[str]:
+        if self.problem:
+            return [""] * len(cores)
+        said = phonemes([c for c in cores if c.lower() not in WEAK])
+        it = iter(said)
+        return [WEAK[c.lower()] if c.lower() in WEAK else next(it) for c in cores]
+
+    def matches(self, words: Sequence[Word]) -> list[Match]:
+        """Every match, best first, none overlapping."""
+        if not self.vocabulary or not words:
+            return []
+        cores = [word_core(w.text) for w in words]
+        sounds = self._word_sounds(cores)
+        common = [self.words.is_common(letters(c)) for c in cores]
+        found: list[Match] = []
+        for start in range(len(words)):
+            if not cores[start]:
+                continue
+            for end in range(start + 1, min(len(words), start + self.longest) + 1):
+                if not cores[end - 1]:
+                    continue
+                match = self._best(start, end, cores, sounds, common)
+                if match is not None:
+                    found.append(match)
+        found.sort(key=lambda m: (m.distance, -(m.end - m.start), m.start))
+        taken: set[int] = set()
+        kept = []
+        for match in found:
+            span = set(range(match.start, match.end))
+            if not span & taken:
+                taken |= span
+                kept.append(match)
+        return sorted(kept, key=lambda m: m.start)
+
+    def _best(self, start: int, end: int, cores, sounds, common) -> Match | None:
+        entry = self.by_letters.get(letters("".join(cores[start:end])))
+        if entry is not None:
+            return Match(start, end, entry, 0.0)
+        heard = "".join(sounds[start:end])
+        all_common = all(common[start:end])
+        if len(heard) < MIN_SOUNDS or (all_common and end - start == 1):
+            return None
+        limit = COMMON_THRESHOLD if all_common else THRESHOLD
+        shared = Counter(i for b in _bigrams(heard) for i in self.index.get(b, ()))
+        best: Match | None = None
+        for i, count in shared.items():
+            entry, said, term_words = self.variants[i]
+            if end - start > term_words + MAX_EXTRA_WORDS or not 0.7 <= len(heard) / len(said) <= 1.4:
+                continue
+            if count < 0.3 * min(len(heard), len(said)) - 1:  # too few sounds in common to be close
+                continue
+            far = distance(heard, said)
+            if far <= limit and (best is None or far < best.distance):
+                best = Match(start, end, entry, far)
+        return best
+
+    def apply(self, words: Sequence[Word]) -> Matched:
+        """``words`` with each match replaced by its term (``match_vocabulary``)."""
+        matches = self.matches(words)
+        out: list[Word] = []
+        forms: dict[int, str] = {}
+        at = 0
+        for match in matches:
+            out.extend(words[at : match.start])
+            for word in _term_words(match.entry.term, words[match.start : match.end]):
+                forms[len(out)] = word.text
+                out.append(word)
+            at = match.end
+        out.extend(words[at:])
+        return Matched(out, forms, matches)
+
+
+def _term_words(term: str, replaced: Sequence[Word]) -> list[Word]:
+    """The term's words in place of ``replaced``: their span shared by length, their least
+    confidence, the marks the recognizer wrote before the first and after the last."""
+    first, last = replaced[0], replaced[-1]
+    parts = term.split()
+    confidence = min(w.confidence for w in replaced)
+    lead = first.written[: len(first.written) - len(first.written.lstrip())] if first.written else ""
+    before = _before_core(first.written.strip()) if first.written else ""
+    after = _after_core(last.written.strip()) if last.written else ""
+    times: list[tuple[float | None, float | None]]
+    if first.start is not None and last.end is not None:
+        total = sum(len(p) for p in parts)
+        times, at = [], first.start
+        for p in parts:
+            stop = at + (last.end - first.start) * len(p) / total
+            times.append((round(at, 3), round(stop, 3)))
+            at = stop
+        times[-1] = (times[-1][0], last.end)
+        times[0] = (first.start, times[0][1])
+    else:
+        times = [(None, None)] * len(parts)
+    out = []
+    for k, (part, (start, end)) in enumerate(zip(parts, times)):
+        written = ""
+        if first.written or last.written:
+            written = (lead + before if k == 0 else " ") + part + (after if k == len(parts) - 1 else "")
+        source = last if k == len(parts) - 1 else first
+        out.append(replace(source, text=part, start=start, end=end, confidence=confidence, written=written))
+    return out
+
+
+def _before_core(written: str) -> str:
+    core = word_core(written)
+    return written[: written.find(core)] if core and core in written else ""
+
+
+def _after_core(written: str) -> str:
+    core = word_core(written)
+    return written[written.find(core) + len(core) :] if core and core in written else ""
+
+
+def match_vocabulary(words: Sequence[Word], vocabulary: Vocabulary) -> Matched:
+    """``words`` with the runs that are ``vocabulary``'s terms replaced (see the module); a
+    vocabulary with no entries changes nothing and asks espeak-ng nothing."""
+    if not vocabulary:
+        return Matched(list(words), {}, [])
+    return VocabularyMatcher(vocabulary).apply(words)
