@@ -310,6 +310,28 @@ def test_the_engine_never_imports_the_app(sites):
     check(found, "app/ imported by engine/")
 
 
+def test_nothing_in_the_runtime_imports_the_measuring_tools(sites):
+    """``engine/evaluation`` stays in the engine as its last stage (docs/ARCHITECTURE.md): it may
+    import every stage, and only ``training/`` and the tests import it. No other engine module and
+    no app module does, and no public name of the engine loads from it, so the shipped app never
+    runs it (the frozen build leaves it out)."""
+    import engine
+
+    def measuring(name: str) -> bool:
+        return name.split(".")[:2] == ["engine", "evaluation"]
+
+    found = [
+        site
+        for site in sites
+        if site.module.split(".")[0] in ("engine", "app")
+        and not measuring(site.module)
+        and any(measuring(target) for target in site.targets)
+    ]
+    check(found, "engine/evaluation imported by the runtime (only training/ and the tests may)")
+    public = sorted(name for name, (module, _) in engine._PUBLIC.items() if measuring(module))
+    assert not public, f"public names of the engine load from engine/evaluation: {public}"
+
+
 def test_the_app_uses_only_the_engines_public_api(sites):
     found = [
         site
