@@ -34,10 +34,11 @@ ALWAYS_CAPITALISED = _FIRST_PERSON | _CALENDAR
 _MONTHS_THAT_ARE_WORDS = frozenset({"march", "may"})
 CALENDAR_NAMES = _CALENDAR | _MONTHS_THAT_ARE_WORDS
 _LEADS_TO_MONTH = frozenset({"in", "of", "since", "until", "till", "early", "mid", "through"})
-_DAY = re.compile(r"(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?[.,]?$")
+_DAY = re.compile(r"(?:[1-9]|[12]\d|3[01])(st|nd|rd|th)?[.,]?$")
+# Ordinals that name a day; "first" and "second" also follow a modal ("we may first ask").
 _DAY_WORDS = frozenset(
-    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
-    "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth thirtieth".split()
+    "third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth thirtieth".split()
 )
 
 
@@ -46,9 +47,14 @@ def _plain(word: str) -> str:
     return word.lower().replace("\u2019", "'")
 
 
-def _is_day(word: str | None) -> bool:
+def _is_day(word: str | None, ordinal: bool = False) -> bool:
+    """Whether ``word`` is a day of a month ("15", "15th", "fifteenth"); ``ordinal``: as an
+    ordinal only ("the 15th May", not "these 3 may help")."""
     text = _plain(word or "").strip(".,")
-    return bool(_DAY.match(text)) or text in _DAY_WORDS or text.split("-")[-1] in _DAY_WORDS
+    number = _DAY.match(text)
+    if number:
+        return bool(number[1]) or not ordinal
+    return text in _DAY_WORDS or text.split("-")[-1] in _DAY_WORDS
 
 
 def always_capitalised(word: str, before: str | None = None, after: str | None = None) -> bool:
@@ -60,7 +66,7 @@ def always_capitalised(word: str, before: str | None = None, after: str | None =
         return True
     if text not in _MONTHS_THAT_ARE_WORDS:
         return False
-    return _is_day(after) or _plain(before or "") in _LEADS_TO_MONTH or _is_day(before)
+    return _is_day(after) or _plain(before or "") in _LEADS_TO_MONTH or _is_day(before, ordinal=True)
 
 
 class CaseRenderer:

@@ -65,6 +65,9 @@ def test_months_and_days_are_capitalised_inside_a_sentence_whatever_the_model_sa
         ("will", "march", "to", "march"),  # the verb
         ("we", "may", "go", "may"),  # the modal
         (None, "may", None, "may"),
+        ("these", "may", "help", "may"),
+        ("3", "may", "help", "may"),  # "these 3 may help"
+        ("we", "may", "first", "may"),  # "we may first ask"
     ],
 )
 def test_march_and_may_are_months_only_beside_a_date(before, word, after, form):
