@@ -192,6 +192,26 @@ def with_forms(transcript: Transcript, forms: dict[int, str]) -> Transcript:
     )
 
 
+def finish_file_words(
+    words: Sequence[Word],
+    recognizer: str,
+    model,
+    settings: DecoderSettings | None = None,
+    written_marks: bool = False,
+    vocabulary: Vocabulary | None = None,
+    progress: StepProgress | None = None,
+) -> Transcript:
+    """A file's recognized ``words`` (by the recognizer kind ``recognizer``) made a transcript, as
+    ``transcribe_file`` makes it: the words that are ``vocabulary``'s terms replaced by them
+    (``match_vocabulary``), then punctuated (``repunctuate``; ``written_marks``: the marks the
+    recognizer wrote instead), each term written in its form whatever the case given it."""
+    matched = match_vocabulary(words, vocabulary or Vocabulary())
+    if written_marks:
+        return with_forms(keep_written_marks(matched.words), matched.forms)
+    punctuated = repunctuate(matched.words, model, settings, progress, recognizer=recognizer)
+    return with_forms(punctuated, matched.forms)
+
+
 def transcribe_file(
     path: str | Path,
     recognizer: Recognizer,
@@ -216,12 +236,7 @@ def transcribe_file(
     on_step = (lambda done, total: progress("punctuating", done, total)) if progress else None
 
     def punctuate(words, step=None):
-        matched = match_vocabulary(words, vocabulary or Vocabulary())
-        if written_marks:
-            return with_forms(keep_written_marks(matched.words), matched.forms)
-        return with_forms(
-            repunctuate(matched.words, model, settings, step, recognizer=recognizer.name), matched.forms
-        )
+        return finish_file_words(words, recognizer.name, model, settings, written_marks, vocabulary, step)
 
     with _ctrl_c_between_chunks() as interrupted:
         try:

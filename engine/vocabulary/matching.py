@@ -4,12 +4,13 @@ After recognition, every run of up to a few recognized words is compared with ea
 term and its spoken forms, as text (letters only, any case: "Postgre SQL" is "PostgreSQL") and
 as phonemes (``phonemes``: "graph on a" sounds like "Grafana"). A run is replaced only where
 
-- its letters are a spoken form's, or the term's (a term that is itself a common word, "Mark",
-  only by a spoken form: every "mark" is not the name);
+- its letters are a spoken form's, or the term's, accents aside ("Krakow" is "Kraków"; a term
+  that is one everyday word, "Mark", only by a spoken form: every "mark" is not the name);
 - or it sounds like the term or a spoken form within ``THRESHOLD``; where every word of the run
   is a common English word (``word_list``) within ``COMMON_THRESHOLD`` only, and never for one
   common word alone: "right" sounds exactly like "Wright", and the vocabulary must never write a
-  term that was not said.
+  term that was not said. Nor is a run that holds a word the recognizer wrote as letters or a
+  number ("OKR", "GD", "2.0": it heard letters, not a word), or that begins or ends in "the".
 
 Runs are taken best first (the closest, then the longest), none overlapping another. A
 replacement keeps the times: a term spans the replaced words' start to end (a term of several
@@ -26,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from engine.vocabulary.entries import Entry, Vocabulary
-from engine.vocabulary.phonemes import PhonemeError, distance, phonemes
+from engine.vocabulary.phonemes import PhonemeError, distance, phonemes, speakable
 from engine.vocabulary.word_list import WordList, english_words
 from engine.words import Word, word_core
 
@@ -34,9 +35,12 @@ log = logging.getLogger(__name__)
 
 __all__ = ["COMMON_THRESHOLD", "THRESHOLD", "Match", "Matched", "VocabularyMatcher", "match_vocabulary"]
 
-THRESHOLD = 0.25  # the distance (``phonemes.distance``) below which a run of words is the term
-COMMON_THRESHOLD = 0.1  # the same for a run of common words only
+THRESHOLD = 0.24  # the distance (``phonemes.distance``) below which a run of words is the term
+COMMON_THRESHOLD = 0.13  # the same for a run of common words only
 MAX_EXTRA_WORDS = 2  # a term of n words may have been heard as up to n + 2 words
+# A term that is one everyday word ("Mark", "Hope") is not matched by its letters: every "mark"
+# is not the name. Less frequent ones are ("Jenkins", "Consul": written the term's way).
+EVERYDAY_RANK = 5_000
 MIN_SOUNDS = 4  # a shorter term or run (a syllable) is matched by its letters only
 # A word said weakly inside a phrase: espeak-ng, given the word alone, says it in full ("a" as
 # the letter's name).
@@ -65,7 +69,18 @@ class Matched:
 
 
 def letters(text: str) -> str:
-    return "".join(c for c in text.casefold() if c.isalnum())
+    """``text``'s letters and digits, in lower case and without accents ("Kraków" -> "krakow"):
+    a recognizer that writes "Krakow" wrote the term."""
+    return "".join(c for c in speakable(text).casefold() if c.isalnum())
+
+
+def _written_on_purpose(core: str) -> bool:
+    """A word the recognizer wrote as heard letter by letter or as a number ("OKR", "2.0",
+    "iPhone"): another term that sounds like it is not what was said."""
+    if any(c.isdigit() for c in core):
+        return True
+    cased = [c for c in core if c.isalpha()]
+    return len(cased) > 1 and (all(c.isupper() for c in cased) or any(c.isupper() for c in cased[1:]))
 
 
 def _spelled(term: str) -> str | None:
@@ -88,8 +103,11 @@ class VocabularyMatcher:
         self.variants: list[tuple[Entry, str, int]] = []  # (entry, phonemes, words said)
         texts, owners = [], []
         for entry in vocabulary:
-            single_common = len(entry.term.split()) == 1 and self.words.is_common(letters(entry.term))
-            if not single_common:
+            rank = self.words.rank.get(letters(entry.term), EVERYDAY_RANK)
+            everyday = (
+                len(entry.term.split()) == 1 and not _written_on_purpose(entry.term) and rank < EVERYDAY_RANK
+            )
+            if not everyday:
                 self.by_letters.setdefault(letters(entry.term), entry)
             for form in entry.spoken:
                 self.by_letters.setdefault(letters(form), entry)
@@ -123,9 +141,10 @@ class VocabularyMatcher:
         """Every match, best first, none overlapping."""
         if not self.vocabulary or not words:
             return []
-        cores = [word_core(w.text) for w in words]
+        cores = [word_core(w.written or w.text) for w in words]  # the recognizer's capitals
         sounds = self._word_sounds(cores)
         common = [self.words.is_common(letters(c)) for c in cores]
+        chosen = [_written_on_purpose(c) for c in cores]
         found: list[Match] = []
         for start in range(len(words)):
             if not cores[start]:
@@ -133,7 +152,7 @@ class VocabularyMatcher:
             for end in range(start + 1, min(len(words), start + self.longest) + 1):
                 if not cores[end - 1]:
                     continue
-                match = self._best(start, end, cores, sounds, common)
+                match = self._best(start, end, cores, sounds, common, chosen)
                 if match is not None:
                     found.append(match)
         found.sort(key=lambda m: (m.distance, -(m.end - m.start), m.start))
@@ -146,10 +165,12 @@ class VocabularyMatcher:
                 kept.append(match)
         return sorted(kept, key=lambda m: m.start)
 
-    def _best(self, start: int, end: int, cores, sounds, common) -> Match | None:
+    def _best(self, start: int, end: int, cores, sounds, common, chosen) -> Match | None:
         entry = self.by_letters.get(letters("".join(cores[start:end])))
         if entry is not None:
             return Match(start, end, entry, 0.0)
+        if any(chosen[start:end]) or cores[start].lower() == "the" or cores[end - 1].lower() == "the":
+            return None  # no term begins or ends in "the": "the API", "hero the" are not terms
         heard = "".join(sounds[start:end])
         all_common = all(common[start:end])
         if len(heard) < MIN_SOUNDS or (all_common and end - start == 1):
