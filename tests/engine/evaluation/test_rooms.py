@@ -96,8 +96,8 @@ def test_one_voice_in_one_room_reports_file_live_and_non_speech(tmp_path, capsys
 
 
 def test_the_file_path_alone_decodes_with_a_beam_and_reports_no_live_figure(tmp_path, capsys):
-    argv = ["--voice", "piper", "--condition", "clean", "--excerpts", "1", "--words", "20",
-            "--min-words", "20", "--max-words", "40", "--nonspeech-minutes", "0.05", "--file-only"]  # fmt: skip
+    argv = ["--voice", "piper", "--condition", "clean", "--excerpts", "1", "--words", "20", "--min-words",
+            "20", "--max-words", "40", "--nonspeech-minutes", "0.05", "--file-only"]  # fmt: skip
     assert rooms.main(argv) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["file_beam"] == 5 and result["whisper_options"]["beam_size"] is None
