@@ -7,9 +7,10 @@ as phonemes (``phonemes``: "graph on a" sounds like "Grafana"). A run is replace
 - its letters are a spoken form's, or the term's, accents aside ("Krakow" is "Kraków"; a term
   that is one everyday word, "Mark", only by a spoken form: every "mark" is not the name);
 - or it sounds like the term or a spoken form within ``THRESHOLD``; where every word of the run
-  is a common English word (``word_list``) within ``COMMON_THRESHOLD`` only, and never for one
-  common word alone: "right" sounds exactly like "Wright", and the vocabulary must never write a
-  term that was not said. Nor is a run that holds a word the recognizer wrote as letters or a
+  is a common English word (``word_list``), or the term or the run is short (``SHORT_SOUNDS``:
+  "peg or" and "Packer"), within ``COMMON_THRESHOLD`` only, and never for one common word
+  alone: "right" sounds exactly like "Wright", and the vocabulary must never write a term that
+  was not said. Nor is a run that holds a word the recognizer wrote as letters or a
   number ("OKR", "GD", "2.0": it heard letters, not a word), or that begins or ends in "the".
 
 Runs are taken best first (the closest, then the longest), none overlapping another. A
@@ -42,6 +43,7 @@ MAX_EXTRA_WORDS = 2  # a term of n words may have been heard as up to n + 2 word
 # is not the name. Less frequent ones are ("Jenkins", "Consul": written the term's way).
 EVERYDAY_RANK = 5_000
 MIN_SOUNDS = 4  # a shorter term or run (a syllable) is matched by its letters only
+SHORT_SOUNDS = 5  # up to this many sounds, a run must be as close as common words must
 # A word said weakly inside a phrase: espeak-ng, given the word alone, says it in full ("a" as
 # the letter's name).
 WEAK = {"a": "ə", "the": "ðə", "to": "tə", "of": "əv", "and": "ənd", "for": "fəɹ", "an": "ən", "or": "əɹ"}
@@ -185,6 +187,8 @@ class VocabularyMatcher:
             if count < 0.3 * min(len(heard), len(said)) - 1:  # too few sounds in common to be close
                 continue
             far = distance(heard, said)
+            if min(len(heard), len(said)) <= SHORT_SOUNDS:
+                far = far if far <= COMMON_THRESHOLD else 1.0  # a short word: a sound or two is a lot
             if far <= limit and (best is None or far < best.distance):
                 best = Match(start, end, entry, far)
         return best
