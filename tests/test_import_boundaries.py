@@ -202,6 +202,7 @@ ENGINE_STAGES = (
     ("recognizers", "prosody", "speakers"),
     ("punctuation",),
     ("transcript", "dictation"),
+    ("share",),  # the caption page: reads the captions' events, as the transcript folds them
     ("history",),
     ("session",),
     ("cli", "about"),
