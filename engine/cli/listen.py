@@ -177,6 +177,7 @@ def stopping_already() -> Iterator[None]:
 def cmd_listen(args) -> int:
     from engine.audio.base import AudioError
     from engine.audio.sources import describe_sources
+    from engine.cli.share import start_sharing
     from engine.cli.terminal_captions import TerminalCaptions
 
     session = build_session(args)
@@ -185,9 +186,12 @@ def cmd_listen(args) -> int:
         warn(source.warning)
     captions = TerminalCaptions()
     session.subscribe(captions)
+    sharing = start_sharing(session, args)  # None unless --share or --lan
     try:
         session.start()
     except AudioError as exc:
+        if sharing is not None:
+            sharing.stop()
         raise CliError(str(exc)) from None
     listening = describe_sources(*(side.source.name for side in session.sides))  # "microphone + Zoom"
     print(f"livecap: listening to {listening}; press Ctrl-C to stop", file=sys.stderr, flush=True)
@@ -211,6 +215,8 @@ def cmd_listen(args) -> int:
             captions.abandon()
             warn(f"stopped at once, before the last words settled; {left_unfinished(journal)}")
             exit_now(130)
+        if sharing is not None:  # after the last marks settled: the page shows them too
+            sharing.stop()
         captions.finish()  # the last captions; from here on nothing but the summary is printed
         session.unsubscribe(captions)
         if journal is None:

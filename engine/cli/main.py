@@ -211,6 +211,17 @@ def _add_live_commands(sub) -> None:
         help="in a meeting, show every word the microphone hears, none hidden as the others' echo "
         "(with a headset there is no echo)",
     )
+    p.add_argument(
+        "--share",
+        action="store_true",
+        help="serve the captions as a web page on this computer (OBS's browser source, a second screen)",
+    )
+    p.add_argument(
+        "--lan",
+        action="store_true",
+        help="share the page on the local network, through a link with a random token (implies --share)",
+    )
+    p.add_argument("--share-minutes", type=float, metavar="N", help="stop sharing after N minutes")
     _add_keep_days(p)
     _add_recognizer_options(p)
     p.set_defaults(func=_lazy("engine.cli.listen", "cmd_listen"))

@@ -1,0 +1,63 @@
+"""The feed's messages from a session's events, and what it does when the server falls behind."""
+
+from engine.events import Appended, PartialWords, Provisional, Retracted, Settled, SpeakersLabelled
+from engine.share.feed import ShareFeed
+from engine.words import Word
+
+
+def test_words_turn_from_provisional_to_settled_and_a_retraction_removes_them():
+    feed = ShareFeed()
+    feed([Appended(0, Word("hello")), Provisional(0, "comma", "capitalized", 0.6, "Hello")])
+    feed([Settled(0, "period", "capitalized", 2, "Hello"), Appended(1, Word("there"))])
+    feed([Retracted(1), Appended(1, Word("world"))])
+    messages, snapshot = feed.take()
+    assert snapshot is None
+    assert [n for n, _ in messages] == list(range(1, len(messages) + 1))
+    assert [m for _, m in messages] == [
+        {"type": "word", "position": 0, "text": "Hello,", "state": "provisional", "speaker": "", "label": ""},
+        {"type": "word", "position": 0, "text": "Hello.", "state": "settled", "speaker": "", "label": ""},
+        {"type": "word", "position": 1, "text": "there", "state": "provisional", "speaker": "", "label": ""},
+        {"type": "retracted", "from": 1},
+        {"type": "word", "position": 1, "text": "world", "state": "provisional", "speaker": "", "label": ""},
+    ]
+
+
+def test_unstable_words_and_speaker_labels_reach_the_page_with_their_names():
+    feed = ShareFeed()
+    feed([PartialWords((Word("uh"),), speaker="others")])
+    feed([Appended(0, Word("yes", speaker="me")), SpeakersLabelled(((0, "others:2"),), settled_through=0)])
+    messages = [m for _, m in feed.take()[0]]
+    assert messages[0] == {
+        "type": "unstable",
+        "words": [{"text": "uh", "speaker": "others", "label": "Others"}],
+    }
+    assert messages[1]["speaker"] == "others:2" and messages[1]["label"] == "Others 2"
+
+
+def test_a_full_queue_never_blocks_the_session_and_ends_in_one_snapshot():
+    feed = ShareFeed(capacity=4)
+    for p in range(10):  # the server's loop never took any: the queue overflowed
+        feed([Appended(p, Word(f"w{p}")), Settled(p, "none", "lower", 1, f"w{p}")])
+    messages, snapshot = feed.take()
+    assert messages == []  # all older than the snapshot, which covers them
+    seq, message = snapshot
+    assert seq == 10 and message["type"] == "snapshot"
+    assert [w["text"] for w in message["words"]] == [f"w{p}" for p in range(10)]
+    assert all(w["state"] == "settled" for w in message["words"])
+    feed([Appended(10, Word("on"))])
+    assert feed.take() == (
+        [
+            (
+                11,
+                {
+                    "type": "word",
+                    "position": 10,
+                    "text": "on",
+                    "state": "provisional",
+                    "speaker": "",
+                    "label": "",
+                },
+            )
+        ],
+        None,
+    )
