@@ -203,6 +203,7 @@ class ShareServer:
             max_line_size=MAX_LINE,
             max_field_size=MAX_FIELD,
             keepalive_timeout=self._idle_s,
+            handler_cancellation=True,  # a viewer gone away leaves at once, not at its next write
             shutdown_timeout=1.0,
         )
         await runner.setup()
@@ -315,7 +316,7 @@ class ShareServer:
                     await response.write(f"event: end\ndata: {json.dumps(end)}\n\n".encode())
                     break
                 await response.write(data)
-        except (ConnectionError, asyncio.CancelledError, RuntimeError):
+        except (ConnectionError, RuntimeError):
             pass  # the viewer went away, or was cut
         finally:
             self._viewers.discard(viewer)

@@ -89,6 +89,7 @@
     if (label) {
       const name = document.createElement("span");
       name.className = "label " + classOf(speaker);
+      name.dir = "auto"; // its own direction: the line's is told by its words
       name.textContent = label + ": ";
       line.appendChild(name);
     }
