@@ -27,14 +27,14 @@ def add_vocabulary_option(p) -> None:
         type=Path,
         default=None,
         metavar="FILE",
-        help="names and terms to write your way for this run, one per line ('PostgreSQL: post gres "
-        "Q L'), added to your own (livecap vocabulary list)",
+        help="names and terms for this run, one per line ('PostgreSQL: post gres Q L'), added to your "
+        "own (livecap vocabulary list); transcribe writes them your way, live captions do not yet",
     )
 
 
 def add_vocabulary_command(sub) -> None:
     """``vocabulary`` and its actions, on the subcommands of ``livecap`` (``main.build_parser``)."""
-    p = sub.add_parser("vocabulary", help="your names and terms that captions write your way")
+    p = sub.add_parser("vocabulary", help="your names and terms, which transcribed files write your way")
     actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=type(p))
     a = actions.add_parser("list", help="every term, as in the file (default)")
     _file_option(a)
