@@ -86,3 +86,12 @@ def test_a_bad_vocabulary_file_stops_transcribe_before_any_audio_is_read(tmp_pat
     assert (
         err == f"livecap: {terms}, line 3: an empty spoken form (two commas, or one at the end); remove it\n"
     )
+
+
+def test_a_bad_vocabulary_file_stops_listen_before_its_source_opens(tmp_path, capsys):
+    terms = tmp_path / "terms.txt"
+    terms.write_text("Grafana\n: graph on a\n", encoding="utf-8")
+    not_audio = tmp_path / "notes.wav"
+    not_audio.write_text("not audio", encoding="utf-8")
+    assert main(["listen", "--source", str(not_audio), "--vocabulary", str(terms)]) == 2
+    assert capsys.readouterr().err.startswith(f"livecap: {terms}, line 2: the term is empty")
