@@ -65,7 +65,10 @@ class ShareFeed:
                     self._gap = True
         wake = self.wake
         if messages and wake is not None:
-            wake()
+            try:
+                wake()
+            except RuntimeError:  # the server's loop closed meanwhile: nobody is waiting
+                pass
 
     def take(self) -> tuple[list[tuple[int, dict]], tuple[int, dict] | None]:
         """The messages waiting, in order, and a snapshot (with the number of the last message
