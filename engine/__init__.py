@@ -129,6 +129,12 @@ _PUBLIC = {
     "install_model": ("engine.vosk_models.install", "install_model"),
     "DownloadError": ("engine.vosk_models.errors", "DownloadError"),
     "DownloadCancelled": ("engine.vosk_models.errors", "DownloadCancelled"),
+    # sharing: the captions as a page on this computer or the local network
+    "ShareServer": ("engine.share.server", "ShareServer"),
+    "share_captions": ("engine.share", "share_captions"),
+    "share_qr_png": ("engine.share.qr", "qr_png"),
+    "SHARE_DEFAULT_PORT": ("engine.share.server", "DEFAULT_PORT"),
+    "SHARE_OBS_OPTIONS": ("engine.share.server", "OBS_OPTIONS"),
     # dictation: typing settled words into other applications
     "DictationSink": ("engine.dictation.sink", "DictationSink"),
     "DictationSwitch": ("engine.dictation.switch", "DictationSwitch"),

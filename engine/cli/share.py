@@ -9,9 +9,7 @@ import sys
 
 from engine.cli.common import CliError
 
-__all__ = ["OBS_OPTIONS", "start_sharing"]
-
-OBS_OPTIONS = "?bg=transparent&lines=2&size=48"  # the address's options for OBS's browser source
+__all__ = ["start_sharing"]
 
 
 def start_sharing(session, args, err=None):
@@ -20,7 +18,7 @@ def start_sharing(session, args, err=None):
     lan = getattr(args, "lan", False)
     if not (getattr(args, "share", False) or lan):
         return None
-    from engine.share import DEFAULT_PORT, share_captions
+    from engine.share import DEFAULT_PORT, OBS_OPTIONS, share_captions
 
     err = err if err is not None else sys.stderr
     minutes = getattr(args, "share_minutes", None)
@@ -38,9 +36,9 @@ def start_sharing(session, args, err=None):
         where = f"on this computer only (OBS: {server.url}{OBS_OPTIONS})"
     print(f"livecap: captions shared at {server.url} {where}", file=err, flush=True)
     if lan and _is_terminal(err):
-        import segno
+        from engine.share import write_qr
 
-        segno.make(server.url, error="m").terminal(out=err, compact=True)
+        write_qr(server.url, err)
     return server
 
 

@@ -5,9 +5,19 @@ room). ``share_captions(session)`` starts it; ``ShareServer.stop()`` ends it."""
 from __future__ import annotations
 
 from engine.share.feed import ShareFeed
-from engine.share.server import DEFAULT_PORT, MAX_VIEWERS, ShareServer
+from engine.share.qr import qr_png, write_qr
+from engine.share.server import DEFAULT_PORT, MAX_VIEWERS, OBS_OPTIONS, ShareServer
 
-__all__ = ["DEFAULT_PORT", "MAX_VIEWERS", "ShareFeed", "ShareServer", "share_captions"]
+__all__ = [
+    "DEFAULT_PORT",
+    "MAX_VIEWERS",
+    "OBS_OPTIONS",
+    "ShareFeed",
+    "ShareServer",
+    "qr_png",
+    "share_captions",
+    "write_qr",
+]
 
 
 def share_captions(session, **options) -> ShareServer:

@@ -30,13 +30,14 @@ from aiohttp import web
 from engine.share.feed import ShareFeed
 from engine.share.guard import Guard, add_security_headers
 
-__all__ = ["DEFAULT_PORT", "MAX_VIEWERS", "ShareServer", "lan_address"]
+__all__ = ["DEFAULT_PORT", "MAX_VIEWERS", "OBS_OPTIONS", "ShareServer", "lan_address"]
 
 # aiohttp's server logs a bad request with the client's address: nothing about a viewer is logged.
 _SILENT = logging.Logger("caption-share-silent", logging.CRITICAL + 1)
 _SILENT.propagate = False
 
 DEFAULT_PORT = 8765
+OBS_OPTIONS = "?bg=transparent&lines=2&size=48"  # the address's options for OBS's browser source
 MAX_VIEWERS = 50
 VIEWER_QUEUE = 256  # messages a viewer may be behind before it is dropped
 RECENT_MESSAGES = 2000  # what a reconnecting viewer may catch up from without a snapshot

@@ -9,8 +9,9 @@ import pytest
 
 from engine.cli.common import CliError
 from engine.cli.main import build_parser
-from engine.cli.share import OBS_OPTIONS, start_sharing
+from engine.cli.share import start_sharing
 from engine.fanout import FanOut
+from engine.share import OBS_OPTIONS
 from engine.share.feed import ShareFeed
 
 
@@ -56,3 +57,22 @@ def test_lan_shares_behind_the_token_the_line_gives():
 def test_a_time_limit_of_nothing_is_one_clear_error():
     with pytest.raises(CliError, match="--share-minutes"):
         start_sharing(FanOut(), listen_args("--share", "--share-minutes", "0"))
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_lan_link_comes_with_its_qr_code_and_the_code_reads_back_as_the_link():
+    from engine.share import qr_png
+
+    err = Terminal()
+    server = start_sharing(FanOut(), listen_args("--lan"), err)
+    try:
+        lines = err.getvalue().splitlines()
+        assert lines[0].startswith("livecap: captions shared at") and len(lines) > 10  # the code's rows
+        assert any("\u2580" in line or "\u2584" in line or "\u2588" in line for line in lines[1:])
+        assert qr_png(server.url).startswith(b"\x89PNG")
+    finally:
+        server.stop()
