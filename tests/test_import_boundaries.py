@@ -358,6 +358,7 @@ WINDOW_OPENINGS = {
         "app.dialogs.settings_dialog",
         "app.dialogs.recovery",
         "app.dialogs.download_progress",
+        "app.dialogs.share_dialog",
     ),
     "app.gui": ("app.main_window.window",),  # the launcher opens the captions window
 }

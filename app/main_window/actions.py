@@ -44,6 +44,7 @@ class Actions:
     play_file: QAction
     overlay: QAction
     type_into_apps: QAction
+    share: QAction
     settings: QAction
     download_model: QAction
     larger: QAction
@@ -77,6 +78,7 @@ def build_actions(window) -> Actions:
         play_file=make("play_file", "Play a &file…"),
         overlay=make("overlay", "Show caption &overlay", checkable=True),
         type_into_apps=make("type_into_apps", "&Type into other apps", checkable=True),
+        share=make("share", "S&hare captions…"),
         settings=make("settings", "&Settings…"),
         download_model=make("download_model", "&Download the English speech model…"),
         larger=make("larger", "&Larger text"),
@@ -98,6 +100,7 @@ def build_actions(window) -> Actions:
         session.addAction(action)
     session.addSeparator()
     session.addAction(a.type_into_apps)
+    session.addAction(a.share)
     view = bar.addMenu("&View")
     view.addAction(a.overlay)
     a.view_menu, a.view_separator = view, view.addSeparator()

@@ -52,6 +52,7 @@ from app.main_window.session_status import (
     show_state,
     show_words_hidden,
 )
+from app.main_window.share_controller import ShareController
 from app.main_window.sources_controller import SourcesController
 from app.main_window.transcript_controller import TranscriptController
 from app.settings import speaker_names
@@ -173,6 +174,7 @@ class CaptionWindow(QMainWindow):
             self._own_windows,
             self,
         )
+        self.share = ShareController(self.bridge, a.share, self)  # Captions → Share captions…
         layout = QVBoxLayout()
         layout.addLayout(top)
         layout.addWidget(self.banners)

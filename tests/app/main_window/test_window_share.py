@@ -1,0 +1,31 @@
+"""The window's Captions → Share captions…: the menu opens the share dialog, and a session's end
+stops sharing."""
+
+import pytest
+
+from app.dialogs.share_dialog import NO_SESSION
+from engine import Transcript
+from engine.fanout import FanOut
+
+pytestmark = [pytest.mark.gui]
+
+
+def test_the_captions_menu_opens_the_share_dialog_and_the_sessions_end_stops_sharing(window, qtbot):
+    captions_menu = next(
+        m
+        for m in window.menuBar().findChildren(type(window.menuBar().addMenu("x")))
+        if m.title() == "&Captions"
+    )
+    assert window.commands.share in captions_menu.actions()
+    window.commands.share.trigger()
+    dialog = window.share.dialog
+    assert dialog.isVisible()
+    dialog.toggle.click()  # no session is running
+    assert not dialog.sharing and dialog.status.text() == NO_SESSION
+    session = FanOut()
+    dialog.session_of = lambda: session
+    dialog.toggle.click()
+    assert dialog.sharing
+    # As the bridge says when a session's last marks settled (here one that had no words).
+    window.bridge.finished.emit(Transcript([]))
+    assert not dialog.sharing and session._subscribers == []
