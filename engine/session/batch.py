@@ -164,7 +164,11 @@ def _fill_unsettled(words, settled: list[bool], plain: list[Word], decoder, prog
             out.append(replace(word, settled=True))
         else:
             mark = sentence_final_mark(punct[i]) if i == last else PUNCT_LABELS[int(np.argmax(punct[i]))]
-            label, form = decoder.casing.render(w.text, CASE_LABELS[int(np.argmax(case[i]))], previous)
+            before = plain[i - 1].text if i > 0 else None
+            after = plain[i + 1].text if i < last else None
+            label, form = decoder.casing.render(
+                w.text, CASE_LABELS[int(np.argmax(case[i]))], previous, before, after
+            )
             out.append(_decided(w, mark, label, form, True))
         previous = out[-1].mark
     return Transcript(out)

@@ -73,3 +73,16 @@ def test_a_withdrawn_word_is_no_longer_settled(tiny_model):
     builder.apply([Withdrawn(len(words) - 1)])
     assert [w.settled for w in builder.words] == [True] * (len(words) - 1) + [False]
     assert builder.transcript.copy().words[-2].settled and not builder.transcript.copy().words[-1].settled
+
+
+
+def test_a_month_beside_its_day_is_capitalised_in_the_words_filled_after_settled_ones():
+    # "march" is a month only beside a day: the filled words are cased with their neighbours.
+    from engine.punctuation.model import PunctuationModel, model_folder
+
+    model = PunctuationModel(model_folder(None), threads=1)  # the shipped model, which writes "march"
+    words = [Word(t, k * 0.4, k * 0.4 + 0.3) for k, t in enumerate("ok so we move it to march 15th".split())]
+    decided = repunctuate(words, model)
+    builder = live_transcript(words, decided, 2)  # "ok so" settled, the rest never did
+    result = repunctuate(builder.words, model)
+    assert result.words[6].word == "March", [w.word for w in result.words]
