@@ -21,9 +21,10 @@ __all__ = [
 
 
 def share_captions(session, **options) -> ShareServer:
-    """Serve ``session``'s captions (``ShareServer``'s ``options``); the server's ``stop()`` also
-    unsubscribes its feed. On a port in use (``port`` given), another is taken."""
-    feed = ShareFeed()
+    """Serve ``session``'s captions (``ShareServer``'s ``options``), also those said before it
+    was shared; the server's ``stop()`` also unsubscribes its feed. On a port in use (``port``
+    given), another is taken."""
+    feed = ShareFeed(session_builder=getattr(session, "builder", None))  # a session under way
     session.subscribe(feed)
     try:
         try:

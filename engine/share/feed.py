@@ -24,12 +24,21 @@ The messages (the ``/events`` stream, documented in docs/USER_GUIDE.md):
 
 from __future__ import annotations
 
+import copy
 import queue
 import threading
 from collections.abc import Callable
 
-from engine.events import Appended, Provisional, Retracted, Settled, SpeakersLabelled, Withdrawn
+from engine.events import (
+    Appended,
+    Provisional,
+    Retracted,
+    Settled,
+    SpeakersLabelled,
+    Withdrawn,
+)
 from engine.speakers.labels import SpeakerNames
+from engine.transcript.builder import TranscriptBuilder
 from engine.transcript.caption_fold import PROVISIONAL, SETTLED, CaptionFold
 
 __all__ = ["FEED_CAPACITY", "SNAPSHOT_WORDS", "ShareFeed"]
@@ -38,14 +47,24 @@ FEED_CAPACITY = 1024  # messages waiting for the server's loop before the feed n
 SNAPSHOT_WORDS = 300  # the recent words a late viewer gets first
 
 _POSITIONED = (Appended, Provisional, Settled, Withdrawn)
+_WORD_EVENTS = (*_POSITIONED, Retracted, SpeakersLabelled)  # what changes the session's words
 
 
 class ShareFeed:
     """Subscribe it to a session (``session.subscribe(feed)``); the server reads ``take``."""
 
-    def __init__(self, capacity: int = FEED_CAPACITY, names: SpeakerNames | None = None) -> None:
+    def __init__(
+        self,
+        capacity: int = FEED_CAPACITY,
+        names: SpeakerNames | None = None,
+        session_builder: TranscriptBuilder | None = None,
+    ) -> None:
         self.names = names or SpeakerNames()
         self._fold = CaptionFold()
+        # The session's own transcript (``LiveSession.builder``), for a feed subscribed while words
+        # are already shown: it is copied at the first batch that changes words, on the engine
+        # thread, after the session applied that batch to it; that batch is then already in it.
+        self._session_builder = session_builder
         self._lock = threading.Lock()
         self._queue: queue.Queue = queue.Queue(capacity)
         self._seq = 0  # the number of the latest message made
@@ -55,7 +74,7 @@ class ShareFeed:
     def __call__(self, events: list) -> None:
         """A batch of the session's events (from either of its threads); never blocks."""
         with self._lock:
-            change = self._fold.apply(list(events))
+            change = self._fold_in(list(events))
             messages = self._messages(events, change.unstable)
             for message in messages:
                 self._seq += 1
@@ -92,6 +111,13 @@ class ShareFeed:
             return self._seq, self._snapshot()
 
     # ---- under the lock ----------------------------------------------------------------------
+    def _fold_in(self, events: list):
+        if self._session_builder is not None and any(isinstance(e, _WORD_EVENTS) for e in events):
+            builder, self._session_builder = copy.deepcopy(self._session_builder), None
+            self._fold.restart(builder)
+            return self._fold.caught_up(events)  # the engine's batch: never the recognizer's partials
+        return self._fold.apply(events)
+
     def _snapshot(self) -> dict:
         first = max(0, len(self._fold.words) - SNAPSHOT_WORDS)
         words = [self._word(p) for p in range(first, len(self._fold.words))]

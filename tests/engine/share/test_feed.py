@@ -61,3 +61,24 @@ def test_a_full_queue_never_blocks_the_session_and_ends_in_one_snapshot():
         ],
         None,
     )
+
+
+def test_a_feed_subscribed_mid_session_starts_with_the_words_said_before():
+    from engine.transcript.builder import TranscriptBuilder
+
+    session_builder = TranscriptBuilder()  # the session's, which the engine applies each batch to first
+    said_before = [Appended(0, Word("earlier")), Settled(0, "period", "capitalized", 1, "Earlier")]
+    session_builder.apply(said_before)
+    feed = ShareFeed(session_builder=session_builder)
+    feed([PartialWords((Word("now"),))])  # the recognizer's thread: no words change
+    batch = [Appended(1, Word("now")), Provisional(1, "none", "lower", 0.5, "now")]
+    session_builder.apply(batch)
+    feed(batch)
+    later = [Settled(1, "period", "lower", 1, "now")]
+    session_builder.apply(later)
+    feed(later)
+    assert [(w["text"], w["state"]) for w in feed.snapshot()[1]["words"]] == [
+        ("Earlier.", "settled"),
+        ("now.", "settled"),
+    ]
+    assert feed.snapshot()[1]["unstable"] == []  # the partial word was committed
