@@ -75,7 +75,6 @@ def test_a_withdrawn_word_is_no_longer_settled(tiny_model):
     assert builder.transcript.copy().words[-2].settled and not builder.transcript.copy().words[-1].settled
 
 
-
 def test_a_month_beside_its_day_is_capitalised_in_the_words_filled_after_settled_ones():
     # "march" is a month only beside a day: the filled words are cased with their neighbours.
     from engine.punctuation.model import PunctuationModel, model_folder
