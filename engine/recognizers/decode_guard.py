@@ -19,9 +19,10 @@ of Whisper's own signals or the recognizer's VAD, live and for files alike:
    times does not), or one phrase of ``PHRASE_WORDS`` words or more ``PHRASE_TIMES`` times with
    other words between: the hypothesis is cut at the loop's second round.
 4. **Repeats across decodes.** A loop survives rule 3 when each decode holds a round or two of it
-   and the next utterance starts it anew. A phrase of ``PHRASE_WORDS`` words or more that the
-   recognizer has committed twice lately (``history``) and comes back a third time is a loop: the
-   new words are cut there.
+   and the next utterance (or a file's next window) starts it anew. A phrase of ``PHRASE_WORDS``
+   words or more that the recognizer has committed twice lately (``history``) and comes back a
+   third time is a loop, and so are new words that carry on the back-to-back repeat the committed
+   words end with past rule 3's count: the new words are cut there.
 5. **The VAD's support.** A word whose time span, widened by ``VAD_PAD`` for Whisper's timing
    error, holds no frame the Silero VAD heard as speech is invented: dropped (``SpeechSpans``).
 
@@ -148,12 +149,8 @@ def loop_start(texts: list[str], strict: bool = False) -> int | None:
     repeats itself, so a phrase said twice back to back, or a word three times, is its loop."""
     seen: dict[tuple[str, ...], list[int]] = {}
     for start in range(len(texts)):
-        for size in range(1, LONGEST_PHRASE + 1):
-            if start + 2 * size > len(texts):
-                break
-            needed = (3 if size == 1 else 2) if strict else BACK_TO_BACK.get(size, LONGER_BACK_TO_BACK)
-            if _back_to_back(texts, start, size) >= needed:
-                return start + size
+        if size := _back_to_back_at(texts, start, strict):
+            return start + size
         for size in range(PHRASE_WORDS, LONGEST_PHRASE + 1):
             if start + size > len(texts):
                 break
@@ -165,6 +162,29 @@ def loop_start(texts: list[str], strict: bool = False) -> int | None:
             if len(places) >= (2 if strict else PHRASE_TIMES):
                 return places[1]
     return None
+
+
+def _back_to_back_at(texts: list[str], start: int, strict: bool = False) -> int:
+    """The size of the phrase that repeats back to back into a loop from ``start``; 0 if none."""
+    for size in range(1, LONGEST_PHRASE + 1):
+        if start + 2 * size > len(texts):
+            break
+        needed = (3 if size == 1 else 2) if strict else BACK_TO_BACK.get(size, LONGER_BACK_TO_BACK)
+        if _back_to_back(texts, start, size) >= needed:
+            return size
+    return 0
+
+
+def _carried_on(texts: list[str], history: list[str]) -> int | None:
+    """The index in ``texts`` (new words) from which they carry on a back-to-back repeat that the
+    committed words end with, into a loop (rule 3 across a decode's start: a file's next window,
+    or the next utterance, starting the same pair again); None if they do not."""
+    tail = history[-LONGEST_PHRASE * (LONGER_BACK_TO_BACK + 1) :]
+    if not tail or not texts or any(_back_to_back_at(tail, i) for i in range(len(tail))):
+        return None  # the committed words are as they are
+    joined = tail + texts
+    at = next((i + size for i in range(len(joined)) if (size := _back_to_back_at(joined, i))), None)
+    return None if at is None else max(0, at - len(tail))
 
 
 def _committed_again(texts: list[str], history: list[str]) -> int | None:
@@ -262,5 +282,10 @@ class DecodeGuard:
             ),
             len(words),
         )
-        again = _committed_again(texts[new:], list(history or ()))
-        return words if again is None else words[: new + again]
+        history = list(history or ())
+        cuts = [
+            c
+            for c in (_committed_again(texts[new:], history), _carried_on(texts[new:], history))
+            if c is not None
+        ]
+        return words[: new + min(cuts)] if cuts else words

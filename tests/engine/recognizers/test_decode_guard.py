@@ -116,6 +116,26 @@ def test_a_phrase_committed_twice_lately_is_cut_the_third_time_it_comes_back():
     assert guard.without_loops(again, history, committed_end=again[4].end) == again
 
 
+def test_new_words_that_carry_on_a_repeat_the_committed_words_end_with_are_cut():
+    guard = DecodeGuard()
+    # A file's next window starts the pair its last one ended with: four rounds in all, a loop.
+    history = "it is good to be to be".split()
+    assert texts(guard.without_loops(hyp("to be to be and then"), history)) == []
+    assert texts(guard.without_loops(hyp("to be and then we left"), history)) == [
+        "to",
+        "be",
+        "and",
+        "then",
+        "we",
+        "left",
+    ]
+    # Nor does a repeat people say, begun before, become one: "bye bye, bye bye, see you".
+    assert guard.without_loops(hyp("bye bye, see you"), "well bye bye".split()) == hyp("bye bye, see you")
+    # Committed words that hold a loop already are what they are: the new words are judged alone.
+    looped = "no no no no no no".split()
+    assert guard.without_loops(hyp("we went home"), looped) == hyp("we went home")
+
+
 def test_whispers_silence_rule_and_compression_ratio_decide_on_segments():
     guard = DecodeGuard()
     guard.speech.heard(0.0, 60.0)
