@@ -77,8 +77,10 @@ class CaseRenderer:
         known_forms: Mapping[str, str] | None = None,
     ):
         """``lexicon``: the model's written forms of words it cannot case ("GitHub");
-        ``known_forms``: written forms the user declared (a vocabulary), which come first."""
+        ``known_forms``: written forms the user declared (a vocabulary), which come first and are
+        kept exactly, a sentence's first word too ("kubectl" is never "Kubectl")."""
         self.lexicon = {k.lower(): v for k, v in (lexicon or {}).items()}
+        self.exact = {k.lower() for k in (known_forms or {})}
         self.lexicon.update({k.lower(): v for k, v in (known_forms or {}).items()})
         self.enabled = enabled
 
@@ -102,7 +104,7 @@ class CaseRenderer:
         sentence_start = previous_mark is None or previous_mark in SENTENCE_END_MARKS
         if text in self.lexicon:
             form = self.lexicon[text]
-            if sentence_start:
+            if sentence_start and text not in self.exact:
                 form = form[:1].upper() + form[1:]
             return ("capitalized" if form[:1].isupper() else "lower"), form
         if _plain(text) in _FIRST_PERSON:

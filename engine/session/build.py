@@ -26,6 +26,7 @@ from engine.session.marks import decoder_for
 from engine.session.meeting import meeting_sides, open_meeting_sources, others_voices
 from engine.session.plan import RecognitionChoice
 from engine.session.resources import RecognizerInfo, SessionResources
+from engine.session.terms import known_forms
 from engine.speakers.echo_guard import EchoGuard
 from engine.speakers.labels import OTHERS, SpeakerNames
 from engine.transcript.journal_folder import DEFAULT_KEEP_DAYS
@@ -140,7 +141,8 @@ def build_live_session(
 def _build(spec, resources, source, others, stabiliser, meeting) -> tuple[LiveSession, RecognizerInfo]:
     recognizer, plan, info = resources.plan(spec)
     model = resources.punctuation_model(spec.model_dir)
-    decoder = decoder_for(plan.marks, model, spec.decoder_settings(model.config.decoder), recognizer)
+    settings = spec.decoder_settings(model.config.decoder)
+    decoder = decoder_for(plan.marks, model, settings, recognizer, known_forms(plan.vocabulary))
     journal, journal_notice = None, ""
     if spec.journal:
         header = {
@@ -162,13 +164,17 @@ def _build(spec, resources, source, others, stabiliser, meeting) -> tuple[LiveSe
         journal_notice=journal_notice,
     )
     if others is None:
-        session = LiveSession(source, recognizer, decoder, journal, stabiliser=stabiliser)
+        session = LiveSession(
+            source, recognizer, decoder, journal, stabiliser=stabiliser, vocabulary=plan.vocabulary
+        )
         _report_language(session, journal)
         return session, info
     voices, voices_notice = others_voices()
     guard = EchoGuard() if spec.echo_guard else None
     sides = meeting_sides(source, others, recognizer, voices, guard)
-    session = LiveSession(None, None, decoder, journal, sides=sides, echo_guard=guard, voices=voices)
+    session = LiveSession(
+        None, None, decoder, journal, sides=sides, echo_guard=guard, voices=voices, vocabulary=plan.vocabulary
+    )
     _report_language(session, journal)  # each side's: the others' stream tells its own
     if meeting is not None:
         session.closers += meeting.closers

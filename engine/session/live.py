@@ -35,11 +35,14 @@ from engine.recognizers.base import Recognizer
 from engine.recognizers.stabiliser import WordStabiliser
 from engine.session.merge import SidesMerger
 from engine.session.side import DRAIN_CHUNKS, READ_TIMEOUT, SessionSide, rms_level
+from engine.session.terms import LiveTerms
 from engine.speakers.echo_guard import EchoGuard
 from engine.speakers.voices import OthersVoices
 from engine.transcript.builder import TranscriptBuilder
 from engine.transcript.journal import JournalWriter
 from engine.transcript.transcript import Transcript
+from engine.vocabulary import Vocabulary
+from engine.vocabulary.matching import VocabularyMatcher
 
 __all__ = ["DRAIN_CHUNKS", "READ_TIMEOUT", "LiveSession", "meeting_stabiliser", "rms_level"]
 
@@ -58,7 +61,8 @@ class LiveSession:
     their speaker ids) make a meeting, and then ``source``, ``recognizer`` and ``stabiliser``
     must be None. ``echo_guard``: a meeting's guard against the others' words heard again by the
     microphone (``engine.speakers.echo_guard``); None: every Me word is shown. ``voices``: tells
-    the others' voices apart (``engine.speakers.voices``); None: they are all "others"."""
+    the others' voices apart (``engine.speakers.voices``); None: they are all "others".
+    ``vocabulary``: the user's terms, put in the committed words (``engine.session.terms``)."""
 
     def __init__(
         self,
@@ -71,12 +75,17 @@ class LiveSession:
         sides: list[SessionSide] | None = None,
         echo_guard: EchoGuard | None = None,
         voices: OthersVoices | None = None,
+        vocabulary: Vocabulary | None = None,
     ):
         if sides is None:
             sides = [SessionSide(source, recognizer, stabiliser, read_timeout=read_timeout)]
         elif source is not None or recognizer is not None or stabiliser is not None:
             raise ValueError("a session has either one source and recognizer, or sides")
         self.sides = sides
+        if vocabulary:  # the terms go in as words are committed (``engine.session.terms``)
+            matcher = VocabularyMatcher(vocabulary)
+            for side in sides:
+                side.terms = LiveTerms(matcher)
         self.engine = PunctuationEngine(decoder)
         self.journal = journal
         self.builder = TranscriptBuilder()  # the whole transcript, kept on the engine thread

@@ -71,15 +71,16 @@ def decide_marks(recognizer: Recognizer, marks: str = "auto", model=None, live: 
     return MarksDecision(shown, after_stop, english, notice)
 
 
-def decoder_for(marks_by: str, model, settings, recognizer: Recognizer) -> Decoder:
+def decoder_for(marks_by: str, model, settings, recognizer: Recognizer, known_forms=None) -> Decoder:
     """The streaming decoder giving ``marks_by``'s marks ("engine" or "recognizer", as
-    ``decide_marks`` decided) to ``recognizer``'s words, on ``settings``."""
+    ``decide_marks`` decided) to ``recognizer``'s words, on ``settings``; ``known_forms``: the
+    written forms of the user's terms (``terms.known_forms``), which set their case."""
     from engine.punctuation.recognizer_marks import RecognizerMarksDecoder
     from engine.punctuation.streaming import StreamingDecoder
 
     if marks_by == "recognizer":
         return RecognizerMarksDecoder(settings, not recognizer.revises_writing)  # settles on arrival
-    return StreamingDecoder.from_model(model, settings, recognizer=recognizer.name)
+    return StreamingDecoder.from_model(model, settings, recognizer=recognizer.name, known_forms=known_forms)
 
 
 def choose_decoder(model, settings, recognizer: Recognizer, marks: str = "auto") -> tuple[Decoder, str]:

@@ -98,6 +98,8 @@ class SessionSide:
         # evidence the punctuation engine reads beside the words and their times.
         self.prosody = ProsodyTracker()
         self.cpu_seconds = 0.0  # this side's thread's CPU so far
+        # The vocabulary's terms put in the committed words (``engine.session.terms``); None: none.
+        self.terms = None
         self.error: str | None = None  # why its input ended early, if it did
         # Set by the side's thread as its last act. Waiting on it instead of joining the thread:
         # on Python before 3.13 a Ctrl-C that lands inside Thread.join() marks a running thread as
@@ -176,7 +178,7 @@ class SessionSide:
         self.prosody.hear(chunk)
         update = self.written(self.recognizer.accept(chunk))
         now = self.stream_time
-        self._deliver(self, self._with_prosody(self.stabiliser.update(update, now)), now)
+        self._deliver(self, self._with_terms(self.stabiliser.update(update, now), now), now)
         events: list = [AudioLevel(rms_level(chunk), self.speaker)]
         if self.input_check is not None:
             hint = self.input_check.feed(chunk)
@@ -188,9 +190,13 @@ class SessionSide:
     def _finish_input(self) -> None:
         now = self.stream_time
         final = self.written(self.recognizer.flush())
-        self._deliver(self, self._with_prosody(self.stabiliser.update(final, now)), now)
+        self._deliver(self, self._with_terms(self.stabiliser.update(final, now), now), now)
         # recognizers without a final at the end
-        self._deliver(self, self._with_prosody(self.stabiliser.flush()), now)
+        self._deliver(self, self._with_terms(self.stabiliser.flush(), now), now)
+
+    def _with_terms(self, out: StabiliserOutput, now: float) -> StabiliserOutput:
+        out = self._with_prosody(out)  # measured on the words heard, before a term stands in
+        return out if self.terms is None else self.terms.update(out, now)
 
     def _with_prosody(self, out: StabiliserOutput) -> StabiliserOutput:
         if out.commit:
