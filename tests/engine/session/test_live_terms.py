@@ -10,11 +10,14 @@ import pytest
 import soundfile as sf
 
 from engine.audio.file_source import FileSource
+from engine.audio.pausable import SourceChoice
 from engine.evaluation.vocabulary_material import load_distractors
 from engine.punctuation.casing import CaseRenderer
 from engine.punctuation.streaming import StreamingDecoder
 from engine.recognizers.stabiliser import StabiliserOutput
+from engine.session.build import SessionSpec, build_live_session
 from engine.session.live import LiveSession
+from engine.session.resources import SessionResources
 from engine.session.terms import LiveTerms, known_forms
 from engine.transcript.journal import JournalWriter, read_journal
 from engine.vocabulary import parse_vocabulary
@@ -135,3 +138,27 @@ def test_the_terms_forms_set_their_case_a_sentences_first_word_too():
     assert renderer.render("kubectl", "capitalized", None) == ("lower", "kubectl")
     mark = CaseRenderer(known_forms=known_forms(parse_vocabulary(["Mark: mark"])))
     assert mark.render("mark", "lower", "none") == ("lower", "mark")  # every "mark" is not the name
+
+
+def test_a_session_built_from_a_spec_with_a_vocabulary_writes_its_terms(tmp_path, tiny_model_dir):
+    """The front ends' factory: the spec's vocabulary reaches the sides and the decoder's casing."""
+    script = [(["cube", "cuttle", "is", "fine"], None), ([], "cube cuttle is fine".split())]
+    resources = SessionResources(lambda kind, model: (ScriptedRecognizer(script), ""))
+    spec = SessionSpec(
+        source=SourceChoice("file", str(silent_wav(tmp_path / "silence.wav", 1.0))),
+        realtime=False,
+        recognizer="pocketsphinx",
+        model_dir=tiny_model_dir,
+        journal_dir=tmp_path / "journal",
+        vocabulary=VOCABULARY,
+    )
+    session, _ = build_live_session(spec, resources)
+    session.start()
+    assert session.wait(30)
+    transcript = session.stop()
+    assert [w.word for w in transcript.words][:1] == ["kubectl"]  # its form, first in a sentence
+    assert [w.text for w in read_journal(session.journal.path).transcript.words] == [
+        "kubectl",
+        "is",
+        "fine",
+    ]
