@@ -28,13 +28,15 @@ def add_vocabulary_option(p) -> None:
         default=None,
         metavar="FILE",
         help="names and terms for this run, one per line ('PostgreSQL: post gres Q L'), added to your "
-        "own (livecap vocabulary list); transcribe writes them your way, live captions do not yet",
+        "own (livecap vocabulary list); transcripts, live captions and typed words write them your way",
     )
 
 
 def add_vocabulary_command(sub) -> None:
     """``vocabulary`` and its actions, on the subcommands of ``livecap`` (``main.build_parser``)."""
-    p = sub.add_parser("vocabulary", help="your names and terms, which transcribed files write your way")
+    p = sub.add_parser(
+        "vocabulary", help="your names and terms, which transcripts and live captions write your way"
+    )
     actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=type(p))
     a = actions.add_parser("list", help="every term, as in the file (default)")
     _file_option(a)
