@@ -8,8 +8,9 @@ typed dictation all see the term. Only words not yet passed on are matched: a wo
 has is never replaced, so settled text never changes because of the vocabulary.
 
 A term may be said across two of the stabiliser's batches ("post" now, "gres" a moment later).
-So the last words of a batch (at most ``HOLD_WORDS``) that could begin a term (their letters
-begin a term's or a spoken form's, or their sounds are close to the beginning of one) are held
+So the last words of a batch (at most ``HOLD_WORDS``) that could begin a term (they are the
+first words of a term or a spoken form of several words, or, not all everyday words, they sound
+close to the beginning of one) are held
 until the next batch, the utterance's end, or ``HOLD_SECONDS`` of audio, whichever comes first;
 every other word goes on at once. A held word is shown with the words still being heard, and
 the engine's clock stops before it, as it does for any word not in the stream yet.
@@ -26,7 +27,7 @@ from dataclasses import dataclass, replace
 
 from engine.recognizers.stabiliser import StabiliserOutput
 from engine.vocabulary.entries import Vocabulary
-from engine.vocabulary.matching import COMMON_THRESHOLD, THRESHOLD, VocabularyMatcher, letters
+from engine.vocabulary.matching import COMMON_THRESHOLD, MIN_SOUNDS, VocabularyMatcher, letters
 from engine.vocabulary.phonemes import distance
 from engine.vocabulary.word_list import english_words
 from engine.words import Word, word_core
@@ -72,6 +73,14 @@ class LiveTerms:
         self._held: list[Word] = []  # committed, not passed on yet
         self._held_since = 0.0
         self._settled_writings: int | None = None  # the stabiliser's count, once told
+        # The letters of the first words of every term and spoken form of several words
+        # ("cube" of "cube control"): a word ending a batch with them may begin the term.
+        self._first_words = {
+            letters("".join(said[:k]))
+            for entry in matcher.vocabulary
+            for said in (entry.term.split(), *(form.split() for form in entry.spoken))
+            for k in range(1, len(said))
+        }
 
     def update(self, out: StabiliserOutput, now: float) -> StabiliserOutput:
         """``out`` with the terms in, in the words passed on (``out`` is not changed)."""
@@ -164,17 +173,16 @@ class LiveTerms:
         cores = [word_core(w.written or w.text) for w in words]
         if not all(cores):
             return False
-        heard = letters("".join(cores))
-        if len(heard) >= 2 and any(key.startswith(heard) and key != heard for key in self.matcher.by_letters):
+        if letters("".join(cores)) in self._first_words:
             return True
+        if all(self.matcher.words.is_common(letters(c)) for c in cores):
+            return False  # everyday words are the most of speech: each would wait
         sounds = "".join(self.matcher._word_sounds(cores))
-        if len(sounds) < 3:
+        if len(sounds) < MIN_SOUNDS:
             return False
-        all_common = all(self.matcher.words.is_common(letters(c)) for c in cores)
-        limit = COMMON_THRESHOLD if all_common else THRESHOLD
         for _entry, said, _words in self.matcher.variants:
             if len(said) >= len(sounds) + 2 and said[0] == sounds[0]:
-                if distance(sounds, said[: len(sounds)]) <= limit:
+                if distance(sounds, said[: len(sounds)]) <= COMMON_THRESHOLD:
                     return True
         return False
 
