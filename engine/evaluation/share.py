@@ -127,8 +127,8 @@ def _summary(values: list[float]) -> dict:
 
 
 class _LightViewers:
-    """``count`` event-stream clients on their own thread and loop; ``first[position]`` is when any
-    of them first got each word (ms since the epoch), per client."""
+    """``count`` event-stream clients on their own thread and loop; ``arrivals[i][position]`` is
+    when client ``i`` first got each word (ms since the epoch)."""
 
     def __init__(self, url: str, count: int) -> None:
         self.url, self.count = url, count
