@@ -2,10 +2,10 @@
 table of its figures.
 
 A *loop* is Whisper's known failure on audio it cannot read: it says one phrase again and again.
-Checked here independently of the recognizer's own guard (``local_agreement.without_loops``, which
-cuts at five repeats of one to four words): any phrase of 1–10 words said three times or more back
-to back, or any phrase of 4–10 words said four times or more in the transcript, where the
-reference does not say it as often.
+Checked here independently of the recognizer's own guard (``decode_guard.DecodeGuard``, which
+cuts a word's fifth round back to back, a longer phrase's third): any phrase of 1–10 words said
+three times or more back to back, or any phrase of 4–10 words said four times or more in the
+transcript, where the reference does not say it as often.
 """
 
 from __future__ import annotations

@@ -69,8 +69,9 @@ COMPRESSION_RATIO = 2.4
 # from one word to ten ("or if you can go on the seat of the room").
 LONGEST_PHRASE = 10
 # Back-to-back repeats that make a loop, by the phrase's length in words: people say a word four
-# times ("no, no, no, no"), a pair three times ("bye bye, bye bye"), a longer phrase twice.
-BACK_TO_BACK = {1: 5, 2: 4}
+# times ("no, no, no, no"), a pair or a longer phrase twice ("bye bye, bye bye"); a third round is
+# Whisper's ("want to be to be to be").
+BACK_TO_BACK = {1: 5, 2: 3}
 LONGER_BACK_TO_BACK = 3
 # A phrase this long that comes ``PHRASE_TIMES`` times in one hypothesis, or a third time after
 # the recognizer committed it twice, is a loop: shorter ones ("and I was") come back in speech.
