@@ -68,17 +68,14 @@ def chromium_paths() -> tuple[str | None, str | None]:
     return shutil.which("chromium") or shutil.which("chromium-browser"), shutil.which("chromedriver")
 
 
-def _browser_or_reason():
-    """A headless Chromium driven by selenium, or None and why not."""
+def headless_chromium(console_log: bool = False):
+    """Debian's chromium, headless, driven by selenium through chromium-driver (both found on the
+    PATH, which ``chromium_paths`` tells); ``console_log`` keeps the page's console for reading."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
     chromium, driver_path = chromium_paths()
-    if not (chromium and driver_path):
-        return None, "not measured: needs Debian's chromium and chromium-driver"
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.options import Options
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        return None, "not measured: selenium is not installed (the dev extra)"
     options = Options()
     options.binary_location = chromium
     for argument in (
@@ -91,7 +88,21 @@ def _browser_or_reason():
         "--disable-extensions",
     ):
         options.add_argument(argument)
-    return webdriver.Chrome(options=options, service=Service(driver_path)), "headless chromium"
+    if console_log:
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(options=options, service=Service(driver_path))
+
+
+def _browser_or_reason():
+    """A headless Chromium driven by selenium, or None and why not."""
+    chromium, driver_path = chromium_paths()
+    if not (chromium and driver_path):
+        return None, "not measured: needs Debian's chromium and chromium-driver"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return None, "not measured: selenium is not installed (the dev extra)"
+    return headless_chromium(), "headless chromium"
 
 
 def _thread_cpu(native_id: int | None) -> float | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtGui import QColor, QImage
 
-__all__ = ["colour_distance", "pixels_near", "rgb"]
+__all__ = ["alpha", "colour_distance", "pixels_near", "rgb"]
 
 
 def rgb(image: QImage) -> np.ndarray:
@@ -17,6 +17,14 @@ def rgb(image: QImage) -> np.ndarray:
     words = np.frombuffer(image.constBits(), np.uint32, count=image.bytesPerLine() // 4 * height)
     words = words.reshape(height, image.bytesPerLine() // 4)[:, :width]
     return np.stack([(words >> 16) & 0xFF, (words >> 8) & 0xFF, words & 0xFF], axis=-1).astype(np.int32)
+
+
+def alpha(image: QImage) -> np.ndarray:
+    """The image's opacity as a (height, width) int array, 0 (transparent) to 255."""
+    image = image.convertToFormat(QImage.Format.Format_ARGB32)
+    width, height = image.width(), image.height()
+    words = np.frombuffer(image.constBits(), np.uint32, count=image.bytesPerLine() // 4 * height)
+    return ((words.reshape(height, image.bytesPerLine() // 4)[:, :width] >> 24) & 0xFF).astype(np.int32)
 
 
 def colour_distance(image: QImage, colour: QColor) -> np.ndarray:

@@ -3,18 +3,16 @@ browser for the module. Skips with one line where either is missing."""
 
 from __future__ import annotations
 
-import io
-import shutil
 import time
 
 import pytest
 
+from engine.evaluation.share import chromium_paths, headless_chromium
 from engine.events import Appended, Provisional, Settled
 from engine.words import Word
 from tests.engine.share.clients import said
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
+CHROMIUM, CHROMEDRIVER = chromium_paths()
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (the dev extra)")
 pytestmark = pytest.mark.skipif(
     not (CHROMIUM and CHROMEDRIVER), reason="needs Debian's chromium and chromium-driver (apt install)"
@@ -23,23 +21,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def browser():
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    options = Options()
-    options.binary_location = CHROMIUM
-    for argument in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--window-size=800,400",
-        "--no-first-run",
-        "--disable-extensions",
-    ):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver = headless_chromium(console_log=True)
     yield driver
     driver.quit()
 
@@ -132,7 +114,9 @@ def test_a_wrong_token_shows_the_refusal_and_the_right_one_the_captions(serve, b
 
 
 def test_obs_mode_draws_text_on_transparent_pixels(serve, browser):
-    from PIL import Image
+    from PySide6.QtGui import QImage
+
+    from tests.app.pixels import alpha
 
     feed, server = serve()
     said(feed, 0, ["on", "the", "stream"])
@@ -144,13 +128,12 @@ def test_obs_mode_draws_text_on_transparent_pixels(serve, browser):
         for options in ("", "?bg=transparent&lines=2&size=48"):
             browser.get(server.url + options)
             until(lambda: word_at(browser, 2))
-            shots[options] = Image.open(io.BytesIO(browser.get_screenshot_as_png())).convert("RGBA")
+            shots[options] = alpha(QImage.fromData(browser.get_screenshot_as_png(), "PNG"))
     finally:
         browser.execute_cdp_cmd("Emulation.setDefaultBackgroundColorOverride", {})
     opaque, transparent = shots[""], shots["?bg=transparent&lines=2&size=48"]
-    corner = (transparent.width - 5, transparent.height - 40)
-    assert opaque.getpixel(corner)[3] == 255  # the page's own black background
-    assert transparent.getpixel(corner)[3] == 0  # OBS sees through it
-    alpha = transparent.getchannel("A")
-    assert alpha.getextrema() == (0, 255)  # and the words are drawn, opaque
-    assert sum(alpha.histogram()[1:]) > 200
+    corner = (transparent.shape[0] - 40, transparent.shape[1] - 5)  # (row, column)
+    assert opaque[corner] == 255  # the page's own black background
+    assert transparent[corner] == 0  # OBS sees through it
+    assert (transparent.min(), transparent.max()) == (0, 255)  # and the words are drawn, opaque
+    assert (transparent > 0).sum() > 200
