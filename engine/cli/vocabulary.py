@@ -83,7 +83,7 @@ def list_terms(file, args) -> int:
         return 0
     for entry in vocabulary:
         print(entry.line())
-    print(f"{len(vocabulary)} terms in {file.path}", file=sys.stderr)
+    print(f"{len(vocabulary)} term{'' if len(vocabulary) == 1 else 's'} in {file.path}", file=sys.stderr)
     return 0
 
 
