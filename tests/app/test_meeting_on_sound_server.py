@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QRect, QSettings, QThreadPool
 from PySide6.QtGui import QColor, QImage, QPainter, QPalette
+from pytestqt.exceptions import TimeoutError as WaitTimeout
 
 from app import settings as keys
 from app.captions.speaker_labels import compact_label
@@ -180,6 +181,15 @@ def label_pixels(view, dark: bool) -> Counter:
 NAMES = ("Me", "Others", "Others 2")  # the speakers' names as the captions write them
 
 
+def skip_where_audio_was_lost(notices: list[tuple[str, str]], seen) -> None:
+    """Skip, saying why, where the window said audio was lost: on a CPU too busy for the two
+    recognizers in real time (a loaded CI machine), a side's bounded queue drops audio, as the user
+    is told, and a voice's turns may then be missing altogether, so its label too."""
+    lost = [message for kind, message in notices if kind == "overrun"]
+    if lost:
+        pytest.skip(f"the CPU was too busy for the meeting in real time ({lost[0]}); seen: {seen!r:.300}")
+
+
 def labelled(text: str) -> bool:
     return all(re.search(rf"^{name}: \w", text, re.M) for name in NAMES)
 
@@ -279,7 +289,11 @@ def test_a_meeting_on_a_sound_server_shows_me_and_two_others_everywhere(
     # their colour (a screenshot, scrolled through: the names are read off the pixels).
     # (On a busy CPU the recognizers may still be catching up with the call's last turns.)
     if not labelled(window.view.toPlainText()):
-        qtbot.waitUntil(lambda: labelled(window.view.toPlainText()), timeout=60000)
+        try:
+            qtbot.waitUntil(lambda: labelled(window.view.toPlainText()), timeout=60000)
+        except WaitTimeout:
+            skip_where_audio_was_lost(notices, window.view.toPlainText())
+            raise
     assert_labelled_lines(window.view.toPlainText(), "live view")
     dark = window.view.palette().color(QPalette.ColorRole.Base).lightness() < 128
     pixels = label_pixels(window.view, dark)
@@ -288,6 +302,8 @@ def test_a_meeting_on_a_sound_server_shows_me_and_two_others_everywhere(
 
     # The overlay laid out each speaker's label while the call ran, and drew it in their colour.
     window.bridge.captions_changed.disconnect(watch.look)
+    if not {"Me›", "Others›", "O2›"} <= watch.laid_out:
+        skip_where_audio_was_lost(notices, watch.laid_out)
     assert {"Me›", "Others›", "O2›"} <= watch.laid_out, watch.laid_out
     assert all(watch.drawn[label] > 20 for label in ("Me›", "Others›", "O2›")), watch.drawn
 
