@@ -92,9 +92,10 @@ def run_live(
     marks: str = "auto",
     language: str = "en",
     translate: bool = False,
+    vocabulary=None,
 ) -> dict:
     """``wav`` through the session users run (``build_live_session``), with ``recognizer`` and
-    ``model`` already loaded, no journal.
+    ``model`` already loaded, no journal; ``vocabulary``: the session's terms (None: none).
 
     ``threshold`` and ``l_max`` override the decoder's entropy threshold h and its longest
     lookahead (default: the model's config), as the window's latency control does. ``language``
@@ -109,6 +110,7 @@ def run_live(
     spec = SessionSpec(
         realtime=realtime, journal=False, threshold=threshold, l_max=l_max, marks=marks,
         language=language, translate=translate,
+        **({"vocabulary": vocabulary} if vocabulary is not None else {}),
     )  # fmt: skip
     loaded = SessionResources(lambda kind, name, options=None: (recognizer, ""), lambda folder: model)
     session, _ = build_live_session(spec, loaded, source=source, stabiliser=stabiliser)

@@ -2,9 +2,10 @@
 progress on stderr).
 
 Reads the project's own meeting sentences (``vocabulary_sentences.txt``: rare terms of many
-kinds, ``vocabulary_material``) with each voice (Piper's joe, festival's kal, flite), one
-sentence after another, into one WAV; recognizes it once as ``livecap transcribe`` does (the
-built-in Whisper tiny.en, or ``--recognizer``), then makes the transcript from those words
+kinds, ``vocabulary_material``) with each voice (Piper's joe at its own pace, slow and fast as
+the rooms benchmark declares them, festival's kal, flite), one sentence after another, into one
+WAV; recognizes it once as ``livecap transcribe`` does (the built-in Whisper tiny.en, or
+``--recognizer``), then makes the transcript from those words
 (``batch.finish_file_words``) with each vocabulary:
 
 - ``none``: no entries (today's transcript);
@@ -15,6 +16,9 @@ built-in Whisper tiny.en, or ``--recognizer``), then makes the transcript from t
 Each transcript is split into sentences at the middle of the silences between them and scored:
 exact-form recall of the terms, false insertions, WER on the other words, for all the sentences,
 the even half (``tune``) and the odd half (``held-out``), with the CPU seconds the matching took.
+
+``--live`` also runs the WAV through live captions with 0, 50 and 500 entries (``--entries``;
+``vocabulary_live``): recall, insertions, WER, CPU and committed p90 of each.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import time
 from pathlib import Path
 
 from engine.evaluation.report import emit
+from engine.evaluation.rooms import VOICES as STYLED_VOICES
+from engine.evaluation.vocabulary_live import DEFAULT_ENTRIES
 from engine.evaluation.vocabulary_material import (
     PARTS,
     load_distractors,
@@ -36,7 +42,7 @@ from engine.evaluation.vocabulary_material import (
 
 __all__ = ["CONDITIONS", "VOICES", "main"]
 
-VOICES = ("piper", "festival", "flite")
+VOICES = tuple(STYLED_VOICES)  # piper, piper-slow, piper-fast, festival, flite
 RECOGNIZERS = ("whisper", "pocketsphinx")
 CONDITIONS = ("none", "terms", "terms+500", "500")  # "none" first: insertions are counted from it
 
@@ -87,27 +93,30 @@ def one_voice(voice: str, sentences, kind: str, conditions, context, log) -> dic
 
     from engine.evaluation.e2e_speech import SAMPLE_RATE, synthesize
     from engine.evaluation.live_vs_file import missing_engine
+    from engine.evaluation.vocabulary_live import live_voice
     from engine.session.batch import finish_file_words
     from engine.vocabulary.phonemes import forget
 
-    missing = missing_engine(voice)
+    tts, style = STYLED_VOICES[voice]
+    missing = missing_engine(tts)
     if missing:
         log(f"{voice}: skipped ({missing})")
         return {"skipped": missing}
-    speech = synthesize(sentences, gap=1.0, tts=voice)
+    speech = synthesize(sentences, gap=1.0, tts=tts, style=style)
     seconds = len(speech.audio) / SAMPLE_RATE
     log(f"{voice}: {seconds:.0f} s of speech")
+    live = None
     with tempfile.TemporaryDirectory(prefix="livecap-vocabulary-") as folder:
         wav = Path(folder) / f"{voice}.wav"
         sf.write(wav, speech.audio, SAMPLE_RATE, subtype="PCM_16")
-        began = time.process_time()
-        words, name, written = recognized_words(wav, kind)
-        recognizing = time.process_time() - began
-    model = None
-    if not written:
-        from engine.punctuation.model import PunctuationModel, model_folder
-
-        model = context.setdefault("model", PunctuationModel(model_folder(None), threads=1))
+        words, name, written, recognizing = [], kind, True, 0.0
+        if conditions:
+            began = time.process_time()
+            words, name, written = recognized_words(wav, kind)
+            recognizing = time.process_time() - began
+        if context["live"]:
+            live = live_voice(wav, speech, sentences, context["entries"], context, log)
+    model = None if written else context["model"]
     out: dict = {
         "audio_seconds": round(seconds, 1),
         "recognizer": name,
@@ -142,6 +151,8 @@ def one_voice(voice: str, sentences, kind: str, conditions, context, log) -> dic
         )
     for condition in conditions:
         out[condition].pop("shown")
+    if live is not None:
+        out["live"] = live
     return out
 
 
@@ -155,7 +166,14 @@ def _parser() -> argparse.ArgumentParser:
     add("--voice", action="append", choices=VOICES, help="default: piper and festival")
     add("--recognizer", choices=RECOGNIZERS, default="whisper", help="default: whisper (tiny.en)")
     add("--condition", action="append", choices=CONDITIONS, help="default: every one")
+    add("--no-file", action="store_true", help="the live runs only (with --live)")
+    add("--live", action="store_true", help="also live captions, in lockstep (vocabulary_live)")
+    add(
+        "--entries", type=int, nargs="+", default=list(DEFAULT_ENTRIES),
+        help="the live runs' vocabulary sizes (default: 0 50 500)",
+    )  # fmt: skip
     add("--sentences", type=int, default=None, help="the first N sentences only (a quick run)")
+    add("--every", type=int, default=1, help="every Nth of those sentences only (a spread subset)")
     add("--misses", action="store_true", help="list every term missed, with the sentence")
     add("--out", type=Path, default=None, help="also write the JSON here")
     return parser
@@ -167,18 +185,22 @@ def main(argv=None) -> int:
     began = time.monotonic()
     from engine.evaluation.e2e_speech import espeak_version
     from engine.machine import cpu_description
+    from engine.punctuation.model import PunctuationModel, model_folder
 
-    sentences = load_sentences(count=args.sentences)
+    sentences = load_sentences(count=args.sentences)[:: args.every]
     context = {
         "vocabularies": vocabularies(sentences),
         "distractors": load_distractors(),
         "misses": args.misses,
+        "live": args.live,
+        "entries": args.entries,
+        "model": PunctuationModel(model_folder(None), threads=1),
     }
-    conditions = [c for c in CONDITIONS if c in (args.condition or CONDITIONS)]
+    conditions = [] if args.no_file else [c for c in CONDITIONS if c in (args.condition or CONDITIONS)]
     log(f"{len(sentences)} sentences, {sum(len(s.terms) for s in sentences)} terms")
     voices = {
         v: one_voice(v, sentences, args.recognizer, conditions, context, log)
-        for v in args.voice or VOICES[:2]
+        for v in args.voice or ("piper", "festival")
     }
     result = {
         "command": "python -m engine.evaluation.vocabulary "
@@ -186,7 +208,12 @@ def main(argv=None) -> int:
         "date": time.strftime("%Y-%m-%d"),
         **cpu_description(),
         "espeak_ng": espeak_version(),
-        "settings": {"sentences": len(sentences), "recognizer": args.recognizer, "conditions": conditions},
+        "settings": {
+            "sentences": [s.number for s in sentences],
+            "recognizer": args.recognizer,
+            "conditions": conditions,
+            "live_entries": sorted(set(args.entries)) if args.live else None,
+        },
         "voices": voices,
         "elapsed_seconds": round(time.monotonic() - began, 1),
     }
