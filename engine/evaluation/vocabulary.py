@@ -31,7 +31,7 @@ from pathlib import Path
 
 from engine.evaluation.report import emit
 from engine.evaluation.rooms import VOICES as STYLED_VOICES
-from engine.evaluation.vocabulary_live import DEFAULT_ENTRIES
+from engine.evaluation.vocabulary_live import DEFAULT_ENTRIES, by_sentence, cpu_seconds
 from engine.evaluation.vocabulary_material import (
     PARTS,
     load_distractors,
@@ -67,25 +67,6 @@ def recognized_words(wav: Path, kind: str) -> tuple[list, str, bool]:
         return recognize_audio(read_all(wav), recognizer), recognizer.name, plan.marks == "recognizer"
     finally:
         recognizer.close()
-
-
-def cpu_seconds() -> float:
-    """This process's CPU time and its finished children's (espeak-ng)."""
-    import resource
-
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
-
-
-def by_sentence(words, spans) -> list[list[str]]:
-    """Each sentence's words as shown (``TranscriptWord.word``)."""
-    from engine.evaluation.e2e_score import split_by_spans
-
-    times = [None if w.start is None else (w.start + w.end) / 2 for w in words]
-    out: list[list[str]] = [[] for _ in spans]
-    for word, k in zip(words, split_by_spans(times, spans)):
-        out[k].append(word.word)
-    return out
 
 
 def one_voice(voice: str, sentences, kind: str, conditions, context, log) -> dict:

@@ -25,9 +25,28 @@ from pathlib import Path
 from engine.evaluation.vocabulary_material import PARTS, score_sentences
 from engine.vocabulary import Vocabulary
 
-__all__ = ["DEFAULT_ENTRIES", "live_voice", "sized_vocabulary"]
+__all__ = ["DEFAULT_ENTRIES", "by_sentence", "cpu_seconds", "live_voice", "sized_vocabulary"]
 
 DEFAULT_ENTRIES = (0, 50, 500)
+
+
+def cpu_seconds() -> float:
+    """This process's CPU time and its finished children's (espeak-ng)."""
+    import resource
+
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def by_sentence(words, spans) -> list[list[str]]:
+    """Each sentence's words as shown (``TranscriptWord.word``)."""
+    from engine.evaluation.e2e_score import split_by_spans
+
+    times = [None if w.start is None else (w.start + w.end) / 2 for w in words]
+    out: list[list[str]] = [[] for _ in spans]
+    for word, k in zip(words, split_by_spans(times, spans)):
+        out[k].append(word.word)
+    return out
 
 
 def sized_vocabulary(terms: Vocabulary, distractors: Vocabulary, size: int) -> Vocabulary:
@@ -41,7 +60,6 @@ def live_voice(wav: Path, speech, sentences, entries, context, log) -> dict:
     """Each vocabulary size of ``entries`` live on ``wav`` (``speech``: its sentences' spans)."""
     from engine.evaluation.e2e_latency import latencies
     from engine.evaluation.e2e_run import run_live
-    from engine.evaluation.vocabulary import by_sentence, cpu_seconds
     from engine.recognizers.whisper_options import WhisperOptions
     from engine.recognizers.whisper_rec import WhisperRecognizer
     from engine.vocabulary.phonemes import forget
