@@ -1,10 +1,12 @@
 """The caption page's server: aiohttp on its own thread and asyncio loop, fed by a ``ShareFeed``.
 
 ``/`` is the page (``engine/share/static``, nothing from elsewhere), ``/events`` the captions as
-server-sent events (the messages of ``engine.share.feed``), each with an id ``EPOCH-N``. A viewer
-who comes late gets a snapshot of the recent captions, then the stream; one who reconnects with
-``Last-Event-ID`` gets what it missed from the recent messages (or a snapshot where they no longer
-reach back, or the server restarted: another epoch), and never a message twice.
+server-sent events or, where the request asks to upgrade, WebSocket text messages (the messages of
+``engine.share.feed``, sent as ``engine.share.streams`` says), each with an id ``EPOCH-N``. A
+viewer who comes late gets a snapshot of the recent captions, then the stream; one who reconnects
+with ``Last-Event-ID`` (or ``?last=ID``) gets what it missed from the recent messages (or a
+snapshot where they no longer reach back, or the server restarted: another epoch), and never a
+message twice.
 
 The captions never wait on a viewer: each has its own small queue, and a viewer whose queue
 overflows (it stopped reading) is dropped, its connection cut. ``dropped`` counts the reasons;
@@ -15,20 +17,19 @@ access log).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 import socket
 import threading
 import time
 from collections import Counter, deque
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from aiohttp import web
 
 from engine.share.feed import ShareFeed
 from engine.share.guard import Guard, add_security_headers
+from engine.share.streams import Message, Viewer, message, stream_events, stream_websocket, wants_websocket
 
 __all__ = ["DEFAULT_PORT", "MAX_VIEWERS", "OBS_OPTIONS", "ShareServer", "lan_address"]
 
@@ -41,26 +42,13 @@ OBS_OPTIONS = "?bg=transparent&lines=2&size=48"  # the address's options for OBS
 MAX_VIEWERS = 50
 VIEWER_QUEUE = 256  # messages a viewer may be behind before it is dropped
 RECENT_MESSAGES = 2000  # what a reconnecting viewer may catch up from without a snapshot
-HEARTBEAT_S = 15.0  # a comment line on a quiet stream: proxies and browsers keep it open
+HEARTBEAT_S = 15.0  # a quiet stream's keep-alive: a comment line, or a WebSocket ping
 MAX_LINE = 2048  # request line and header line
 MAX_FIELD = 4096  # one header's value
 MAX_BODY = 1024
 IDLE_S = 15.0  # a connection that is not a viewer's stream is closed after this long
 STATIC_DIR = Path(__file__).with_name("static")  # package data: the page, its script and style
 STATIC = {"page.js": "text/javascript", "page.css": "text/css"}
-
-
-@dataclass(eq=False)
-class _Viewer:
-    queue: asyncio.Queue
-    transport: asyncio.BaseTransport | None
-    after: int  # messages up to this number are already in what it was sent first
-    reason: str = ""
-    joined: float = field(default_factory=time.monotonic)
-
-
-def _event(seq_id: str, message: dict) -> bytes:
-    return f"id: {seq_id}\ndata: {json.dumps(message, ensure_ascii=False)}\n\n".encode()
 
 
 def _static(name: str) -> bytes:
@@ -100,8 +88,9 @@ class ShareServer:
         self.epoch = secrets.token_hex(4)
         self.dropped: Counter[str] = Counter()  # why viewers were dropped: reasons only
         self.refused_full = 0  # viewers refused past max_viewers
-        self._viewers: set[_Viewer] = set()
-        self._recent: deque[tuple[int, bytes]] = deque(maxlen=RECENT_MESSAGES)
+        self._viewers: set[Viewer] = set()
+        self._streams: set[asyncio.Task] = set()  # the viewers' handlers, waited for on stopping
+        self._recent: deque[tuple[int, Message]] = deque(maxlen=RECENT_MESSAGES)
         self._sent = 0  # the number of the last message handed to the viewers
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -223,7 +212,8 @@ class ShareServer:
             for task in tasks:
                 task.cancel()
             self._drop_all("sharing stopped", counted=False)
-            await asyncio.sleep(0)  # the streams send their last message
+            if self._streams:  # each stream sends its last message (a WebSocket its close frame)
+                await asyncio.wait(self._streams, timeout=1.0)
         finally:
             self.feed.wake = None
             await runner.cleanup()
@@ -240,8 +230,8 @@ class ShareServer:
             for seq, message in messages:
                 self._broadcast(seq, message)
 
-    def _broadcast(self, seq: int, message: dict) -> None:
-        data = _event(f"{self.epoch}-{seq}", message)
+    def _broadcast(self, seq: int, data: dict) -> None:
+        data = message(f"{self.epoch}-{seq}", data)
         self._recent.append((seq, data))
         self._sent = seq
         for viewer in list(self._viewers):
@@ -252,7 +242,7 @@ class ShareServer:
             except asyncio.QueueFull:
                 self._drop(viewer, "it stopped reading", cut=True)
 
-    def _drop(self, viewer: _Viewer, reason: str, cut: bool = False, counted: bool = True) -> None:
+    def _drop(self, viewer: Viewer, reason: str, cut: bool = False, counted: bool = True) -> None:
         if viewer not in self._viewers:
             return
         self._viewers.discard(viewer)
@@ -298,32 +288,21 @@ class ShareServer:
             return web.Response(
                 status=503, text="too many viewers; try again later\n", headers={"Retry-After": "30"}
             )
-        first, after = self._catch_up(request.headers.get("Last-Event-ID", ""))
-        viewer = _Viewer(asyncio.Queue(self._viewer_queue), request.transport, after)
+        last = request.query.get("last") or request.headers.get("Last-Event-ID", "")
+        first, after = self._catch_up(last)
+        viewer = Viewer(asyncio.Queue(self._viewer_queue), request.transport, after)
         self._viewers.add(viewer)  # no await since the catch-up: nothing is missed nor repeated
-        response = web.StreamResponse(
-            headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no"}
-        )
+        stream = asyncio.current_task()
+        self._streams.add(stream)
         try:
-            await response.prepare(request)
-            await response.write(b"retry: 2000\n\n" + b"".join(first))
-            while True:
-                try:
-                    data = await asyncio.wait_for(viewer.queue.get(), self._heartbeat_s)
-                except TimeoutError:
-                    data = b": still here\n\n"
-                if data is None:
-                    end = {"type": "end", "reason": viewer.reason}
-                    await response.write(f"event: end\ndata: {json.dumps(end)}\n\n".encode())
-                    break
-                await response.write(data)
-        except (ConnectionError, RuntimeError):
-            pass  # the viewer went away, or was cut
+            if wants_websocket(request):
+                return await stream_websocket(request, viewer, first, self._heartbeat_s, self._drop)
+            return await stream_events(request, viewer, first, self._heartbeat_s)
         finally:
             self._viewers.discard(viewer)
-        return response
+            self._streams.discard(stream)
 
-    def _catch_up(self, last_id: str) -> tuple[list[bytes], int]:
+    def _catch_up(self, last_id: str) -> tuple[list[Message], int]:
         """What a viewer gets first, and the number of the last message that covers."""
         epoch, _, number = last_id.partition("-")
         if epoch == self.epoch and number.isdigit() and self._recent:
@@ -332,4 +311,4 @@ class ShareServer:
             if oldest - 1 <= last <= self._sent:
                 return [data for seq, data in self._recent if seq > last], self._sent
         seq, snapshot = self.feed.snapshot()
-        return [_event(f"{self.epoch}-{seq}", snapshot)], seq
+        return [message(f"{self.epoch}-{seq}", snapshot)], seq
