@@ -27,6 +27,7 @@ class TrayIcon(QObject):
     click_through_toggle_requested = Signal()
     show_window_requested = Signal()
     history_requested = Signal()
+    share_requested = Signal()
     quit_requested = Signal()
 
     def __init__(self, parent: QObject | None = None):
@@ -50,6 +51,8 @@ class TrayIcon(QObject):
         # Past sessions, searchable: a meeting's words are found from the tray without the window.
         self.history_action = self.menu.addAction("&History…")
         self.history_action.triggered.connect(lambda _checked=False: self.history_requested.emit())
+        # The window's Share captions…: OBS's link or a phone's QR code without the window.
+        self.share_action = self._add("share", "Share &captions…", self.share_requested)
         self.menu.addSeparator()
         self.quit_action = self._add("quit", "&Quit livecap", self.quit_requested)
         self.icon = QSystemTrayIcon(app_icon(), self)

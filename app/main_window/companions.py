@@ -33,6 +33,7 @@ def install_tray(window) -> bool:
     tray.click_through_toggle_requested.connect(overlay.toggle_click_through)
     tray.show_window_requested.connect(lambda: show_window(window))
     tray.history_requested.connect(window.open_history)
+    tray.share_requested.connect(window.share.show)
     tray.quit_requested.connect(window.close)
     overlay.visibility_changed.connect(tray.set_overlay_visible)
     overlay.click_through_changed.connect(tray.set_click_through)

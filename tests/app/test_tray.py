@@ -25,12 +25,13 @@ def actions(tray) -> dict:
 
 def test_menu_actions_emit_the_requests(qtbot, tray):
     found = actions(tray)
-    assert list(found) == ["start-stop", "overlay", "click-through", "show-window", "quit"]
+    assert list(found) == ["start-stop", "overlay", "click-through", "show-window", "share", "quit"]
     for name, signal in (
         ("start-stop", tray.start_stop_requested),
         ("overlay", tray.overlay_toggle_requested),
         ("click-through", tray.click_through_toggle_requested),
         ("show-window", tray.show_window_requested),
+        ("share", tray.share_requested),
         ("quit", tray.quit_requested),
     ):
         with qtbot.waitSignal(signal, timeout=1000):
@@ -44,6 +45,7 @@ def test_each_action_emits_only_its_own_signal(qtbot, tray):
         tray.overlay_toggle_requested,
         tray.click_through_toggle_requested,
         tray.show_window_requested,
+        tray.share_requested,
         tray.quit_requested,
     ):
         signal.connect(lambda s=signal: fired.append(s))

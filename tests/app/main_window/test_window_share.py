@@ -29,3 +29,21 @@ def test_the_captions_menu_opens_the_share_dialog_and_the_sessions_end_stops_sha
     # As the bridge says when a session's last marks settled (here one that had no words).
     window.bridge.finished.emit(Transcript([]))
     assert not dialog.sharing and session._subscribers == []
+
+
+def test_the_trays_share_captions_opens_the_same_dialog(window, qtbot, monkeypatch):
+    from app.main_window.companions import install_tray
+    from app.tray import TrayIcon
+
+    monkeypatch.setattr(TrayIcon, "available", staticmethod(lambda: True))  # offscreen Qt has no tray
+    assert install_tray(window)
+    share = window.tray.share_action
+    assert share.text() == "Share &captions…" and share in window.tray.menu.actions()
+    share.trigger()
+    dialog = window.share.dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.windowTitle() == "Share captions"
+    dialog.hide()
+    window.commands.share.trigger()  # the window's action: the same dialog, not a second one
+    assert window.share.dialog is dialog and dialog.isVisible()
+    window.tray.hide()
