@@ -118,6 +118,15 @@ _PUBLIC = {
     "HistoryQueryError": ("engine.history", "HistoryQueryError"),
     "SessionSummary": ("engine.history", "SessionSummary"),
     "SearchHit": ("engine.history", "SearchHit"),
+    # vocabulary: the user's names and terms, which captions write their way
+    "Vocabulary": ("engine.vocabulary", "Vocabulary"),
+    "VocabularyEntry": ("engine.vocabulary", "Entry"),
+    "VocabularyError": ("engine.vocabulary", "VocabularyError"),
+    "VocabularyFile": ("engine.vocabulary", "VocabularyFile"),
+    "parse_vocabulary_entry": ("engine.vocabulary", "parse_entry"),
+    "propose_terms": ("engine.vocabulary.proposals", "propose_terms"),
+    "session_vocabulary": ("engine.vocabulary", "session_vocabulary"),
+    "user_vocabulary_path": ("engine.vocabulary", "user_vocabulary_path"),
     # Vosk models: catalogue, install, removal
     "CatalogueEntry": ("engine.vosk_models.catalogue", "CatalogueEntry"),
     "CatalogueError": ("engine.vosk_models.catalogue", "CatalogueError"),

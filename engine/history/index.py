@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -57,6 +58,7 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]  # (sessions done, sessions to do)
 TITLE_CHARS = 200
+_PHRASE_WORD = re.compile(r"\w+")  # a term's words as the index's tokenizer splits them
 
 
 def _sqlite_errors(method):
@@ -155,6 +157,25 @@ class HistoryIndex:
                 raise
             rows = self._matches(plain_words_query(text), since, speaker, limit)
         return search_hits(self._conn, rows)
+
+    @_sqlite_errors
+    def times_heard(self, phrases: list[str]) -> dict[str, int]:
+        """How many times each of ``phrases`` (a vocabulary's terms) occurs in the kept sessions,
+        any case and accents aside: FTS5 finds the chunks that hold it, and ``highlight()`` marks
+        each occurrence in them. A phrase with nothing to search for counts 0."""
+        counts: dict[str, int] = {}
+        for phrase in phrases:
+            words = _PHRASE_WORD.findall(phrase)
+            if not words:
+                counts[phrase] = 0
+                continue
+            rows = self._conn.execute(
+                f"SELECT highlight(chunk_text, 0, '{MATCH_START}', '{MATCH_END}') FROM chunk_text"
+                " WHERE chunk_text MATCH ?",
+                ('"' + " ".join(words) + '"',),
+            ).fetchall()
+            counts[phrase] = sum(text.count(MATCH_START) for (text,) in rows)
+        return counts
 
     def _matches(self, fts_query: str, since: datetime | None, speaker: str | None, limit: int) -> list:
         sql = (

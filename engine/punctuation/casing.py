@@ -84,6 +84,12 @@ class CaseRenderer:
         self.lexicon.update({k.lower(): v for k, v in (known_forms or {}).items()})
         self.enabled = enabled
 
+    def learn(self, known_forms: Mapping[str, str]) -> None:
+        """Add the written forms of a vocabulary learned while captioning. The two tables are
+        replaced whole, not changed in place: the engine's thread may be reading them."""
+        self.exact = self.exact | {k.lower() for k in known_forms}
+        self.lexicon = {**self.lexicon, **{k.lower(): v for k, v in known_forms.items()}}
+
     def render(
         self,
         word: str,

@@ -35,7 +35,7 @@ from engine.recognizers.base import Recognizer
 from engine.recognizers.stabiliser import WordStabiliser
 from engine.session.merge import SidesMerger
 from engine.session.side import DRAIN_CHUNKS, READ_TIMEOUT, SessionSide, rms_level
-from engine.session.terms import LiveTerms
+from engine.session.terms import LiveTerms, known_forms
 from engine.speakers.echo_guard import EchoGuard
 from engine.speakers.voices import OthersVoices
 from engine.transcript.builder import TranscriptBuilder
@@ -43,6 +43,7 @@ from engine.transcript.journal import JournalWriter
 from engine.transcript.transcript import Transcript
 from engine.vocabulary import Vocabulary
 from engine.vocabulary.matching import VocabularyMatcher
+from engine.vocabulary.word_list import WordList
 
 __all__ = ["DRAIN_CHUNKS", "READ_TIMEOUT", "LiveSession", "meeting_stabiliser", "rms_level"]
 
@@ -82,10 +83,14 @@ class LiveSession:
         elif source is not None or recognizer is not None or stabiliser is not None:
             raise ValueError("a session has either one source and recognizer, or sides")
         self.sides = sides
-        if vocabulary:  # the terms go in as words are committed (``engine.session.terms``)
-            matcher = VocabularyMatcher(vocabulary)
-            for side in sides:
-                side.terms = LiveTerms(matcher)
+        # The terms go in as words are committed (``engine.session.terms``); every side has its
+        # LiveTerms even without a vocabulary, so that a term learned mid-session (``learn``)
+        # finds the stabiliser's words counted from the start.
+        # Without one, no word list is loaded (it is read when a term is learned).
+        no_words = None if vocabulary else WordList([])
+        matcher = VocabularyMatcher(vocabulary or Vocabulary(), no_words)
+        for side in sides:
+            side.terms = LiveTerms(matcher)
         self.engine = PunctuationEngine(decoder)
         self.journal = journal
         self.builder = TranscriptBuilder()  # the whole transcript, kept on the engine thread
@@ -112,6 +117,17 @@ class LiveSession:
         self._engine_subscribers.append(self._fanout.publish)  # engine events, on the engine thread
         for subscriber in self._engine_subscribers:
             self.engine.subscribe(subscriber)
+
+    def learn(self, vocabulary: Vocabulary) -> None:
+        """Use ``vocabulary`` (the user's, a term added) from each side's next batch on: words
+        not committed yet get its terms and the casing writes them its way; settled words never
+        change. Safe from any thread; espeak-ng is asked here, on the caller's."""
+        matcher = VocabularyMatcher(vocabulary)
+        for side in self.sides:
+            side.terms.learn(matcher)
+        casing = getattr(self.engine.decoder, "casing", None)
+        if casing is not None:
+            casing.learn(known_forms(vocabulary))
 
     # The one-source session's parts (a meeting's first side's).
     @property

@@ -19,6 +19,10 @@ The stabiliser counts its own words; a term changes how many there are ("post gr
 word), so its retractions, horizon and revised writings are translated to the words passed on:
 a retraction that reaches into a term takes the whole term back, and the words before the
 retracted ones are matched again.
+
+A term learned while the session runs (``learn``: the user added one from a caption) applies
+from the side's next batch: the words held or not committed yet are matched with the new
+vocabulary, the words passed on never are.
 """
 
 from __future__ import annotations
@@ -61,6 +65,17 @@ def known_forms(vocabulary: Vocabulary) -> dict[str, str]:
     return forms
 
 
+def _first_words(matcher: VocabularyMatcher) -> set[str]:
+    """The letters of the first words of every term and spoken form of several words ("cube" of
+    "cube control"): a word ending a batch with them may begin the term."""
+    return {
+        letters("".join(said[:k]))
+        for entry in matcher.vocabulary
+        for said in (entry.term.split(), *(form.split() for form in entry.spoken))
+        for k in range(1, len(said))
+    }
+
+
 class LiveTerms:
     """One side's stabiliser outputs with the vocabulary's terms in (see the module)."""
 
@@ -73,17 +88,21 @@ class LiveTerms:
         self._held: list[Word] = []  # committed, not passed on yet
         self._held_since = 0.0
         self._settled_writings: int | None = None  # the stabiliser's count, once told
-        # The letters of the first words of every term and spoken form of several words
-        # ("cube" of "cube control"): a word ending a batch with them may begin the term.
-        self._first_words = {
-            letters("".join(said[:k]))
-            for entry in matcher.vocabulary
-            for said in (entry.term.split(), *(form.split() for form in entry.spoken))
-            for k in range(1, len(said))
-        }
+        # The matcher to use from the next batch on (``learn``); set from any thread.
+        self.wanted = matcher
+        self._first_words = _first_words(matcher)
+
+    def learn(self, matcher: VocabularyMatcher) -> None:
+        """Use ``matcher`` (a vocabulary with a term learned) from the next batch on: the words
+        not passed on yet are matched with it, the words passed on stay as they are. Safe from any
+        thread: the side's thread takes it at its next ``update`` (one attribute, set whole)."""
+        self.wanted = matcher
 
     def update(self, out: StabiliserOutput, now: float) -> StabiliserOutput:
         """``out`` with the terms in, in the words passed on (``out`` is not changed)."""
+        wanted = self.wanted
+        if wanted is not self.matcher:
+            self.matcher, self._first_words = wanted, _first_words(wanted)
         retract, heard_again = self._retract(out.retract)
         held = self._held
         for position, word in out.rewritten.items():  # a held word goes on in its newest writing
@@ -170,6 +189,8 @@ class LiveTerms:
 
     def _could_begin(self, words: list[Word]) -> bool:
         """Whether ``words`` may be a term's first words, the rest not heard yet."""
+        if not self.matcher.vocabulary:
+            return False  # nothing to begin (a session without terms yet: none is asked of espeak-ng)
         cores = [word_core(w.written or w.text) for w in words]
         if not all(cores):
             return False
