@@ -14,7 +14,7 @@ control concerned.
 
 Slow things stay off the UI thread: device listing (PortAudio, pactl) and
 model downloads run on the thread pool. The pages, each owning its controls, are in
-``settings_pages`` (and ``dictation_page``, ``meeting_page``, ``history_page``).
+``settings_pages`` (and ``dictation_page``, ``meeting_page``, ``history_page``, ``vocabulary_page``).
 """
 
 from __future__ import annotations
@@ -36,8 +36,15 @@ from app.dialogs.settings_pages import (
     PunctuationPage,
     RecognitionPage,
 )
-from app.settings import AppSettings, Key
+from app.dialogs.vocabulary_page import VocabularyPage
+from app.settings import JOURNAL_DIR, AppSettings, Key
 from app.theme import is_dark
+
+
+def _journal_folder(settings: AppSettings) -> Path | None:
+    """The journal folder the history counts in (None: the default one)."""
+    folder = settings.get(JOURNAL_DIR)
+    return Path(folder) if folder else None
 
 
 class SettingsDialog(QDialog):
@@ -67,6 +74,7 @@ class SettingsDialog(QDialog):
         self.dictation_page = DictationPage()
         self.meeting_page = MeetingPage()
         self.history_page = HistoryPage(self.journal_page)
+        self.vocabulary_page = VocabularyPage(journal_folder=_journal_folder(settings))
         self.tabs = QTabWidget()
         self.tabs.setAccessibleName("Settings sections")
         self.tabs.addTab(self.recognition_page, "&Recognition")
@@ -77,6 +85,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self.dictation_page, "&Dictation")
         self.tabs.addTab(self.meeting_page, "M&eeting")
         self.tabs.addTab(self.history_page, "&History")
+        self.tabs.addTab(self.vocabulary_page, "&Vocabulary")
         self.error = QLabel(wordWrap=True)
         self.error.setAccessibleName("Problem with the settings")
         self.error.setStyleSheet(f"color: {'#ff8a80' if is_dark(self.palette()) else '#b3261e'};")
@@ -103,6 +112,7 @@ class SettingsDialog(QDialog):
             self.dictation_page,
             self.meeting_page,
             self.history_page,
+            self.vocabulary_page,
         )
         self._controls = {key: pair for page in pages for key, pair in page.controls().items()}
         # Checked in this order: a journal folder that cannot be written first.
