@@ -1,10 +1,12 @@
 """Captions → Share captions…: the running session's captions as a page other screens open.
 
-The engine serves it (``engine.share``: a server on its own thread, fed by the session); this
-dialog only starts and stops it, and shows the link: as text, with OBS's address beside it, and on
-the local network as a QR code a phone reads off the screen. On the local network the link holds
-a random token; Renew link makes a new one, and every viewer of the old one is dropped. Sharing
-stops when the session ends, at Stop sharing, or after the minutes chosen.
+The engine serves it (``engine.share``: a server on its own thread); the page is fed from the
+app's one caption feed (``app.caption_feed``), so it shows the words, marks and unstable words the
+window shows, decided once. This dialog only starts and stops it, and shows the link: as text,
+with OBS's address beside it, and on the local network as a QR code a phone reads off the screen.
+On the local network the link holds a random token; Renew link makes a new one, and every viewer
+of the old one is dropped. Sharing stops when the session ends, at Stop sharing, or after the
+minutes chosen.
 """
 
 from __future__ import annotations
@@ -25,18 +27,47 @@ from PySide6.QtWidgets import (
 )
 
 import app.qt_compat  # noqa: F401  (PySide6 6.12.0 refcount fix; must run before any Qt call)
-from engine import SHARE_DEFAULT_PORT, SHARE_OBS_OPTIONS, share_captions, share_qr_png
+from app.caption_feed import CaptionFeed
+from engine import SHARE_DEFAULT_PORT, SHARE_OBS_OPTIONS, CaptionFold, share_captions, share_qr_png
 
 NO_SESSION = "Start the captions first: the page shares the running session."
 
 
-class ShareDialog(QDialog):
-    """``session_of()``: the running session, or None."""
+class CaptionFeedSource:
+    """The app's caption feed as ``share_captions`` takes a session: its subscriber (the page's
+    ``ShareFeed``) is handed each change of the feed's fold, on the UI thread."""
 
-    def __init__(self, session_of: Callable[[], object | None], parent=None):
+    def __init__(self, captions: CaptionFeed) -> None:
+        self.captions = captions
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def subscribe(self, share_feed) -> None:
+        fold = self.captions.fold
+
+        def forward(change) -> None:
+            whole = change is CaptionFold.EVERYTHING or change.restarted  # subscribed, or started again
+            share_feed.caption_change(
+                change.events,
+                fold.unstable if change.unstable else None,
+                restart_from=fold.builder if whole else None,
+            )
+
+        self._unsubscribe = self.captions.subscribe(forward)
+
+    def unsubscribe(self, share_feed) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+
+class ShareDialog(QDialog):
+    """``session_of()``: the running session, or None; ``captions``: the app's caption feed."""
+
+    def __init__(self, session_of: Callable[[], object | None], captions: CaptionFeed, parent=None):
         super().__init__(parent)
         self.setWindowTitle("Share captions")
         self.session_of = session_of
+        self.captions = captions
         self.server = None
         self.lan = QCheckBox("Share on the local network (a phone or a laptop in the room)")
         self.minutes = QSpinBox(minimum=0, maximum=600, suffix=" min")
@@ -72,14 +103,13 @@ class ShareDialog(QDialog):
 
     def start(self) -> bool:
         """Share the running session's captions as chosen; False (and why, in the dialog) if not."""
-        session = self.session_of()
-        if session is None:
+        if self.session_of() is None:
             self.status.setText(NO_SESSION)
             return False
         minutes = self.minutes.value()
         try:
             self.server = share_captions(
-                session,
+                CaptionFeedSource(self.captions),
                 lan=self.lan.isChecked(),
                 port=SHARE_DEFAULT_PORT,
                 time_limit=minutes * 60 if minutes else None,

@@ -1,5 +1,6 @@
 """The window's Captions → Share captions…: opens the share dialog (``app.dialogs.share_dialog``)
-on the running session, and stops sharing when the session ends."""
+on the running session's captions (the window's caption feed), and stops sharing when the session
+ends."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ class ShareController(QObject):
 
     def show(self) -> ShareDialog:
         if self.dialog is None:
-            self.dialog = ShareDialog(self.running_session, self.window)
+            self.dialog = ShareDialog(self.running_session, self.window.captions, self.window)
         self.dialog.show()
         self.dialog.raise_()
         return self.dialog

@@ -51,7 +51,8 @@ _WORD_EVENTS = (*_POSITIONED, Retracted, SpeakersLabelled)  # what changes the s
 
 
 class ShareFeed:
-    """Subscribe it to a session (``session.subscribe(feed)``); the server reads ``take``."""
+    """Subscribe it to a session (``session.subscribe(feed)``), or hand it a front end's caption
+    changes (``caption_change``); the server reads ``take``."""
 
     def __init__(
         self,
@@ -73,9 +74,38 @@ class ShareFeed:
 
     def __call__(self, events: list) -> None:
         """A batch of the session's events (from either of its threads); never blocks."""
+        events = list(events)
+        self._publish(events, lambda: self._fold_in(events).unstable)
+
+    def caption_change(
+        self, events: list, unstable: tuple | None = None, restart_from: TranscriptBuilder | None = None
+    ) -> None:
+        """A change of a front end's own caption fold, which decided it once for every view:
+        ``events`` (already in that fold's builder), its unstable words (None: unchanged), and
+        ``restart_from``, its builder, where its captions started again (a new session, a cleared
+        text, a late subscriber): every viewer is then sent the captions whole."""
+        events = list(events)
+
+        def fold_in() -> bool:
+            if restart_from is not None:
+                self._session_builder = None
+                self._fold.restart(copy.deepcopy(restart_from))
+                self._seq += 1  # the snapshot's own number: every viewer is past the one before
+                self._gap = True
+            self._fold.builder.apply(events)
+            changed = unstable is not None and tuple(unstable) != self._fold.unstable
+            if changed:
+                self._fold.unstable = tuple(unstable)
+            return changed
+
+        self._publish(events, fold_in, restarted=restart_from is not None)
+
+    def _publish(self, events: list, fold_in: Callable[[], bool], restarted: bool = False) -> None:
+        """Fold ``events`` in (``fold_in`` says whether the unstable words changed) and queue
+        their messages for the server."""
         with self._lock:
-            change = self._fold_in(list(events))
-            messages = self._messages(events, change.unstable)
+            unstable_changed = fold_in()
+            messages = self._messages(events, unstable_changed)
             for message in messages:
                 self._seq += 1
                 try:
@@ -83,7 +113,7 @@ class ShareFeed:
                 except queue.Full:
                     self._gap = True
         wake = self.wake
-        if messages and wake is not None:
+        if (messages or restarted) and wake is not None:
             try:
                 wake()
             except RuntimeError:  # the server's loop closed meanwhile: nobody is waiting

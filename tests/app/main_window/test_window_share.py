@@ -24,11 +24,14 @@ def test_the_captions_menu_opens_the_share_dialog_and_the_sessions_end_stops_sha
     assert not dialog.sharing and dialog.status.text() == NO_SESSION
     session = FanOut()
     dialog.session_of = lambda: session
+    subscribers = len(window.captions._subscribers)
     dialog.toggle.click()
     assert dialog.sharing
+    assert dialog.captions is window.captions and len(window.captions._subscribers) == subscribers + 1
     # As the bridge says when a session's last marks settled (here one that had no words).
     window.bridge.finished.emit(Transcript([]))
-    assert not dialog.sharing and session._subscribers == []
+    assert not dialog.sharing and len(window.captions._subscribers) == subscribers
+    assert session._subscribers == []  # the page reads the window's caption feed, not the session
 
 
 def test_the_trays_share_captions_opens_the_same_dialog(window, qtbot, monkeypatch):

@@ -82,3 +82,28 @@ def test_a_feed_subscribed_mid_session_starts_with_the_words_said_before():
         ("now.", "settled"),
     ]
     assert feed.snapshot()[1]["unstable"] == []  # the partial word was committed
+
+
+def test_a_front_ends_caption_changes_restart_from_its_builder_and_then_go_on_from_its_fold():
+    from engine.transcript.builder import TranscriptBuilder
+
+    builder = TranscriptBuilder()  # the front end's: it applies each batch before handing it on
+    said = [Appended(0, Word("before")), Settled(0, "none", "lower", 1, "before")]
+    builder.apply(said)
+    feed = ShareFeed()
+    feed.caption_change([], (Word("um"),), restart_from=builder)  # subscribed with words shown
+    messages, snapshot = feed.take()
+    assert [w["text"] for w in snapshot[1]["words"]] == ["before"]
+    assert [w["text"] for w in snapshot[1]["unstable"]] == ["um"]
+    assert all(n <= snapshot[0] for n, _ in messages)  # the snapshot covers them
+    later = [Appended(1, Word("after"))]
+    builder.apply(later)
+    feed.caption_change(later, ())
+    messages, snapshot = feed.take()
+    assert snapshot is None
+    assert [m for _, m in messages] == [
+        {"type": "word", "position": 1, "text": "after", "state": "provisional", "speaker": "", "label": ""},
+        {"type": "unstable", "words": []},
+    ]
+    builder.apply([Appended(2, Word("unsent"))])  # its own copy: only what it is handed is in it
+    assert [w["text"] for w in feed.snapshot()[1]["words"]] == ["before", "after"]
