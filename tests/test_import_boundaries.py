@@ -359,6 +359,7 @@ WINDOW_OPENINGS = {
         "app.dialogs.recovery",
         "app.dialogs.download_progress",
         "app.dialogs.share_dialog",
+        "app.dialogs.vocabulary_entry",  # a caption word's "Add to vocabulary…"
     ),
     "app.gui": ("app.main_window.window",),  # the launcher opens the captions window
 }

@@ -55,6 +55,7 @@ from app.main_window.session_status import (
 from app.main_window.share_controller import ShareController
 from app.main_window.sources_controller import SourcesController
 from app.main_window.transcript_controller import TranscriptController
+from app.main_window.vocabulary_controller import VocabularyController
 from app.settings import speaker_names
 from app.workers.jobs import JobRunner
 from app.workers.session_bridge import IDLE, PAUSED, RUNNING, SessionBridge
@@ -175,6 +176,7 @@ class CaptionWindow(QMainWindow):
             self,
         )
         self.share = ShareController(self.bridge, a.share, self)  # Captions → Share captions…
+        self.vocabulary = VocabularyController(self)  # a caption word's "Add to vocabulary…"
         layout = QVBoxLayout()
         layout.addLayout(top)
         layout.addWidget(self.banners)
@@ -271,6 +273,7 @@ class CaptionWindow(QMainWindow):
             pause_threshold=s.get(keys.PAUSE_THRESHOLD) if s.is_set(keys.PAUSE_THRESHOLD) else None,
             speaker_names=speaker_names(s) if others is not None else None,
             echo_guard=s.get(keys.ECHO_GUARD),
+            vocabulary=self.vocabulary.for_session(),
             **self.language.spec_fields(),
         )
 
