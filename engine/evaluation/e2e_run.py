@@ -93,9 +93,11 @@ def run_live(
     language: str = "en",
     translate: bool = False,
     vocabulary=None,
+    on_session=None,
 ) -> dict:
     """``wav`` through the session users run (``build_live_session``), with ``recognizer`` and
-    ``model`` already loaded, no journal; ``vocabulary``: the session's terms (None: none).
+    ``model`` already loaded, no journal; ``vocabulary``: the session's terms (None: none);
+    ``on_session(session)``: called before it starts (another subscriber, a caption page).
 
     ``threshold`` and ``l_max`` override the decoder's entropy threshold h and its longest
     lookahead (default: the model's config), as the window's latency control does. ``language``
@@ -118,6 +120,8 @@ def run_live(
         source.session = session
     probe = Probe(session)
     session.subscribe(probe)
+    if on_session is not None:
+        on_session(session)
     load = os.getloadavg()
     children0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu0, wall0 = time.process_time(), time.monotonic()
