@@ -5,14 +5,16 @@ its spoken forms, and how many times the kept sessions said it (the history inde
 the UI thread, and the column fills in when it is done). Unlike the other pages it has no setting
 for OK to save: a change is written to the file at once, atomically, with every other line as it
 was, the way ``livecap vocabulary`` writes it, so the file and the page never disagree. A file that
-cannot be read or has a bad line is shown in one line, and nothing is written over it.
+cannot be read or has a bad line is shown in one line, and nothing is written over it. Each
+change is told (``changed``): the captions window hands the file to a running session then.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+import shiboken6
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -50,6 +52,8 @@ def count_heard(terms: list[str], journal_folder: Path | None, index_path: Path 
 
 
 class VocabularyPage(SettingsPage):
+    changed = Signal()  # the file was written (a running session may take it at once)
+
     def __init__(
         self,
         path: Path | None = None,
@@ -150,15 +154,20 @@ class VocabularyPage(SettingsPage):
         )
         self.counting = job
 
+    def _current(self, job: Job) -> bool:
+        """Whether ``job`` counts the list shown, on a page still there (the dialog may have
+        closed while the history was read)."""
+        return job is self.counting and shiboken6.isValid(self.table)
+
     def _show_counts(self, job: Job, counts: dict) -> None:
-        if job is not self.counting:
+        if not self._current(job):
             return
         self.counting = None
         for row, term in enumerate(self.terms()):
             self.table.item(row, HEARD).setText(str(counts.get(term, 0)))
 
     def _count_failed(self, job: Job, message: str) -> None:
-        if job is not self.counting:
+        if not self._current(job):
             return
         self.counting = None
         for row in range(self.table.rowCount()):
@@ -177,7 +186,7 @@ class VocabularyPage(SettingsPage):
     def add_term(self, term: str = "", spoken: str = "") -> TermDialog:
         """Open the dialog that adds a term (returned, for a test to fill)."""
         dialog = TermDialog(term, spoken, self.path, self)
-        dialog.saved.connect(lambda _entry: self.reload())
+        dialog.saved.connect(lambda _entry: self._written())
         dialog.open()
         return dialog
 
@@ -194,7 +203,11 @@ class VocabularyPage(SettingsPage):
         except VocabularyError as exc:
             self._show_error(str(exc))
             return
+        self._written()
+
+    def _written(self) -> None:
         self.reload()
+        self.changed.emit()
 
     def import_file(self, text_path: str | Path | None = None) -> ProposalsDialog | None:
         """Propose the terms of a text file (asked for when ``text_path`` is None) and open the
@@ -224,6 +237,6 @@ class VocabularyPage(SettingsPage):
             return None
         self._show_error("")
         dialog = ProposalsDialog(proposed, text_path.name, self.path, self)
-        dialog.saved.connect(lambda _entries: self.reload())
+        dialog.saved.connect(lambda _entries: self._written())
         dialog.open()
         return dialog

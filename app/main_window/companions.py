@@ -67,6 +67,7 @@ def open_settings(window) -> None:
     if window.settings_dialog is None:
         window.settings_dialog = SettingsDialog(window.settings, window)
         window.settings_dialog.settings_changed.connect(window.apply_settings)
+        window.settings_dialog.vocabulary_page.changed.connect(window.vocabulary.apply_to_session)
     info, running = window.bridge.recognizer_info, window.bridge.state in (RUNNING, PAUSED)
     window.settings_dialog.meeting_page.show_echo(info.echo if running and info else "")
     window.settings_dialog.open()

@@ -104,16 +104,24 @@ class VocabularyController:
         return self.dialog
 
     def learned(self, entry) -> None:
-        """A term was saved: a running session uses the user's vocabulary from its next words."""
+        """A term was saved from the captions: said, and used by a running session."""
         status = self.window.statusBar().showMessage
+        if self.apply_to_session():
+            status(f"Added “{entry.term}”: captions write it your way from now on.", 6000)
+        else:
+            status(f"Added “{entry.term}” to your vocabulary: the next session writes it your way.", 6000)
+
+    def apply_to_session(self) -> bool:
+        """A running session uses the user's vocabulary, as the file now says, from its next words
+        (Settings → Vocabulary changed it, or a caption's "Add to vocabulary…"); False when no
+        session runs or the file cannot be used (said in the banner)."""
         session = self.window.bridge.session
         if self.window.bridge.state not in (RUNNING, PAUSED) or session is None:
-            status(f"Added “{entry.term}” to your vocabulary: the next session writes it your way.", 6000)
-            return
+            return False
         try:
             vocabulary = session_vocabulary()
         except VocabularyError as exc:  # the file was broken by hand meanwhile
-            status(f"“{entry.term}” is saved, but your vocabulary is not used: {exc}", 10000)
-            return
-        status(f"Added “{entry.term}”: captions write it your way from now on.", 6000)
+            self.window.banners.show_banner(BANNER, "error", f"Your vocabulary is not used: {exc}.")
+            return False
         self.window.jobs.run(lambda report, cancelled: session.learn(vocabulary))
+        return True

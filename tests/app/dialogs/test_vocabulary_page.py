@@ -59,7 +59,8 @@ def test_add_refuses_a_bad_line_with_the_engines_message_then_adds_and_removes(p
     assert page.path.read_text(encoding="utf-8") == OWN_LINES  # nothing written
     dialog.term.setText("kubectl")
     dialog.spoken.setText("cube control, cube cuttle")
-    assert dialog.save() and not dialog.isVisible()
+    with qtbot.waitSignal(page.changed, timeout=1000):
+        assert dialog.save() and not dialog.isVisible()
     assert page.terms() == ["PostgreSQL", "kubectl"]
     assert page.path.read_text(encoding="utf-8") == OWN_LINES + "kubectl: cube control, cube cuttle\n"
     assert heard_when_counted(qtbot, page) == ["2", "0"]

@@ -1,7 +1,8 @@
 """A caption word's "Add to vocabulary…" in the captions window (offscreen Qt, the real window,
 the user's vocabulary file in the test's folder): the action on a word and on a selection, the
 dialog pre-filled with what was recognized, the entry saved, and learned from then on: by the
-running session, by the next one, and by a file transcribed again by PocketSphinx."""
+running session (a term added in Settings → Vocabulary too), by the next one, and by a file
+transcribed again by PocketSphinx."""
 
 import numpy as np
 import pytest
@@ -78,9 +79,19 @@ def test_a_caption_words_menu_adds_it_and_the_running_and_next_sessions_learn_it
         dialog.term.setText("kubectl")
         assert dialog.save()
         qtbot.waitUntil(lambda: session.sides[0].terms.wanted.vocabulary.find("kubectl") is not None)
+        window.open_settings()  # a term added in Settings → Vocabulary reaches the session too
+        page = window.settings_dialog.vocabulary_page
+        assert page.terms() == ["kubectl"]
+        added = page.add_term("PostgreSQL", "post gres")
+        assert added.save()
+        qtbot.waitUntil(lambda: session.sides[0].terms.wanted.vocabulary.find("PostgreSQL") is not None)
+        window.settings_dialog.reject()
     finally:
         window.bridge.session, window.bridge.state = None, IDLE
-    assert user_vocabulary_path().read_text(encoding="utf-8").splitlines()[-1] == "kubectl: cubicle"
+    assert user_vocabulary_path().read_text(encoding="utf-8").splitlines()[-2:] == [
+        "kubectl: cubicle",
+        "PostgreSQL: post gres",
+    ]
     assert session.engine.decoder.casing.render("kubectl", "capitalized", None)[1] == "kubectl"
     assert window.spec().vocabulary.find("kubectl").spoken == ("cubicle",)  # the next session's
 
