@@ -74,3 +74,38 @@ def test_a_session_started_without_a_vocabulary_learns_one_and_journals_its_form
         counted = index.times_heard(["PostgreSQL", "kubectl", "post gres", "and PostgreSQL"])
         # A phrase of two words is one occurrence; the words the term replaced are not there.
         assert counted == {"PostgreSQL": 2, "kubectl": 0, "post gres": 0, "and PostgreSQL": 1}
+
+
+class LearningRecognizer(ScriptedRecognizer):
+    """A scripted recognizer that has the session learn ``vocabulary`` as its ``at``-th chunk comes
+    (the user's right-click, between two of the side's batches)."""
+
+    def __init__(self, script, at: int, learn):
+        super().__init__(script)
+        self.at, self.learn = at, learn
+
+    def accept(self, pcm):
+        if self.calls == self.at:
+            self.learn()
+        return super().accept(pcm)
+
+
+def test_a_running_session_writes_a_term_learned_mid_way_only_in_the_words_after(tmp_path, tiny_model):
+    wav = tmp_path / "silence.wav"
+    sf.write(wav, np.zeros(32_000, np.int16), 16_000, subtype="PCM_16")
+    script = [([], "we ran postgres".split()), ([], "then postgres again".split())]
+    holder = {}
+    recognizer = LearningRecognizer(script, 1, lambda: holder["session"].learn(LEARNED))
+    session = LiveSession(
+        FileSource(wav, realtime=False), recognizer, StreamingDecoder.from_model(tiny_model)
+    )
+    holder["session"] = session
+    events = []
+    session.subscribe(events.extend)
+    session.start()
+    assert session.wait(30)
+    transcript = session.stop()
+    # The first "postgres" was passed on before the term was known: it stays as it was.
+    assert [w.text for w in transcript.words] == ["we", "ran", "postgres", "then", "PostgreSQL", "again"]
+    assert transcript.words[4].word == "PostgreSQL"
+    assert not [e for e in events if type(e).__name__ in ("Retracted", "Withdrawn")]
