@@ -33,16 +33,15 @@ largest viewer count, and their difference (``engine.evaluation.share_session``)
 from __future__ import annotations
 
 import argparse
-import asyncio
 import datetime
 import json
 import os
 import shutil
 import sys
-import threading
 import time
 
 from engine.evaluation.e2e_latency import percentile
+from engine.evaluation.share_viewers import LightViewers, wait_for
 from engine.events import Appended, PartialWords, Provisional, Settled
 from engine.files.atomic import atomic_write_text
 from engine.machine import cpu_description
@@ -139,54 +138,6 @@ def _summary(values: list[float]) -> dict:
     }
 
 
-class _LightViewers:
-    """``count`` event-stream clients on their own thread and loop; ``arrivals[i][position]`` is
-    when client ``i`` first got each word (ms since the epoch)."""
-
-    def __init__(self, url: str, count: int) -> None:
-        self.url, self.count = url, count
-        self.arrivals: list[dict[int, float]] = [{} for _ in range(count)]
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="light-viewers", daemon=True)
-        self._tasks: list = []
-
-    def start(self) -> _LightViewers:
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._open(), self._loop).result(30)
-        return self
-
-    @property
-    def native_id(self) -> int | None:
-        return self._thread.native_id
-
-    async def _open(self) -> None:
-        import aiohttp
-
-        self._client = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
-        self._tasks = [asyncio.create_task(self._read(i)) for i in range(self.count)]
-
-    async def _read(self, index: int) -> None:
-        arrivals = self.arrivals[index]
-        async with self._client.get(self.url + "events") as response:
-            async for raw in response.content:
-                if raw.startswith(b'data: {"type": "word"'):
-                    now = time.time() * 1000
-                    position = json.loads(raw[6:])["position"]
-                    arrivals.setdefault(position, now)
-
-    def stop(self) -> None:
-        async def close():
-            for task in self._tasks:
-                task.cancel()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
-            await self._client.close()
-
-        if self._thread.is_alive():
-            asyncio.run_coroutine_threadsafe(close(), self._loop).result(30)
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(10)
-
-
 def _publish(feed, seconds: float, rate: float) -> dict:
     """Feed words at ``rate`` a second for ``seconds``, as the session's threads publish them;
     returns each word's commit time (ms since the epoch) and the publishing costs."""
@@ -215,15 +166,6 @@ def _publish(feed, seconds: float, rate: float) -> dict:
     return {"commits": commits, "publish_ms": handing, "late_ms": late}
 
 
-def _wait_for(condition, timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return False
-
-
 def run_phase(viewers: int, seconds: float, rate: float, browser) -> dict:
     """One viewer count: a fresh server, ``viewers`` viewers (the browser first, where there is
     one), words fed for ``seconds``."""
@@ -236,8 +178,8 @@ def run_phase(viewers: int, seconds: float, rate: float, browser) -> dict:
             browser.get(server.url)
             browser.execute_script(_OBSERVER)
         if viewers - in_browser > 0:
-            light = _LightViewers(server.url, viewers - in_browser).start()
-        if not _wait_for(lambda: server.viewers == viewers):
+            light = LightViewers(server.url, viewers - in_browser).start()
+        if not wait_for(lambda: server.viewers == viewers):
             raise RuntimeError(f"only {server.viewers} of {viewers} viewers connected")
         server_id = server._thread.native_id if server._thread else None
         cpu0, light0 = _thread_cpu(server_id), _thread_cpu(light.native_id if light else None)

@@ -25,22 +25,22 @@ COMMITTED_TARGET_S = 0.1  # the committed p90 with viewers, at most this much ab
 
 def _one_run(wav: Path, recognizer, model, viewers: int) -> dict:
     from engine.evaluation.e2e_run import run_live
-    from engine.evaluation.share import _LightViewers, _wait_for
+    from engine.evaluation.share_viewers import LightViewers, wait_for
     from engine.share import share_captions
 
     shared: dict = {}
 
     def share(session) -> None:
         server = shared["server"] = share_captions(session, max_viewers=max(50, viewers))
-        shared["light"] = _LightViewers(server.url, viewers).start()
-        if not _wait_for(lambda: server.viewers == viewers):
+        shared["light"] = LightViewers(server.url, viewers).start()
+        if not wait_for(lambda: server.viewers == viewers):
             raise RuntimeError(f"only {server.viewers} of {viewers} viewers connected")
 
     try:
         run = run_live(wav, recognizer, model, realtime=True, on_session=share if viewers else None)
         if "light" in shared:
             count = len(run["transcript"].words)
-            _wait_for(lambda: all(len(a) >= count for a in shared["light"].arrivals), 5.0)
+            wait_for(lambda: all(len(a) >= count for a in shared["light"].arrivals), 5.0)
     finally:
         if "light" in shared:
             shared["light"].stop()
