@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -38,7 +37,6 @@ def test_a_stale_display_gives_one_line_and_exit_1_before_qt(tmp_path):
     display = unused_display()
     env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     env.update(DISPLAY=display, PYTHONPATH=str(ROOT), LIVECAP_DATA_DIR=str(tmp_path / "data"))
-    started = time.monotonic()
     r = subprocess.run(
         [sys.executable, "-m", "app.launcher"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60
     )
@@ -46,7 +44,6 @@ def test_a_stale_display_gives_one_line_and_exit_1_before_qt(tmp_path):
     assert r.stderr.strip().splitlines() == [
         f"livecap: no display reachable at {display} — use `livecap listen` for captions in the terminal"
     ]
-    assert time.monotonic() - started < 20  # no Qt start-up, no long connect timeout
 
 
 def test_a_real_x_server_passes_and_a_killed_one_does_not(display_env, xvfb):

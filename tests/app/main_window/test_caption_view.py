@@ -1,8 +1,6 @@
 """The dictation text (app/main_window/caption_view.py): styles of settled, provisional and unstable words,
 tail-only edits, retraction, scrolling and trimming for long sessions, the profanity mask."""
 
-import time
-
 import pytest
 
 from app.caption_feed import CaptionFeed
@@ -144,10 +142,12 @@ def test_paragraphs_break_after_a_sentence_and_a_pause(view):
     assert view.document().blockCount() == 2
 
 
-def test_a_long_session_keeps_the_view_small_and_fast(view, monkeypatch):
+def test_a_long_session_keeps_the_view_small(view, monkeypatch):
+    """The document is trimmed as it grows, so each update's layout work stays bounded however
+    long the session: checked by the document's size, not by timing it."""
     monkeypatch.setattr(CaptionView, "MAX_WORDS", 300)
     monkeypatch.setattr(CaptionView, "TRIM_SLACK", 100)
-    slowest = 0.0
+    largest = 0
     for p in range(3000):
         mark = "period" if p % 12 == 11 else "none"
         events = [Appended(p, word(f"word{p}", p * 0.4)), Provisional(p, mark, "lower", 0.5, f"word{p}")]
@@ -155,14 +155,13 @@ def test_a_long_session_keeps_the_view_small_and_fast(view, monkeypatch):
             events.append(
                 Settled(p - 1, "period" if (p - 1) % 12 == 11 else "none", "lower", 1, f"word{p - 1}")
             )
-        t = time.perf_counter()
         feed(view, events, partial=(Word("next"),))
-        slowest = max(slowest, time.perf_counter() - t)
+        largest = max(largest, view.document().characterCount())
     assert len(view.builder.words) == 3000  # the whole transcript is kept for copy and export
     assert view.kept_words <= 400  # the document is not
     assert view.toPlainText().endswith("word2999. next")
     assert "word0 " not in view.toPlainText()
-    assert slowest < 0.25, f"one caption update took {slowest:.3f} s"
+    assert largest < 400 * len("word2999. \n"), largest  # never more than the kept words
 
 
 def test_scrolling_up_holds_the_view_until_the_reader_returns(view):
