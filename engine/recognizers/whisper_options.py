@@ -31,7 +31,7 @@ class WhisperOptions:
     speech_threshold: float = 0.5  # Silero's probability above which a frame is speech
     # None: greedy live, where each decode is redone 0.75 s later and its CPU is the cost that
     # counts; a beam of ``FILE_BEAM`` for files, decoded once, where it gains the most in echo and
-    # on calls for about a fifth more CPU (docs/QUALITY.md, "Real rooms and calls")
+    # on calls for about a fifth more CPU (docs/QUALITY_ROOMS.md)
     beam_size: int | None = None
     # live: words a later decode must have heard past a committed word before its mark and capital
     # settle (``LocalAgreement``); its text is final at once
@@ -42,7 +42,7 @@ class WhisperOptions:
     # live: the encoder hears the buffer and this many seconds of silence after it, at least
     # ``encoder_least`` seconds, not Whisper's whole 30 s window: a short buffer's decode then costs
     # a fraction of the CPU. A 20 s window gave about the same words in echo and on calls, and
-    # cost the commit bound on 2 cores (docs/QUALITY.md, "Real rooms and calls"); 0: the whole
+    # cost the commit bound on 2 cores (docs/QUALITY_ROOMS.md); 0: the whole
     # window, as files
     encoder_margin: float = 1.0
     encoder_least: float = 10.0
