@@ -390,10 +390,20 @@ def test_kill_9_mid_session_then_recover_keeps_what_had_settled(wav, env, tiny_m
     first = [w for w in full if w.end < 5.0]  # the first sentence: spoken by 4.6 s, its final at ~5.1 s
     assert len(first) >= 4, [w.text for w in full]
 
+    journal = Path(env["LIVECAP_DATA_DIR"]) / "journal"
+    before = set(journal.iterdir())
     proc = listen_in_real_time(env, wav, tiny_model_dir)
     try:
         assert "listening to" in proc.stderr.readline()
-        time.sleep(7.5)  # the first sentence's marks settle by ~6 s; the second sentence is under way
+        # Killed once the journal holds the first sentence (however busy the machine), while the
+        # second sentence is under way.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            live = [path for path in journal.iterdir() if path not in before and path.suffix == ".jsonl"]
+            if live and len(read_journal(live[0]).transcript.words) >= len(first):
+                break
+            time.sleep(0.1)
+        assert proc.poll() is None, "the session ended before its first sentence was journaled"
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     finally:
