@@ -86,7 +86,7 @@ def _written_on_purpose(core: str) -> bool:
 
 
 def _spelled(term: str) -> str | None:
-    """An acronym as its letters are said ("AWS" -> "A W S")."""
+    """An acronym as its letters are said ("AWS" -> "A W S"); None for a term that is not one."""
     bare = term.replace(".", "")
     return " ".join(bare) if bare.isalpha() and bare.isupper() and 2 <= len(bare) <= 6 else None
 
@@ -103,7 +103,7 @@ class VocabularyMatcher:
         self.words = english_words() if words is None else words
         self.by_letters: dict[str, Entry] = {}
         self.variants: list[tuple[Entry, str, int]] = []  # (entry, phonemes, words said)
-        texts, owners = [], []
+        texts, owners, spelled_words = [], [], 1
         for entry in vocabulary:
             rank = self.words.rank.get(letters(entry.term), EVERYDAY_RANK)
             everyday = (
@@ -113,8 +113,13 @@ class VocabularyMatcher:
                 self.by_letters.setdefault(letters(entry.term), entry)
             for form in entry.spoken:
                 self.by_letters.setdefault(letters(form), entry)
+            # An acronym is matched by its letters ("AWS", "A W S") and the spoken forms the user
+            # gave, never by how its letters sound: a recognizer that heard the letters wrote
+            # them, and words that merely sound like them ("are two O" for RTO) were another thing.
             spelled = _spelled(entry.term)
-            for text in (entry.term, *entry.spoken, *([spelled] if spelled else [])):
+            spelled_words = max(spelled_words, len(spelled.split()) if spelled else 1)
+            sounded = (*entry.spoken,) if spelled else (entry.term, *entry.spoken)
+            for text in sounded:
                 texts.append(text)
                 owners.append(entry)
         self.index: dict[str, list[int]] = {}
@@ -130,7 +135,8 @@ class VocabularyMatcher:
             self.variants.append((entry, sounds, len(text.split())))
             for bigram in _bigrams(sounds):
                 self.index.setdefault(bigram, []).append(len(self.variants) - 1)
-        self.longest = max((len(t.split()) for t in texts), default=1) + MAX_EXTRA_WORDS
+        longest_said = max((len(t.split()) for t in texts), default=1)
+        self.longest = max(longest_said + MAX_EXTRA_WORDS, spelled_words)  # "G D P R" by its letters
 
     def _word_sounds(self, cores: list[str]) -> list[str]:
         if self.problem:
