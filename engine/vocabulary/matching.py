@@ -104,6 +104,7 @@ class VocabularyMatcher:
         self.by_letters: dict[str, Entry] = {}
         self.variants: list[tuple[Entry, str, int]] = []  # (entry, phonemes, words said)
         texts, owners, spelled_words = [], [], 1
+        self.acronyms: set[str] = set()  # the letters of the terms that are acronyms
         for entry in vocabulary:
             rank = self.words.rank.get(letters(entry.term), EVERYDAY_RANK)
             everyday = (
@@ -118,6 +119,8 @@ class VocabularyMatcher:
             # them, and words that merely sound like them ("are two O" for RTO) were another thing.
             spelled = _spelled(entry.term)
             spelled_words = max(spelled_words, len(spelled.split()) if spelled else 1)
+            if spelled:
+                self.acronyms.add(letters(entry.term))
             sounded = (*entry.spoken,) if spelled else (entry.term, *entry.spoken)
             for text in sounded:
                 texts.append(text)
@@ -174,8 +177,12 @@ class VocabularyMatcher:
         return sorted(kept, key=lambda m: m.start)
 
     def _best(self, start: int, end: int, cores, sounds, common, chosen) -> Match | None:
-        entry = self.by_letters.get(letters("".join(cores[start:end])))
-        if entry is not None:
+        key = letters("".join(cores[start:end]))
+        entry = self.by_letters.get(key)
+        # An acronym's letters across words count where each word is one letter ("A W S"):
+        # "I am" is not IAM.
+        spread = key in self.acronyms and any(len(letters(c)) > 1 for c in cores[start:end])
+        if entry is not None and not (spread and end - start > 1):
             return Match(start, end, entry, 0.0)
         if any(chosen[start:end]) or cores[start].lower() == "the" or cores[end - 1].lower() == "the":
             return None  # no term begins or ends in "the": "the API", "hero the" are not terms

@@ -70,13 +70,14 @@ def test_distractors_are_never_inserted_into_a_transcript_that_does_not_say_them
 
 def test_an_acronym_is_written_from_its_letters_never_from_words_that_sound_like_them():
     """Whisper wrote "are two O" where a name was said: RTO sounds like it, and is not written;
-    its letters, heard one by one or as one word, are."""
-    vocabulary = parse_vocabulary(["RTO", "GDPR"])
-    heard = words("and there are two O asked about the G D P R rules", written=True)
+    nor is IAM for "I am"; its letters, heard one by one or as one word, are."""
+    vocabulary = parse_vocabulary(["RTO", "GDPR", "IAM", "GPU"])
+    heard = words("and there are two O asked if I am sure about the G D P R rules", written=True)
     matched = match_vocabulary(heard, vocabulary)
     texts = [w.text for w in matched.words]
-    assert texts == "and there are two o asked about the GDPR rules".split()
+    assert texts == "and there are two o asked if i am sure about the GDPR rules".split()
     assert [m.entry.term for m in matched.matches] == ["GDPR"]
+    assert match_vocabulary(words("a new GPU and IAM roles"), vocabulary).forms == {2: "GPU", 4: "IAM"}
 
 
 def test_an_everyday_word_is_not_taken_for_a_name_by_its_letters():
