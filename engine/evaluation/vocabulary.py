@@ -1,5 +1,5 @@
-"""The user's vocabulary in files: ``python -m engine.evaluation.vocabulary`` (prints JSON;
-progress on stderr).
+"""The user's vocabulary in files and live captions: ``python -m engine.evaluation.vocabulary``
+(prints JSON; progress on stderr).
 
 Reads the project's own meeting sentences (``vocabulary_sentences.txt``: rare terms of many
 kinds, ``vocabulary_material``) with each voice (Piper's joe at its own pace, slow and fast as
