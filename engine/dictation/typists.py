@@ -80,7 +80,12 @@ class XdotoolTypist(Typist):
                 if run:
                     commands += self._type(run)
                     run = ""
-                commands.append(["xdotool", "key", "--clearmodifiers", f"shift+U{ord(char):04X}"])
+                # Its remapped key gets the same time as typed ones before xdotool restores
+                # the map: a window read it as nothing where it had only the default pace.
+                delay = str(self.REMAPPED_KEY_DELAY_MS)
+                commands.append(
+                    ["xdotool", "key", "--clearmodifiers", "--delay", delay, f"shift+U{ord(char):04X}"]
+                )
             else:
                 run += char
         if run:

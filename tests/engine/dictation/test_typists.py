@@ -51,7 +51,8 @@ def test_ydotool_command_lines_press_and_release_linux_key_codes():
 def test_xdotool_presses_capital_accented_letters_with_shift():
     commands = XdotoolTypist().commands_for(TypeText("Ünal and Émile"))
     assert [c[1] for c in commands] == ["key", "type", "key", "type"]
-    assert commands[0][-1] == "shift+U00DC" and commands[1][-1] == "nal and " and commands[3][-1] == "mile"
+    assert commands[0][-3:] == ["--delay", "40", "shift+U00DC"]  # the remapped keys' pace
+    assert commands[1][-1] == "nal and " and commands[3][-1] == "mile"
 
 
 def test_xdotool_gives_characters_it_must_remap_more_time_than_keys_on_the_keyboard():
