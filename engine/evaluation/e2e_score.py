@@ -160,6 +160,16 @@ def split_by_spans(times: Sequence[float | None], spans: Sequence[tuple[float, f
     return out
 
 
+def texts_by_span(words, spans, text=lambda word: word.text) -> list[list[str]]:
+    """Each span's words (``text`` of each: as written, or as shown), split where ``split_by_spans``
+    cuts by the middle of each word's time."""
+    times = [None if w.start is None else (w.start + w.end) / 2 for w in words]
+    out: list[list[str]] = [[] for _ in spans]
+    for word, k in zip(words, split_by_spans(times, spans)):
+        out[k].append(text(word))
+    return out
+
+
 def score(excerpts: Sequence[Excerpt], spans, hyp_words, hyp_marks, hyp_cases, hyp_times) -> dict:
     """WER, marks and casing of a transcript (``hyp_*``) against the excerpts."""
     ref = [w for e in excerpts for w in e.words]

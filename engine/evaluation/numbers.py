@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine.evaluation.e2e_score import split_by_spans
+from engine.evaluation.e2e_score import texts_by_span
 from engine.evaluation.numbers_material import PARTS, by_part, load_sentences, misses, score_sentence
 from engine.evaluation.numbers_material import spoken_words as said_words
 from engine.evaluation.report import emit
@@ -48,11 +48,7 @@ DEFAULT_PATHS = ("whisper-file", "whisper-live", "pocketsphinx-file", "vosk-file
 
 def _by_sentence(words, spans) -> list[list[str]]:
     """Each sentence's words as written (``Word`` or ``TranscriptWord``: its ``text``)."""
-    times = [None if w.start is None else (w.start + w.end) / 2 for w in words]
-    out: list[list[str]] = [[] for _ in spans]
-    for word, k in zip(words, split_by_spans(times, spans)):
-        out[k].append(word.text)
-    return out
+    return texts_by_span(words, spans)
 
 
 def _whisper_file(wav: Path, context) -> list:

@@ -40,13 +40,9 @@ def cpu_seconds() -> float:
 
 def by_sentence(words, spans) -> list[list[str]]:
     """Each sentence's words as shown (``TranscriptWord.word``)."""
-    from engine.evaluation.e2e_score import split_by_spans
+    from engine.evaluation.e2e_score import texts_by_span
 
-    times = [None if w.start is None else (w.start + w.end) / 2 for w in words]
-    out: list[list[str]] = [[] for _ in spans]
-    for word, k in zip(words, split_by_spans(times, spans)):
-        out[k].append(word.word)
-    return out
+    return texts_by_span(words, spans, lambda word: word.word)
 
 
 def sized_vocabulary(terms: Vocabulary, distractors: Vocabulary, size: int) -> Vocabulary:
