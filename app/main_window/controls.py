@@ -163,6 +163,20 @@ class ElapsedClock(QLabel):
         self.setText(format_elapsed(seconds, width=7))  # "0:00:00": the label keeps its width
 
 
+def latency_map_for(model_dir) -> LatencyMap:
+    """What each latency setting means with the punctuation model in ``model_dir`` (the shipped
+    one where None)."""
+    from engine import DecoderSettings, ModelConfig, ModelError, model_folder
+
+    folder = model_folder(model_dir)
+    try:
+        decoder = ModelConfig.load(folder).decoder
+        return LatencyMap.for_model(folder, decoder.threshold, decoder.l_max)
+    except ModelError:  # a broken model is reported when a session loads it
+        fallback = DecoderSettings()  # what a model whose config says nothing gets
+        return LatencyMap.for_model(None, fallback.threshold, fallback.l_max)
+
+
 class LatencyControl(QWidget):
     """Faster ↔ more accurate punctuation, with what the setting means in words of delay."""
 

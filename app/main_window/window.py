@@ -36,7 +36,7 @@ from app.main_window.companions import (
     open_settings,
     restore_session,
 )
-from app.main_window.controls import BannerArea, ElapsedClock, LatencyControl, LevelMeter
+from app.main_window.controls import BannerArea, ElapsedClock, LatencyControl, LevelMeter, latency_map_for
 from app.main_window.dictation_controller import DictationController
 from app.main_window.input_hint import InputHintLabel
 from app.main_window.job_progress import JobProgress
@@ -59,7 +59,7 @@ from app.main_window.vocabulary_controller import VocabularyController
 from app.settings import speaker_names
 from app.workers.jobs import JobRunner
 from app.workers.session_bridge import IDLE, PAUSED, RUNNING, SessionBridge
-from engine import Accuracy, LatencyMap, SessionSpec, Transcript, best_built_in_recognizer, keep_days
+from engine import Accuracy, SessionSpec, Transcript, best_built_in_recognizer, keep_days
 
 
 def known_accuracy(value: str) -> str:
@@ -139,7 +139,7 @@ class CaptionWindow(QMainWindow):
         self.meter_label.setBuddy(self.meter)
         source_label = QLabel("S&ource:")
         source_label.setBuddy(self.sources.picker)
-        self.latency = LatencyControl(self._latency_map(), self.settings.get(keys.LATENCY))
+        self.latency = LatencyControl(latency_map_for(self.model_dir), self.settings.get(keys.LATENCY))
         top = QHBoxLayout()
         for widget in (
             self.start_button,
@@ -193,17 +193,6 @@ class CaptionWindow(QMainWindow):
         """livecap's windows as the desktop names them: dictation never types into them."""
         windows = [self] + [w for w in (self.overlay_controller.overlay,) if w is not None]
         return [str(int(w.winId())) for w in windows]
-
-    def _latency_map(self) -> LatencyMap:
-        from engine import DecoderSettings, ModelConfig, ModelError, model_folder
-
-        folder = model_folder(self.model_dir)
-        try:
-            decoder = ModelConfig.load(folder).decoder
-            return LatencyMap.for_model(folder, decoder.threshold, decoder.l_max)
-        except ModelError:  # a broken model is reported when a session loads it
-            fallback = DecoderSettings()  # what a model whose config says nothing gets
-            return LatencyMap.for_model(None, fallback.threshold, fallback.l_max)
 
     def _connect(self) -> None:
         a, text, overlay = self.commands, self.text, self.overlay_controller
