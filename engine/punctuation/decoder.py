@@ -56,6 +56,10 @@ class Decoder(Protocol):
     def advance_time(self, now: float) -> list[Event]:
         """How far the audio has got: a long enough silence may settle marks."""
 
+    def learn_forms(self, forms: dict[str, str]) -> None:
+        """Write these words (lowercase keys) in these forms from now on: the user's vocabulary
+        learned a term while captioning. Words already settled keep their form."""
+
     def flush(self) -> list[Event]:
         """Settle every pending mark with the context there is."""
 

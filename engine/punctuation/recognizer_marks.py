@@ -163,6 +163,10 @@ class RecognizerMarksDecoder:
     def advance_time(self, now: float) -> list[Event]:
         return []
 
+    def learn_forms(self, forms: dict[str, str]) -> None:
+        """Nothing to learn: the recognizer's own case is kept, and a term comes already written
+        its way in the word (``engine.session.terms``)."""
+
     def flush(self) -> list[Event]:
         """End of input: nothing will rewrite the pending words, so their marks settle as shown."""
         return self._settle(self.word_count)

@@ -193,6 +193,9 @@ class StreamingDecoder:
             return self.flush()
         return []
 
+    def learn_forms(self, forms: dict[str, str]) -> None:
+        self.casing.learn(forms)
+
     def flush(self) -> list[Event]:
         """Settle every pending position with the context there is."""
         if not self.pending:

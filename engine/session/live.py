@@ -125,9 +125,7 @@ class LiveSession:
         matcher = VocabularyMatcher(vocabulary)
         for side in self.sides:
             side.terms.learn(matcher)
-        casing = getattr(self.engine.decoder, "casing", None)
-        if casing is not None:
-            casing.learn(known_forms(vocabulary))
+        self.engine.decoder.learn_forms(known_forms(vocabulary))
 
     # The one-source session's parts (a meeting's first side's).
     @property
