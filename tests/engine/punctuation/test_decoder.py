@@ -48,3 +48,14 @@ def test_the_engine_thread_runs_either(decoder):
     engine.stop()
     assert engine.failed is None
     assert {e.position for e in got if isinstance(e, Settled)} == set(range(len(WORDS)))
+
+
+def test_a_learned_form_writes_the_words_after_it_and_leaves_the_settled_ones(decoder):
+    said = [Word("kubectl", 0.4 * i, 0.4 * i + 0.3, written="kubectl") for i in range(2)]
+    before = decoder.push_many(said[:1]) + decoder.flush()
+    decoder.learn_forms({"kubectl": "KubeCtl"})
+    after = decoder.push_many(said[1:]) + decoder.finish()
+    forms = {e.position: e.form for e in before + after if isinstance(e, Settled)}
+    assert forms[0].lower() == "kubectl" and forms[0] != "KubeCtl"  # settled before: as it was
+    # The engine's casing writes the learned form; the recognizer's marks keep its own writing.
+    assert forms[1] == ("KubeCtl" if decoder.marks_by == "engine" else "kubectl")
