@@ -13,7 +13,11 @@ as phonemes (``phonemes``: "graph on a" sounds like "Grafana"). A run is replace
   was not said. Nor is a run that holds a word the recognizer wrote as letters or a
   number ("OKR", "GD", "2.0": it heard letters, not a word), or that begins or ends in "the".
 
-Runs are taken best first (the closest, then the longest), none overlapping another. A
+Runs are taken best first (the closest, then the longest), none overlapping another. A run
+is written as heard where another entry sounds nearly as close to some of its words
+(``MARGIN``; ``LONG_MARGIN`` where that entry is heard over more words, none where over
+fewer: the run explains more of them): a mangled name that is one of two entries ("Mero":
+Miro or Xero) is left as the recognizer wrote it. A
 replacement keeps the times: a term spans the replaced words' start to end (a term of several
 words shares that span by the length of its words), takes their least confidence, and keeps
 the marks the recognizer wrote around them. ``match_vocabulary`` is a pure function of the
@@ -38,6 +42,8 @@ __all__ = ["COMMON_THRESHOLD", "THRESHOLD", "Match", "Matched", "VocabularyMatch
 
 THRESHOLD = 0.24  # the distance (``phonemes.distance``) below which a run of words is the term
 COMMON_THRESHOLD = 0.13  # the same for a run of common words only
+MARGIN = 0.06  # a match is written only where no other entry is this close to its words
+LONG_MARGIN = 0.1  # the same for another entry heard over more words: it explains more of them
 MAX_EXTRA_WORDS = 2  # a term of n words may have been heard as up to n + 2 words
 # A term that is one everyday word ("Mark", "Hope") is not matched by its letters: every "mark"
 # is not the name. Less frequent ones are ("Jenkins", "Consul": written the term's way).
@@ -163,36 +169,41 @@ class VocabularyMatcher:
             for end in range(start + 1, min(len(words), start + self.longest) + 1):
                 if not cores[end - 1]:
                     continue
-                match = self._best(start, end, cores, sounds, common, chosen)
-                if match is not None:
-                    found.append(match)
+                found.extend(self._candidates(start, end, cores, sounds, common, chosen))
         found.sort(key=lambda m: (m.distance, -(m.end - m.start), m.start))
         taken: set[int] = set()
         kept = []
         for match in found:
             span = set(range(match.start, match.end))
-            if not span & taken:
-                taken |= span
+            if span & taken or match.distance > self._limit(match, common):
+                continue
+            taken |= span
+            if not any(_rivals(match, other) for other in found):
                 kept.append(match)
         return sorted(kept, key=lambda m: m.start)
 
-    def _best(self, start: int, end: int, cores, sounds, common, chosen) -> Match | None:
+    def _limit(self, match: Match, common: list[bool]) -> float:
+        return COMMON_THRESHOLD if all(common[match.start : match.end]) else THRESHOLD
+
+    def _candidates(self, start: int, end: int, cores, sounds, common, chosen) -> list[Match]:
+        """Each entry that words ``start``..``end`` sound like, within its limit plus
+        the rivals' margin (the nearly-as-close ones are rivals of a match, never matches)."""
         key = letters("".join(cores[start:end]))
         entry = self.by_letters.get(key)
         # An acronym's letters across words count where each word is one letter ("A W S"):
         # "I am" is not IAM.
         spread = key in self.acronyms and any(len(letters(c)) > 1 for c in cores[start:end])
         if entry is not None and not (spread and end - start > 1):
-            return Match(start, end, entry, 0.0)
+            return [Match(start, end, entry, 0.0)]
         if any(chosen[start:end]) or cores[start].lower() == "the" or cores[end - 1].lower() == "the":
-            return None  # no term begins or ends in "the": "the API", "hero the" are not terms
+            return []  # no term begins or ends in "the": "the API", "hero the" are not terms
         heard = "".join(sounds[start:end])
         all_common = all(common[start:end])
         if len(heard) < MIN_SOUNDS or (all_common and end - start == 1):
-            return None
-        limit = COMMON_THRESHOLD if all_common else THRESHOLD
+            return []
+        limit = (COMMON_THRESHOLD if all_common else THRESHOLD) + max(MARGIN, LONG_MARGIN)
         shared = Counter(i for b in _bigrams(heard) for i in self.index.get(b, ()))
-        best: Match | None = None
+        best: dict[str, Match] = {}
         for i, count in shared.items():
             entry, said, term_words = self.variants[i]
             if end - start > term_words + MAX_EXTRA_WORDS or not 0.7 <= len(heard) / len(said) <= 1.4:
@@ -202,9 +213,9 @@ class VocabularyMatcher:
             far = distance(heard, said)
             if min(len(heard), len(said)) <= SHORT_SOUNDS:
                 far = far if far <= COMMON_THRESHOLD else 1.0  # a short word: a sound or two is a lot
-            if far <= limit and (best is None or far < best.distance):
-                best = Match(start, end, entry, far)
-        return best
+            if far <= limit and (entry.term not in best or far < best[entry.term].distance):
+                best[entry.term] = Match(start, end, entry, far)
+        return list(best.values())
 
     def apply(self, words: Sequence[Word]) -> Matched:
         """``words`` with each match replaced by its term (``match_vocabulary``)."""
@@ -220,6 +231,19 @@ class VocabularyMatcher:
             at = match.end
         out.extend(words[at:])
         return Matched(out, forms, matches)
+
+
+def _rivals(match: Match, other: Match) -> bool:
+    """``other`` is another entry, heard in some of ``match``'s words and nearly as close: the
+    words were one of two terms, and writing either may be writing one not said."""
+    if match.distance == 0 or other.entry.term == match.entry.term:
+        return False  # the recognizer wrote the term's letters (or sounds): it is the term
+    if other.end <= match.start or match.end <= other.start:
+        return False
+    heard, over = match.end - match.start, other.end - other.start
+    if over < heard:
+        return False  # the match explains more of the words than the other entry
+    return other.distance < match.distance + (LONG_MARGIN if over > heard else MARGIN)
 
 
 def _term_words(term: str, replaced: Sequence[Word]) -> list[Word]:

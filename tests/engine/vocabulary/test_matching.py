@@ -123,3 +123,21 @@ def test_a_files_transcript_writes_the_term_in_its_form(tmp_path, tiny_model, mo
     assert term.word == "GoTo" and term.text == "GoTo"
     assert (term.start, term.end) == (recognized[at].start, recognized[at + 1].end)
     assert [w.text for w in termed.words] == heard[:at] + ["GoTo"] + heard[at + 2 :]
+
+
+def test_words_nearly_as_close_to_another_entry_are_written_as_heard():
+    """A mangled name that sounds about as much like one entry as another ("Mero": Miro or
+    Xero; "Melak sicken": Malak, or meloxicam over both words) was one of two terms: writing
+    either may write one that was not said, so neither is written. A clear winner still is."""
+    alone = match_vocabulary(words("we track every design in mero"), parse_vocabulary(["Miro"]))
+    assert alone.words[-1].text == "Miro"
+    both = match_vocabulary(words("we track every design in mero"), parse_vocabulary(["Miro", "Xero"]))
+    assert [w.text for w in both.words] == "we track every design in mero".split()
+    heard = words("the vet recommended melak sicken for the dog")
+    assert "Malak" in [w.text for w in match_vocabulary(heard, parse_vocabulary(["Malak"])).words]
+    rivals = match_vocabulary(heard, parse_vocabulary(["Malak", "meloxicam"]))
+    assert rivals.matches == [] and rivals.words == heard
+    clear = match_vocabulary(
+        words("we moved the tables to postker"), parse_vocabulary(["PostgreSQL: postgres", "Postman"])
+    )
+    assert clear.words[-1].text == "PostgreSQL"
